@@ -1,0 +1,42 @@
+# pttrelay: `make run` starts the server, `make test` runs every test.
+# Missing system libraries are installed with apt-get (as root, or through sudo when available).
+
+SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
+DATA ?= ./.pttd
+APT_PACKAGES := libopus-dev libsqlite3-dev pkg-config
+PKG_CONFIG_NAMES := opus sqlite3
+
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+
+.PHONY: all deps build release run test clean
+
+all: build
+
+## Install the Debian packages the build needs, only if pkg-config cannot find them.
+deps:
+	@missing=""; \
+	command -v pkg-config >/dev/null 2>&1 || missing="pkg-config"; \
+	for name in $(PKG_CONFIG_NAMES); do \
+	  command -v pkg-config >/dev/null 2>&1 && pkg-config --exists $$name || missing="$$missing $$name"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "make: installing system packages (missing: $$missing): $(APT_PACKAGES)"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(APT_PACKAGES); \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+## Start pttd in release mode with its data in $(DATA).
+run: release
+	$$($(SWIFT) build -c release --show-bin-path)/pttd --data $(DATA) $(ARGS)
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+clean:
+	rm -rf .build

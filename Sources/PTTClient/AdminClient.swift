@@ -1,0 +1,91 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+import PTTProtocol
+
+/// A client of the admin JSON API (what `pttctl` uses).
+public struct AdminClient: Sendable {
+    public let baseURL: String
+    private let token: String
+    private let timeout: TimeAmount
+
+    public init(baseURL: String, token: String, timeout: Duration = .seconds(10)) {
+        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        self.token = token
+        self.timeout = .nanoseconds(timeout.nanosecondsClamped)
+    }
+
+    /// Finds the admin URL and token in a data directory (`runtime.json`, `admin-token`).
+    public static func fromDataDirectory(_ path: String) throws -> AdminClient {
+        let runtimeFile = (path as NSString).appendingPathComponent("runtime.json")
+        let tokenFile = (path as NSString).appendingPathComponent("admin-token")
+        guard let runtimeData = FileManager.default.contents(atPath: runtimeFile) else {
+            throw AdminError(error: "no-server", message: "no \(runtimeFile): is pttd running with --data \(path)? (or pass --url and --token)")
+        }
+        guard let info = try? JSONDecoder().decode(RuntimeInfo.self, from: runtimeData) else {
+            throw AdminError(error: "no-server", message: "\(runtimeFile) is not valid")
+        }
+        guard let tokenText = try? String(contentsOfFile: tokenFile, encoding: .utf8) else {
+            throw AdminError(error: "no-token", message: "cannot read \(tokenFile) (it is readable by pttd's user only)")
+        }
+        return AdminClient(baseURL: info.adminURL, token: tokenText.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    public func get<T: Decodable>(_ path: String, as type: T.Type = T.self) async throws -> T {
+        try decode(T.self, try await send(.GET, path))
+    }
+
+    public func post<B: Encodable, T: Decodable>(_ path: String, body: B, as type: T.Type = T.self) async throws -> T {
+        try decode(T.self, try await send(.POST, path, body: try JSONEncoder().encode(body)))
+    }
+
+    /// A request whose answer has no body (204), e.g. DELETE.
+    public func perform(_ method: HTTPMethod, _ path: String) async throws {
+        _ = try await send(method, path)
+    }
+
+    /// The raw answer body of a GET (for `/metrics`).
+    public func getText(_ path: String) async throws -> String {
+        String(decoding: try await send(.GET, path), as: UTF8.self)
+    }
+
+    /// Percent-encodes one path segment (names may contain spaces or slashes).
+    public static func segment(_ text: String) -> String {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove("/")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    }
+
+    private func send(_ method: HTTPMethod, _ path: String, body: Data? = nil) async throws -> [UInt8] {
+        var request = HTTPClientRequest(url: baseURL + path)
+        request.method = method
+        request.headers.add(name: "authorization", value: "Bearer \(token)")
+        if let body {
+            request.headers.add(name: "content-type", value: "application/json")
+            request.body = .bytes(ByteBuffer(data: body))
+        }
+        let response: HTTPClientResponse
+        do {
+            response = try await HTTPClient.shared.execute(request, timeout: timeout)
+        } catch {
+            throw AdminError(error: "no-server", message: "cannot reach pttd's admin API at \(baseURL): \(error)")
+        }
+        let buffer = try await response.body.collect(upTo: 16 * 1024 * 1024)
+        let bytes = Array(buffer.readableBytesView)
+        guard (200..<300).contains(response.status.code) else {
+            if let error = try? JSONDecoder().decode(AdminError.self, from: Data(bytes)) { throw error }
+            throw AdminError(error: "http-\(response.status.code)", message: "\(response.status.code) \(response.status.reasonPhrase)")
+        }
+        return bytes
+    }
+
+    private func decode<T: Decodable>(_ type: T.Type, _ bytes: [UInt8]) throws -> T {
+        if T.self == Empty.self { return Empty() as! T }
+        return try JSONDecoder().decode(T.self, from: Data(bytes))
+    }
+
+    /// For requests whose answer is ignored.
+    public struct Empty: Codable, Sendable { public init() {} }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import NIOSSL
+import PTTProtocol
+
+/// How a client secures its control connection.
+public enum ControlSecurity: Sendable {
+    /// TLS, trusting the server's certificate on first use and refusing a changed one.
+    case tls(KnownHosts)
+    /// Clear text, for tests (`--no-tls`).
+    case plain
+}
+
+/// A control connection to `pttd`, past `hello`/`welcome`.
+///
+/// Every inbound frame appears in ``messages``; ``request(_:timeout:)`` also returns the answer whose
+/// `re` matches the request's id. Heartbeats are acknowledged automatically unless told otherwise.
+public final class ControlClient: Sendable {
+    public let welcome: Welcome
+    public let messages: AsyncStream<ControlMessage>
+    /// True when this connection pinned the server's certificate for the first time.
+    public let pinnedCertificate: Bool
+    public let serverFingerprint: String?
+    private let channel: Channel
+    private let dispatcher: Dispatcher
+
+    private init(welcome: Welcome, messages: AsyncStream<ControlMessage>, channel: Channel, dispatcher: Dispatcher,
+                 pinned: Bool, fingerprint: String?) {
+        self.welcome = welcome; self.messages = messages; self.channel = channel; self.dispatcher = dispatcher
+        self.pinnedCertificate = pinned; self.serverFingerprint = fingerprint
+    }
+
+    /// Connects, says `hello` and waits for `welcome`.
+    public static func connect(
+        to endpoint: ServerEndpoint, hello: Hello, security: ControlSecurity, acknowledgeHeartbeats: Bool = true,
+        timeout: Duration = .seconds(10), group: EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) async throws -> ControlClient {
+        let (stream, continuation) = AsyncStream<ControlMessage>.makeStream(bufferingPolicy: .bufferingNewest(10_000))
+        let dispatcher = Dispatcher(continuation: continuation)
+        let pin = PinCheck()
+        let sslContext: NIOSSLContext?
+        if case .tls = security {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.certificateVerification = .noHostnameVerification
+            tls.minimumTLSVersion = .tlsv12
+            sslContext = try NIOSSLContext(configuration: tls)
+        } else {
+            sslContext = nil
+        }
+        let label = endpoint.description
+        let channel: Channel
+        do {
+            channel = try await ClientBootstrap(group: group)
+                .connectTimeout(.nanoseconds(timeout.nanosecondsClamped))
+                .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        let sync = channel.pipeline.syncOperations
+                        if let sslContext, case .tls(let knownHosts) = security {
+                            let handler = try NIOSSLClientHandler(context: sslContext, serverHostname: nil) { certificates, promise in
+                                promise.succeed(pin.verify(certificates, endpoint: label, knownHosts: knownHosts))
+                            }
+                            try sync.addHandler(handler)
+                        }
+                        try sync.addHandler(ByteToMessageHandler(ControlFrameDecoder()))
+                        try sync.addHandler(MessageToByteHandler(ControlFrameEncoder()))
+                        try sync.addHandler(ClientInboundHandler(dispatcher: dispatcher, acknowledgeHeartbeats: acknowledgeHeartbeats))
+                    }
+                }
+                .connect(host: endpoint.host, port: endpoint.port).get()
+        } catch {
+            throw ControlClientError.connectFailed(endpoint: label, reason: "\(error)")
+        }
+        let reply: ControlMessage
+        do {
+            reply = try await dispatcher.awaitReply(id: Dispatcher.welcomeID, on: channel, timeout: timeout, what: "welcome") {
+                channel.writeAndFlush(ControlMessage.hello(hello), promise: nil)
+            }
+        } catch {
+            try? await channel.close()
+            if let mismatch = pin.mismatch, case .tls(let knownHosts) = security {
+                throw ControlClientError.certificateChanged(endpoint: label, expected: mismatch.expected, actual: mismatch.actual,
+                                                            knownHostsFile: knownHosts.path)
+            }
+            throw error
+        }
+        switch reply {
+        case .welcome(let welcome):
+            return ControlClient(welcome: welcome, messages: stream, channel: channel, dispatcher: dispatcher,
+                                 pinned: pin.pinnedNow, fingerprint: pin.fingerprint)
+        case .error(let error):
+            try? await channel.close()
+            throw ControlClientError.refused(error)
+        default:
+            try? await channel.close()
+            throw ControlClientError.unexpectedReply(reply.type)
+        }
+    }
+
+    /// Sends a frame as it is.
+    public func send(_ message: ControlMessage) {
+        channel.writeAndFlush(message, promise: nil)
+    }
+
+    /// Sends a request with a fresh id and waits for the frame that answers it (`re` = id).
+    /// An `error` answer throws ``ControlClientError/refused(_:)``.
+    public func request(_ message: ControlMessage, timeout: Duration = .seconds(10)) async throws -> ControlMessage {
+        let id = dispatcher.nextID()
+        let request = message.withID(id)
+        let reply = try await dispatcher.awaitReply(id: id, on: channel, timeout: timeout, what: "the answer to \(message.type)") {
+            channel.writeAndFlush(request, promise: nil)
+        }
+        if case .error(let error) = reply { throw ControlClientError.refused(error) }
+        return reply
+    }
+
+    /// Closes the connection.
+    public func close() async {
+        try? await channel.close()
+    }
+
+    /// Completes when the connection is closed, by either side.
+    public var closed: EventLoopFuture<Void> { channel.closeFuture }
+}
+
+extension Duration {
+    var nanosecondsClamped: Int64 {
+        let (seconds, attoseconds) = components
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        return overflow ? .max : scaled &+ attoseconds / 1_000_000_000
+    }
+}

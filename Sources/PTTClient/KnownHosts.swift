@@ -1,0 +1,59 @@
+import Foundation
+
+/// Trust on first use for server certificates, like ssh's `known_hosts`: the first time a client
+/// connects to `host:port` it records the certificate's SHA-256 fingerprint; later connections must show
+/// the same certificate.
+///
+/// The file holds one `host:port fingerprint` per line.
+public struct KnownHosts: Sendable {
+    public let path: String
+
+    public init(path: String) { self.path = path }
+
+    /// `$PTT_HOME/known_hosts`, where `PTT_HOME` defaults to `~/.ptt`.
+    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        let home = environment["PTT_HOME"] ?? ((environment["HOME"] ?? NSHomeDirectory()) as NSString).appendingPathComponent(".ptt")
+        return (home as NSString).appendingPathComponent("known_hosts")
+    }
+
+    /// The outcome of checking a fingerprint.
+    public enum Verdict: Equatable, Sendable {
+        case trusted
+        case pinnedNow
+        case changed(expected: String)
+    }
+
+    /// Checks `fingerprint` for `endpoint`, recording it if the endpoint is new.
+    public func check(_ endpoint: String, fingerprint: String) throws -> Verdict {
+        if let known = try entries()[endpoint] {
+            return known == fingerprint ? .trusted : .changed(expected: known)
+        }
+        try append(endpoint, fingerprint)
+        return .pinnedNow
+    }
+
+    func entries() throws -> [String: String] {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [:] }
+        var result: [String: String] = [:]
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            if fields.count >= 2 { result[String(fields[0])] = String(fields[1]) }
+        }
+        return result
+    }
+
+    private func append(_ endpoint: String, _ fingerprint: String) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let line = Data("\(endpoint) \(fingerprint)\n".utf8)
+        if let handle = FileHandle(forWritingAtPath: path) {
+            defer { try? handle.close() }
+            try handle.seekToEnd()
+            try handle.write(contentsOf: line)
+        } else {
+            guard FileManager.default.createFile(atPath: path, contents: line, attributes: [.posixPermissions: 0o600]) else {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
+            }
+        }
+    }
+}

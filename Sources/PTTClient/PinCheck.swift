@@ -1,0 +1,31 @@
+import NIOConcurrencyHelpers
+import NIOSSL
+import PTTProtocol
+
+/// Checks the server certificate against known_hosts during the TLS handshake and remembers the outcome.
+final class PinCheck: Sendable {
+    struct Mismatch { var expected: String; var actual: String }
+    private struct State { var mismatch: Mismatch?; var pinnedNow = false; var fingerprint: String? }
+    private let state = NIOLockedValueBox(State())
+
+    var mismatch: Mismatch? { state.withLockedValue { $0.mismatch } }
+    var pinnedNow: Bool { state.withLockedValue { $0.pinnedNow } }
+    var fingerprint: String? { state.withLockedValue { $0.fingerprint } }
+
+    func verify(_ certificates: [NIOSSLCertificate], endpoint: String, knownHosts: KnownHosts) -> NIOSSLVerificationResult {
+        guard let leaf = certificates.first, let der = try? leaf.toDERBytes() else { return .failed }
+        let fingerprint = Fingerprint.sha256(der)
+        state.withLockedValue { $0.fingerprint = fingerprint }
+        guard let verdict = try? knownHosts.check(endpoint, fingerprint: fingerprint) else { return .failed }
+        switch verdict {
+        case .trusted:
+            return .certificateVerified
+        case .pinnedNow:
+            state.withLockedValue { $0.pinnedNow = true }
+            return .certificateVerified
+        case .changed(let expected):
+            state.withLockedValue { $0.mismatch = Mismatch(expected: expected, actual: fingerprint) }
+            return .failed
+        }
+    }
+}

@@ -1,0 +1,180 @@
+import Foundation
+
+/// Channels, users and memberships, in memory. Pure: no I/O and no clock of its own.
+///
+/// Requests are planned first (`plan…` functions return the changes and the result without mutating),
+/// the server writes the changes to storage, then calls ``apply(_:)``. A refused request throws
+/// ``DirectoryError`` and changes nothing.
+public struct ChannelDirectory: Sendable {
+    public private(set) var channels: [ChannelID: Channel] = [:]
+    public private(set) var users: [String: User] = [:]
+    public private(set) var memberships: [MemberID: Membership] = [:]
+    private var channelByName: [String: ChannelID] = [:]
+    private var membersByChannel: [ChannelID: Set<MemberID>] = [:]
+
+    public init() {}
+
+    /// Rebuilds a directory from stored records.
+    public init(channels: [Channel], users: [User], memberships: [Membership]) {
+        for channel in channels { apply(.putChannel(channel)) }
+        for user in users { apply(.putUser(user)) }
+        for membership in memberships where self.channels[membership.channel] != nil && self.users[membership.user] != nil {
+            apply(.putMembership(membership))
+        }
+    }
+
+    // MARK: Lookups
+
+    /// Finds a channel by name, or by UUID string.
+    public func channel(named nameOrID: String) -> Channel? {
+        if let id = channelByName[nameOrID] { return channels[id] }
+        if let id = ChannelID(string: nameOrID) { return channels[id] }
+        return nil
+    }
+
+    /// The members of a channel, oldest membership first.
+    public func members(of channel: ChannelID) -> [Membership] {
+        (membersByChannel[channel] ?? []).compactMap { memberships[$0] }
+            .sorted { ($0.joinedAt, $0.id) < ($1.joinedAt, $1.id) }
+    }
+
+    public func memberCount(of channel: ChannelID) -> Int { membersByChannel[channel]?.count ?? 0 }
+
+    /// The membership of one device of one user in a channel.
+    public func membership(channel: ChannelID, user: String, device: String) -> Membership? {
+        membersByChannel[channel]?.lazy.compactMap { memberships[$0] }.first { $0.user == user && $0.device == device }
+    }
+
+    /// Every membership a device of a user holds.
+    public func memberships(user: String, device: String) -> [Membership] {
+        memberships.values.filter { $0.user == user && $0.device == device }.sorted { ($0.joinedAt, $0.id) < ($1.joinedAt, $1.id) }
+    }
+
+    /// Finds a member of a channel by member id, display name, device or user name (in that order); nil if
+    /// absent or ambiguous.
+    public func findMember(_ reference: String, in channel: ChannelID) -> Membership? {
+        let members = self.members(of: channel)
+        if let byID = members.first(where: { $0.id.rawValue == reference }) { return byID }
+        for key in [\Membership.displayName, \Membership.device, \Membership.user] {
+            let matches = members.filter { $0[keyPath: key] == reference }
+            if matches.count == 1 { return matches[0] }
+            if matches.count > 1 { return nil }
+        }
+        return nil
+    }
+
+    // MARK: Planning
+
+    /// Plans a new channel.
+    public func planCreateChannel(name: String, imageURL: String? = nil, id: ChannelID = ChannelID(), now: Date) throws(DirectoryError) -> Channel {
+        try NameRules.validate(name, what: "channel")
+        if channelByName[name] != nil { throw .channelExists(name) }
+        if channels[id] != nil { throw .channelExists(id.description) }
+        if let imageURL, imageURL.count > 2048 { throw .invalidValue("image URL is longer than 2048 characters") }
+        return Channel(id: id, name: name, imageURL: imageURL, createdAt: now)
+    }
+
+    /// Plans the deletion of a channel: the channel and every membership in it.
+    public func planDeleteChannel(_ nameOrID: String) throws(DirectoryError) -> (channel: Channel, removed: [Membership]) {
+        guard let channel = channel(named: nameOrID) else { throw .noSuchChannel(nameOrID) }
+        return (channel, members(of: channel.id))
+    }
+
+    /// Plans a new user with an already hashed secret.
+    public func planAddUser(_ user: User) throws(DirectoryError) -> User {
+        try NameRules.validate(user.name, what: "user")
+        if users[user.name] != nil { throw .userExists(user.name) }
+        if !(-1000...1000).contains(user.priority) { throw .invalidValue("priority must be between -1000 and 1000") }
+        return user
+    }
+
+    /// Plans the removal of a user and all of its memberships.
+    public func planRemoveUser(_ name: String) throws(DirectoryError) -> [Membership] {
+        guard users[name] != nil else { throw .noSuchUser(name) }
+        return memberships.values.filter { $0.user == name }
+    }
+
+    /// Plans a join. A device already joined keeps its member id, SSRC and keys; its display name,
+    /// receive-only flag and push token are replaced (a token is ephemeral: every join brings a new one or none).
+    public func planJoin<R: RandomNumberGenerator>(
+        channel: ChannelID, user userName: String, device: String, displayName: String?, receiveOnly: Bool,
+        pushToken: [UInt8]?, now: Date, random: inout R
+    ) throws(DirectoryError) -> (membership: Membership, isNew: Bool) {
+        guard channels[channel] != nil else { throw .noSuchChannel(channel.description) }
+        guard let user = users[userName] else { throw .noSuchUser(userName) }
+        let name = displayName ?? user.name
+        try NameRules.validate(name, what: "display")
+        if let pushToken { try Self.validatePushToken(pushToken) }
+        if var existing = membership(channel: channel, user: userName, device: device) {
+            existing.displayName = name
+            existing.receiveOnly = user.receiveOnly || receiveOnly
+            existing.priority = user.priority
+            existing.pushToken = pushToken
+            return (existing, false)
+        }
+        var id = MemberID.random(using: &random)
+        while memberships[id] != nil { id = MemberID.random(using: &random) }
+        let usedSSRCs = Set(members(of: channel).map(\.ssrc))
+        var ssrc: UInt32 = 0
+        while ssrc == 0 || usedSSRCs.contains(ssrc) { ssrc = random.next() }
+        let key = (0..<30).map { _ in UInt8.random(in: 0...255, using: &random) }
+        let membership = Membership(
+            id: id, channel: channel, user: userName, device: device, displayName: name, priority: user.priority,
+            receiveOnly: user.receiveOnly || receiveOnly, pushToken: pushToken, ssrc: ssrc, mediaKey: key, joinedAt: now)
+        return (membership, true)
+    }
+
+    /// Plans a push token registration for an existing membership.
+    public func planPushToken(member: MemberID, token: [UInt8]) throws(DirectoryError) -> Membership {
+        guard var membership = memberships[member] else { throw .noSuchMember(member.rawValue) }
+        try Self.validatePushToken(token)
+        membership.pushToken = token
+        return membership
+    }
+
+    /// Push tokens are opaque and variable in length: only the bounds are checked.
+    public static func validatePushToken(_ token: [UInt8]) throws(DirectoryError) {
+        if token.isEmpty { throw .invalidPushToken("empty") }
+        if token.count > 1024 { throw .invalidPushToken("longer than 1024 bytes") }
+    }
+
+    // MARK: Applying
+
+    /// Applies changes that have been written to storage.
+    public mutating func apply(_ changes: [DirectoryChange]) {
+        for change in changes { apply(change) }
+    }
+
+    /// Applies one change that has been written to storage.
+    public mutating func apply(_ change: DirectoryChange) {
+        switch change {
+        case .putChannel(let channel):
+            if let old = channels[channel.id] { channelByName[old.name] = nil }
+            channels[channel.id] = channel
+            channelByName[channel.name] = channel.id
+        case .removeChannel(let id):
+            guard let old = channels.removeValue(forKey: id) else { return }
+            channelByName[old.name] = nil
+            for member in membersByChannel.removeValue(forKey: id) ?? [] { memberships[member] = nil }
+        case .putUser(let user):
+            users[user.name] = user
+        case .removeUser(let name):
+            users[name] = nil
+            for membership in memberships.values where membership.user == name { apply(.removeMembership(membership.id)) }
+        case .putMembership(let membership):
+            memberships[membership.id] = membership
+            membersByChannel[membership.channel, default: []].insert(membership.id)
+        case .removeMembership(let id):
+            guard let old = memberships.removeValue(forKey: id) else { return }
+            membersByChannel[old.channel]?.remove(id)
+        }
+    }
+}
+
+extension MemberID {
+    /// A random member id drawn from `random` (12 lowercase hex digits).
+    public static func random<R: RandomNumberGenerator>(using random: inout R) -> MemberID {
+        let hex = String(random.next() & 0xFFFF_FFFF_FFFF, radix: 16)
+        return MemberID(String(repeating: "0", count: 12 - hex.count) + hex)
+    }
+}

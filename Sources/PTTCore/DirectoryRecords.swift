@@ -1,0 +1,65 @@
+import Foundation
+
+/// A channel: what the PushToTalk framework calls a channel descriptor, plus its UUID.
+public struct Channel: Sendable, Equatable {
+    public var id: ChannelID
+    public var name: String
+    public var imageURL: String?
+    public var createdAt: Date
+    public init(id: ChannelID, name: String, imageURL: String? = nil, createdAt: Date) {
+        self.id = id; self.name = name; self.imageURL = imageURL; self.createdAt = createdAt
+    }
+}
+
+/// A user account: who may connect, and the priority and receive-only flag its memberships get.
+public struct User: Sendable, Equatable {
+    public var name: String
+    /// A salted hash of the secret; the secret itself is never kept.
+    public var secretHash: [UInt8]
+    public var salt: [UInt8]
+    public var priority: Int
+    public var receiveOnly: Bool
+    public var createdAt: Date
+    public init(name: String, secretHash: [UInt8], salt: [UInt8], priority: Int = 0, receiveOnly: Bool = false, createdAt: Date) {
+        self.name = name; self.secretHash = secretHash; self.salt = salt
+        self.priority = priority; self.receiveOnly = receiveOnly; self.createdAt = createdAt
+    }
+}
+
+/// One device of one user joined to one channel. Lives until leave, kick, user removal or channel deletion;
+/// connections come and go underneath it.
+public struct Membership: Sendable, Equatable {
+    public var id: MemberID
+    public var channel: ChannelID
+    public var user: String
+    /// The device identifier the client chose in `hello`.
+    public var device: String
+    public var displayName: String
+    public var priority: Int
+    public var receiveOnly: Bool
+    /// The ephemeral push token of this membership (opaque, variable length); replaced on every join.
+    public var pushToken: [UInt8]?
+    /// The SSRC the member sends with; unique within the channel.
+    public var ssrc: UInt32
+    /// 30 bytes of SRTP master key and salt for this member's media.
+    public var mediaKey: [UInt8]
+    public var joinedAt: Date
+
+    public init(id: MemberID, channel: ChannelID, user: String, device: String, displayName: String, priority: Int,
+                receiveOnly: Bool, pushToken: [UInt8]?, ssrc: UInt32, mediaKey: [UInt8], joinedAt: Date) {
+        self.id = id; self.channel = channel; self.user = user; self.device = device; self.displayName = displayName
+        self.priority = priority; self.receiveOnly = receiveOnly; self.pushToken = pushToken
+        self.ssrc = ssrc; self.mediaKey = mediaKey; self.joinedAt = joinedAt
+    }
+}
+
+/// One change to the directory. Planned by ``ChannelDirectory``, written to storage by the server,
+/// and only then applied, so that nothing a client was told can be lost in a crash.
+public enum DirectoryChange: Sendable, Equatable {
+    case putChannel(Channel)
+    case removeChannel(ChannelID)
+    case putUser(User)
+    case removeUser(String)
+    case putMembership(Membership)
+    case removeMembership(MemberID)
+}

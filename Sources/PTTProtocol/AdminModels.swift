@@ -1,0 +1,125 @@
+/// What `pttd` writes into `runtime.json` in its data directory once it listens: where to reach it.
+public struct RuntimeInfo: Codable, Sendable, Equatable {
+    public var pid: Int32
+    public var controlHost: String
+    public var controlPort: Int
+    public var adminURL: String
+    public var tls: Bool
+    /// SHA-256 fingerprint of the TLS certificate, colon-separated uppercase hex; nil without TLS.
+    public var fingerprint: String?
+    public init(pid: Int32, controlHost: String, controlPort: Int, adminURL: String, tls: Bool, fingerprint: String?) {
+        self.pid = pid; self.controlHost = controlHost; self.controlPort = controlPort; self.adminURL = adminURL
+        self.tls = tls; self.fingerprint = fingerprint
+    }
+}
+
+/// One row of `GET /api/channels`.
+public struct ChannelSummary: Codable, Sendable, Equatable {
+    public var id: String
+    public var name: String
+    public var imageURL: String?
+    public var members: Int
+    public var connected: Int
+    /// `idle` or `taken`.
+    public var floor: String
+    public var speaker: String?
+    public var queueLength: Int
+    public init(id: String, name: String, imageURL: String?, members: Int, connected: Int, floor: String, speaker: String?, queueLength: Int) {
+        self.id = id; self.name = name; self.imageURL = imageURL; self.members = members; self.connected = connected
+        self.floor = floor; self.speaker = speaker; self.queueLength = queueLength
+    }
+}
+
+/// One member in `GET /api/channels/NAME`.
+public struct MemberStatus: Codable, Sendable, Equatable {
+    public var id: String
+    public var name: String
+    public var user: String
+    public var device: String
+    public var priority: Int
+    public var receiveOnly: Bool
+    public var connected: Bool
+    /// Roles of the live connections of this member's device (`app`, `push-provider`).
+    public var connections: [String]
+    public var pushToken: Bool
+    /// Wall-clock time of the last heartbeat acknowledgement, ISO 8601; nil if none since the server started.
+    public var lastHeartbeat: String?
+    public var joinedAt: String
+    public var ssrc: UInt32
+    public init(id: String, name: String, user: String, device: String, priority: Int, receiveOnly: Bool, connected: Bool,
+                connections: [String], pushToken: Bool, lastHeartbeat: String?, joinedAt: String, ssrc: UInt32) {
+        self.id = id; self.name = name; self.user = user; self.device = device; self.priority = priority
+        self.receiveOnly = receiveOnly; self.connected = connected; self.connections = connections
+        self.pushToken = pushToken; self.lastHeartbeat = lastHeartbeat; self.joinedAt = joinedAt; self.ssrc = ssrc
+    }
+}
+
+/// A queued member in `GET /api/channels/NAME`.
+public struct QueueEntryStatus: Codable, Sendable, Equatable {
+    public var position: Int
+    public var member: String
+    public var name: String
+    public var priority: Int
+    public init(position: Int, member: String, name: String, priority: Int) {
+        self.position = position; self.member = member; self.name = name; self.priority = priority
+    }
+}
+
+/// `GET /api/channels/NAME`.
+public struct ChannelDetail: Codable, Sendable, Equatable {
+    public var id: String
+    public var name: String
+    public var imageURL: String?
+    public var floor: String
+    public var speaker: MemberStatus?
+    public var talkTimeLeftMs: Int?
+    public var queue: [QueueEntryStatus]
+    public var members: [MemberStatus]
+    public init(id: String, name: String, imageURL: String?, floor: String, speaker: MemberStatus?, talkTimeLeftMs: Int?,
+                queue: [QueueEntryStatus], members: [MemberStatus]) {
+        self.id = id; self.name = name; self.imageURL = imageURL; self.floor = floor; self.speaker = speaker
+        self.talkTimeLeftMs = talkTimeLeftMs; self.queue = queue; self.members = members
+    }
+}
+
+/// `POST /api/channels` body.
+public struct CreateChannelRequest: Codable, Sendable, Equatable {
+    public var name: String
+    public var imageURL: String?
+    public init(name: String, imageURL: String? = nil) { self.name = name; self.imageURL = imageURL }
+}
+
+/// A user in `GET /api/users`.
+public struct UserStatus: Codable, Sendable, Equatable {
+    public var name: String
+    public var priority: Int
+    public var receiveOnly: Bool
+    public var memberships: Int
+    public var createdAt: String
+    public init(name: String, priority: Int, receiveOnly: Bool, memberships: Int, createdAt: String) {
+        self.name = name; self.priority = priority; self.receiveOnly = receiveOnly; self.memberships = memberships; self.createdAt = createdAt
+    }
+}
+
+/// `POST /api/users` body.
+public struct AddUserRequest: Codable, Sendable, Equatable {
+    public var name: String
+    public var priority: Int?
+    public var receiveOnly: Bool?
+    public init(name: String, priority: Int? = nil, receiveOnly: Bool? = nil) { self.name = name; self.priority = priority; self.receiveOnly = receiveOnly }
+}
+
+/// `POST /api/users` answer: the only time the secret is shown.
+public struct AddUserResponse: Codable, Sendable, Equatable {
+    public var name: String
+    public var secret: String
+    public init(name: String, secret: String) { self.name = name; self.secret = secret }
+}
+
+/// The body of every admin API error.
+public struct AdminError: Codable, Sendable, Equatable, Error, CustomStringConvertible {
+    public var error: String
+    public var message: String
+    public init(error: String, message: String) { self.error = error; self.message = message }
+    public var description: String { message }
+}

@@ -1,0 +1,121 @@
+/// A channel as clients see it.
+public struct ChannelInfo: Codable, Sendable, Equatable {
+    /// The channel UUID, lowercase, as the PushToTalk framework uses it.
+    public var id: String
+    public var name: String
+    public var imageURL: String?
+    public init(id: String, name: String, imageURL: String? = nil) { self.id = id; self.name = name; self.imageURL = imageURL }
+}
+
+/// One member of a channel as other members see it.
+public struct MemberInfo: Codable, Sendable, Equatable {
+    public var id: String
+    public var name: String
+    public var user: String
+    public var priority: Int
+    public var receiveOnly: Bool
+    public init(id: String, name: String, user: String, priority: Int, receiveOnly: Bool) {
+        self.id = id; self.name = name; self.user = user; self.priority = priority; self.receiveOnly = receiveOnly
+    }
+}
+
+/// What the audio relay needs to know about a member's media stream.
+public struct MediaParameters: Codable, Sendable, Equatable {
+    /// The SSRC this member must send with; unique within its channel.
+    public var ssrc: UInt32
+    /// The relay's UDP port.
+    public var port: Int
+    /// `srtp` or `none`.
+    public var security: String
+    /// The SRTP crypto suite, e.g. `AES_CM_128_HMAC_SHA1_80`; absent when security is `none`.
+    public var suite: String?
+    /// Base64 of the 30-byte SRTP master key and salt; absent when security is `none`.
+    public var key: String?
+    /// The RTP payload type for Opus.
+    public var payloadType: Int
+    public init(ssrc: UInt32, port: Int, security: String, suite: String?, key: String?, payloadType: Int) {
+        self.ssrc = ssrc; self.port = port; self.security = security; self.suite = suite; self.key = key; self.payloadType = payloadType
+    }
+}
+
+/// The floor of a channel at one moment.
+public struct FloorState: Codable, Sendable, Equatable {
+    /// `idle` or `taken`.
+    public var state: String
+    /// The member holding the floor, when taken.
+    public var holder: MemberInfo?
+    /// Talk time the holder has left, in milliseconds, when taken.
+    public var talkTimeLeftMs: Int?
+    /// Member ids waiting, first in line first.
+    public var queue: [String]
+    public init(state: String, holder: MemberInfo? = nil, talkTimeLeftMs: Int? = nil, queue: [String] = []) {
+        self.state = state; self.holder = holder; self.talkTimeLeftMs = talkTimeLeftMs; self.queue = queue
+    }
+}
+
+/// `join`: become a member of a channel (or refresh an existing membership).
+public struct Join: Codable, Sendable, Equatable {
+    public var id: Int?
+    /// Channel name or UUID.
+    public var channel: String
+    /// The name other members see; defaults to the user name.
+    public var displayName: String?
+    /// Join to listen only; a user marked receive-only is receive-only whatever this says.
+    public var receiveOnly: Bool?
+    /// The ephemeral push token, hex; replaces any token of a previous join.
+    public var pushToken: String?
+    public init(id: Int? = nil, channel: String, displayName: String? = nil, receiveOnly: Bool? = nil, pushToken: String? = nil) {
+        self.id = id; self.channel = channel; self.displayName = displayName; self.receiveOnly = receiveOnly; self.pushToken = pushToken
+    }
+}
+
+/// `joined`: the membership, with everything the client needs for media.
+public struct Joined: Codable, Sendable, Equatable {
+    public var re: Int?
+    public var channel: ChannelInfo
+    public var member: MemberInfo
+    public var media: MediaParameters
+    public var floor: FloorState
+    public var members: [MemberInfo]
+    public init(re: Int? = nil, channel: ChannelInfo, member: MemberInfo, media: MediaParameters, floor: FloorState, members: [MemberInfo]) {
+        self.re = re; self.channel = channel; self.member = member; self.media = media; self.floor = floor; self.members = members
+    }
+}
+
+/// `leave`: end a membership.
+public struct Leave: Codable, Sendable, Equatable {
+    public var id: Int?
+    public var channel: String
+    public init(id: Int? = nil, channel: String) { self.id = id; self.channel = channel }
+}
+
+/// `left`: a membership ended: the member left, was kicked, or the channel was deleted.
+public struct Left: Codable, Sendable, Equatable {
+    public var re: Int?
+    public var channel: ChannelInfo
+    /// `left`, `kicked`, `channel-deleted` or `user-removed`.
+    public var reason: String
+    public init(re: Int? = nil, channel: ChannelInfo, reason: String) { self.re = re; self.channel = channel; self.reason = reason }
+}
+
+/// `push-token`: register the ephemeral push token of a membership (hex, any length from 1 to 1024 bytes).
+public struct PushToken: Codable, Sendable, Equatable {
+    public var id: Int?
+    public var channel: String
+    public var token: String
+    public init(id: Int? = nil, channel: String, token: String) { self.id = id; self.channel = channel; self.token = token }
+}
+
+/// `push-token-registered`: the token is stored.
+public struct PushTokenRegistered: Codable, Sendable, Equatable {
+    public var re: Int?
+    public var channel: ChannelInfo
+    public init(re: Int? = nil, channel: ChannelInfo) { self.re = re; self.channel = channel }
+}
+
+/// `member-joined` / `member-left`: told to the other members of a channel.
+public struct MemberEvent: Codable, Sendable, Equatable {
+    public var channel: ChannelInfo
+    public var member: MemberInfo
+    public init(channel: ChannelInfo, member: MemberInfo) { self.channel = channel; self.member = member }
+}

@@ -1,0 +1,215 @@
+import Foundation
+
+/// Every frame of the control protocol. On the wire each is a JSON object whose `type` names the case
+/// and whose other keys are the payload's fields (Docs/PROTOCOL.md).
+public enum ControlMessage: Sendable, Equatable {
+    case hello(Hello)
+    case welcome(Welcome)
+    case heartbeat(Heartbeat)
+    case heartbeatAck(HeartbeatAck)
+    case error(ErrorFrame)
+    case join(Join)
+    case joined(Joined)
+    case leave(Leave)
+    case left(Left)
+    case pushToken(PushToken)
+    case pushTokenRegistered(PushTokenRegistered)
+    case memberJoined(MemberEvent)
+    case memberLeft(MemberEvent)
+    case floorRequest(FloorCommand)
+    case floorRelease(FloorCommand)
+    case floorGranted(FloorGranted)
+    case floorDenied(FloorDenied)
+    case floorQueued(FloorQueued)
+    case floorQueueCancelled(FloorChannelEvent)
+    case floorTaken(FloorTaken)
+    case floorIdle(FloorChannelEvent)
+    case floorRevoked(FloorRevoked)
+    case floorRevokePending(FloorRevokePending)
+
+    /// The `type` string on the wire.
+    public var type: String {
+        switch self {
+        case .hello: "hello"
+        case .welcome: "welcome"
+        case .heartbeat: "heartbeat"
+        case .heartbeatAck: "heartbeat-ack"
+        case .error: "error"
+        case .join: "join"
+        case .joined: "joined"
+        case .leave: "leave"
+        case .left: "left"
+        case .pushToken: "push-token"
+        case .pushTokenRegistered: "push-token-registered"
+        case .memberJoined: "member-joined"
+        case .memberLeft: "member-left"
+        case .floorRequest: "floor-request"
+        case .floorRelease: "floor-release"
+        case .floorGranted: "floor-granted"
+        case .floorDenied: "floor-denied"
+        case .floorQueued: "floor-queued"
+        case .floorQueueCancelled: "floor-queue-cancelled"
+        case .floorTaken: "floor-taken"
+        case .floorIdle: "floor-idle"
+        case .floorRevoked: "floor-revoked"
+        case .floorRevokePending: "floor-revoke-pending"
+        }
+    }
+}
+
+extension ControlMessage: Codable {
+    private enum TypeKey: String, CodingKey { case type }
+
+    public init(from decoder: Decoder) throws {
+        let type = try decoder.container(keyedBy: TypeKey.self).decode(String.self, forKey: .type)
+        switch type {
+        case "hello": self = .hello(try Hello(from: decoder))
+        case "welcome": self = .welcome(try Welcome(from: decoder))
+        case "heartbeat": self = .heartbeat(try Heartbeat(from: decoder))
+        case "heartbeat-ack": self = .heartbeatAck(try HeartbeatAck(from: decoder))
+        case "error": self = .error(try ErrorFrame(from: decoder))
+        case "join": self = .join(try Join(from: decoder))
+        case "joined": self = .joined(try Joined(from: decoder))
+        case "leave": self = .leave(try Leave(from: decoder))
+        case "left": self = .left(try Left(from: decoder))
+        case "push-token": self = .pushToken(try PushToken(from: decoder))
+        case "push-token-registered": self = .pushTokenRegistered(try PushTokenRegistered(from: decoder))
+        case "member-joined": self = .memberJoined(try MemberEvent(from: decoder))
+        case "member-left": self = .memberLeft(try MemberEvent(from: decoder))
+        case "floor-request": self = .floorRequest(try FloorCommand(from: decoder))
+        case "floor-release": self = .floorRelease(try FloorCommand(from: decoder))
+        case "floor-granted": self = .floorGranted(try FloorGranted(from: decoder))
+        case "floor-denied": self = .floorDenied(try FloorDenied(from: decoder))
+        case "floor-queued": self = .floorQueued(try FloorQueued(from: decoder))
+        case "floor-queue-cancelled": self = .floorQueueCancelled(try FloorChannelEvent(from: decoder))
+        case "floor-taken": self = .floorTaken(try FloorTaken(from: decoder))
+        case "floor-idle": self = .floorIdle(try FloorChannelEvent(from: decoder))
+        case "floor-revoked": self = .floorRevoked(try FloorRevoked(from: decoder))
+        case "floor-revoke-pending": self = .floorRevokePending(try FloorRevokePending(from: decoder))
+        default:
+            throw DecodingError.dataCorrupted(.init(codingPath: [TypeKey.type], debugDescription: "unknown message type '\(type)'"))
+        }
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: TypeKey.self)
+        try container.encode(type, forKey: .type)
+        switch self {
+        case .hello(let m): try m.encode(to: encoder)
+        case .welcome(let m): try m.encode(to: encoder)
+        case .heartbeat(let m): try m.encode(to: encoder)
+        case .heartbeatAck(let m): try m.encode(to: encoder)
+        case .error(let m): try m.encode(to: encoder)
+        case .join(let m): try m.encode(to: encoder)
+        case .joined(let m): try m.encode(to: encoder)
+        case .leave(let m): try m.encode(to: encoder)
+        case .left(let m): try m.encode(to: encoder)
+        case .pushToken(let m): try m.encode(to: encoder)
+        case .pushTokenRegistered(let m): try m.encode(to: encoder)
+        case .memberJoined(let m): try m.encode(to: encoder)
+        case .memberLeft(let m): try m.encode(to: encoder)
+        case .floorRequest(let m): try m.encode(to: encoder)
+        case .floorRelease(let m): try m.encode(to: encoder)
+        case .floorGranted(let m): try m.encode(to: encoder)
+        case .floorDenied(let m): try m.encode(to: encoder)
+        case .floorQueued(let m): try m.encode(to: encoder)
+        case .floorQueueCancelled(let m): try m.encode(to: encoder)
+        case .floorTaken(let m): try m.encode(to: encoder)
+        case .floorIdle(let m): try m.encode(to: encoder)
+        case .floorRevoked(let m): try m.encode(to: encoder)
+        case .floorRevokePending(let m): try m.encode(to: encoder)
+        }
+    }
+}
+
+/// Turns control messages into frame bodies and back.
+public enum ControlMessageCoding {
+    /// Encodes a message as a JSON body (without the length prefix), keys sorted for stable output.
+    public static func encode(_ message: ControlMessage) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(message)
+    }
+
+    /// Decodes a JSON body. The error names what was wrong, for the `malformed-frame` error text.
+    public static func decode(_ body: Data) throws(ControlFrameError) -> ControlMessage {
+        do {
+            return try JSONDecoder().decode(ControlMessage.self, from: body)
+        } catch let error as DecodingError {
+            throw .malformed(Self.describe(error))
+        } catch {
+            throw .malformed("\(error)")
+        }
+    }
+
+    static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            let keys = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }
+            return keys.isEmpty ? "body" : keys.joined(separator: ".")
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            let parent = path(context)
+            return "missing field '\(key.stringValue)'" + (parent == "body" ? "" : " in \(parent)")
+        case .typeMismatch(let type, let context):
+            return "field '\(path(context))' is not of type \(type)"
+        case .valueNotFound(let type, let context):
+            return "field '\(path(context))' is null, expected \(type)"
+        case .dataCorrupted(let context):
+            if context.codingPath.isEmpty { return "body is not a JSON object" + (context.underlyingError == nil ? "" : " (invalid JSON)") }
+            return "\(path(context)): \(context.debugDescription)"
+        @unknown default:
+            return "\(error)"
+        }
+    }
+}
+
+/// Why a frame could not be read.
+public enum ControlFrameError: Error, Equatable, CustomStringConvertible {
+    case tooLarge(length: Int)
+    case malformed(String)
+
+    public var code: ErrorCode {
+        switch self {
+        case .tooLarge: .frameTooLarge
+        case .malformed: .malformedFrame
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .tooLarge(let length): "frame of \(length) bytes exceeds the limit of \(ControlFrameLimit.maxBodyBytes) bytes"
+        case .malformed(let why): "malformed frame: \(why)"
+        }
+    }
+}
+
+extension ControlMessage {
+    /// The request id this message answers, if it is an answer.
+    public var re: Int? {
+        switch self {
+        case .error(let m): m.re
+        case .joined(let m): m.re
+        case .left(let m): m.re
+        case .pushTokenRegistered(let m): m.re
+        case .floorGranted(let m): m.re
+        case .floorDenied(let m): m.re
+        case .floorQueued(let m): m.re
+        case .floorQueueCancelled(let m): m.re
+        case .floorIdle(let m): m.re
+        default: nil
+        }
+    }
+
+    /// Returns the message with its request id set, for requests that carry one.
+    public func withID(_ id: Int) -> ControlMessage {
+        switch self {
+        case .join(var m): m.id = id; return .join(m)
+        case .leave(var m): m.id = id; return .leave(m)
+        case .pushToken(var m): m.id = id; return .pushToken(m)
+        case .floorRequest(var m): m.id = id; return .floorRequest(m)
+        case .floorRelease(var m): m.id = id; return .floorRelease(m)
+        default: return self
+        }
+    }
+}

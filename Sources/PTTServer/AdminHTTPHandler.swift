@@ -1,0 +1,96 @@
+import Logging
+import NIOCore
+import NIOHTTP1
+import PTTProtocol
+
+/// One admin HTTP connection: collects a request (body at most 64 KiB), checks the bearer token,
+/// routes it on the plane's event loop and writes the answer.
+final class AdminHTTPHandler: ChannelInboundHandler, @unchecked Sendable {
+    // @unchecked: state is touched only on the connection's event loop.
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    static let maxBodyBytes = 64 * 1024
+
+    private let router: AdminRouter
+    private let token: String
+    private let metrics: ServerMetrics
+    private let logger: Logger
+    private var head: HTTPRequestHead?
+    private var body: [UInt8] = []
+    private var tooLarge = false
+
+    init(router: AdminRouter, token: String, metrics: ServerMetrics, logger: Logger) {
+        self.router = router; self.token = token; self.metrics = metrics; self.logger = logger
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            self.head = head
+            body.removeAll(keepingCapacity: true)
+            tooLarge = false
+        case .body(var chunk):
+            if body.count + chunk.readableBytes > Self.maxBodyBytes { tooLarge = true; return }
+            body += chunk.readBytes(length: chunk.readableBytes) ?? []
+        case .end:
+            guard let head else { return }
+            self.head = nil
+            respond(context: context, head: head)
+        }
+    }
+
+    private func respond(context: ChannelHandlerContext, head: HTTPRequestHead) {
+        metrics.adminRequests.increment()
+        let keepAlive = head.isKeepAlive
+        if tooLarge {
+            return write(context: context, .error(AdminError(error: "too-large", message: "request body over 64 KiB")), keepAlive: false)
+        }
+        guard authorized(head) else {
+            metrics.adminUnauthorized.increment()
+            logger.notice("admin request without the right token", metadata: ["path": "\(head.uri)"])
+            return write(context: context, .error(AdminError(error: "unauthorized", message: "missing or wrong admin token (Authorization: Bearer <data dir>/admin-token)")), keepAlive: keepAlive)
+        }
+        let router = self.router
+        let body = self.body
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        router.plane.eventLoop.submit {
+            router.route(method: head.method, path: head.uri, body: body)
+        }.hop(to: context.eventLoop).whenComplete { result in
+            let (handler, context) = loopBound.value
+            switch result {
+            case .success(let response): handler.write(context: context, response, keepAlive: keepAlive)
+            case .failure(let error): handler.write(context: context, .error(AdminError(error: "internal", message: "\(error)")), keepAlive: false)
+            }
+        }
+    }
+
+    private func authorized(_ head: HTTPRequestHead) -> Bool {
+        guard let value = head.headers.first(name: "authorization") else { return false }
+        let expected = Array("Bearer \(token)".utf8)
+        let given = Array(value.utf8)
+        guard given.count == expected.count else { return false }
+        return zip(given, expected).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+
+    private func write(context: ChannelHandlerContext, _ response: AdminResponse, keepAlive: Bool) {
+        var headers = HTTPHeaders()
+        headers.add(name: "content-type", value: response.contentType)
+        headers.add(name: "content-length", value: "\(response.body.count)")
+        headers.add(name: "connection", value: keepAlive ? "keep-alive" : "close")
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: response.status, headers: headers))), promise: nil)
+        if !response.body.isEmpty {
+            context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: response.body)))), promise: nil)
+        }
+        let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+        if !keepAlive {
+            let channel = context.channel
+            done.whenComplete { _ in channel.close(promise: nil) }
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        logger.debug("admin connection error", metadata: ["error": "\(error)"])
+        context.close(promise: nil)
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import NIOHTTP1
+import PTTProtocol
+
+/// An admin API answer: status, content type and body.
+struct AdminResponse: Sendable {
+    var status: HTTPResponseStatus
+    var contentType = "application/json"
+    var body: [UInt8] = []
+
+    static func json<T: Encodable>(_ value: T, status: HTTPResponseStatus = .ok) -> AdminResponse {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        var body: [UInt8] = (try? encoder.encode(value)).map { [UInt8]($0) } ?? []
+        body.append(0x0A)
+        return AdminResponse(status: status, body: body)
+    }
+
+    static func error(_ error: AdminError) -> AdminResponse {
+        let status: HTTPResponseStatus = switch error.error {
+        case "not-found": .notFound
+        case "conflict": .conflict
+        case "bad-request": .badRequest
+        case "unauthorized": .unauthorized
+        case "method-not-allowed": .methodNotAllowed
+        case "too-large": .payloadTooLarge
+        default: .internalServerError
+        }
+        return json(error, status: status)
+    }
+}
+
+/// Maps admin API requests to ``ControlPlane`` operations. Runs on the plane's event loop.
+/// The routes are listed in Docs/PROTOCOL.md ("Admin API").
+struct AdminRouter {
+    let plane: ControlPlane
+    let metrics: ServerMetrics
+
+    func route(method: HTTPMethod, path: String, body: [UInt8]) -> AdminResponse {
+        let segments = path.split(separator: "?", maxSplits: 1).first.map(String.init).map {
+            $0.split(separator: "/").map { String($0).removingPercentEncoding ?? String($0) }
+        } ?? []
+        do {
+            switch (method, segments.count, segments.first, segments.count > 1 ? segments[1] : "") {
+            case (.GET, 1, "metrics", _):
+                return AdminResponse(status: .ok, contentType: "text/plain; version=0.0.4", body: metrics.exposition())
+            case (.GET, 2, "api", "health"):
+                return .json(["status": "ok"])
+            case (.GET, 2, "api", "channels"):
+                return .json(plane.listChannels())
+            case (.POST, 2, "api", "channels"):
+                return .json(try plane.createChannel(decode(CreateChannelRequest.self, body)), status: .created)
+            case (.GET, 3, "api", "channels"):
+                return .json(try plane.channelDetail(segments[2]))
+            case (.DELETE, 3, "api", "channels"):
+                try plane.deleteChannel(segments[2])
+                return AdminResponse(status: .noContent)
+            case (.POST, 4, "api", "channels") where segments[3] == "revoke":
+                try plane.revokeFloor(segments[2])
+                return AdminResponse(status: .noContent)
+            case (.DELETE, 5, "api", "channels") where segments[3] == "members":
+                try plane.kick(channel: segments[2], member: segments[4])
+                return AdminResponse(status: .noContent)
+            case (.GET, 2, "api", "users"):
+                return .json(plane.listUsers())
+            case (.POST, 2, "api", "users"):
+                return .json(try plane.addUser(decode(AddUserRequest.self, body)), status: .created)
+            case (.DELETE, 3, "api", "users"):
+                try plane.removeUser(segments[2])
+                return AdminResponse(status: .noContent)
+            default:
+                return .error(AdminError(error: "not-found", message: "no route \(method.rawValue) \(path)"))
+            }
+        } catch {
+            return .error(error)
+        }
+    }
+
+    private func decode<T: Decodable>(_ type: T.Type, _ body: [UInt8]) throws(AdminError) -> T {
+        do { return try JSONDecoder().decode(T.self, from: Data(body)) } catch {
+            throw AdminError(error: "bad-request", message: "request body is not a valid \(T.self): \(error)")
+        }
+    }
+}

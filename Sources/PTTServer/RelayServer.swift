@@ -1,0 +1,134 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import NIOSSL
+import PTTCore
+import PTTProtocol
+import ServiceLifecycle
+
+/// The whole `pttd` server: storage, control listener, admin listener. A swift-service-lifecycle `Service`.
+///
+/// ```swift
+/// let server = RelayServer(configuration: config, dataDirectory: DataDirectory(path: ".pttd"), logger: logger)
+/// try await server.start()      // listening; runtime.json written
+/// ...
+/// try await server.shutdown()
+/// ```
+public final class RelayServer: Service, @unchecked Sendable {
+    // @unchecked: `running` is set once by start() before it is read, and only read afterwards.
+    public let configuration: ServerConfiguration
+    public let dataDirectory: DataDirectory
+    public let metrics: ServerMetrics
+    private let logger: Logger
+    private let clock: any PTTClock
+    private let group: EventLoopGroup
+    private let ownsGroup: Bool
+    private var running: Running?
+
+    struct Running {
+        var plane: ControlPlane
+        var control: ControlServer
+        var admin: AdminServer
+        var info: RuntimeInfo
+        var adminToken: String
+    }
+
+    public init(configuration: ServerConfiguration, dataDirectory: DataDirectory, logger: Logger,
+                clock: any PTTClock = UptimeClock(), group: EventLoopGroup? = nil) {
+        self.configuration = configuration
+        self.dataDirectory = dataDirectory
+        self.logger = logger
+        self.clock = clock
+        self.metrics = ServerMetrics()
+        self.group = group ?? MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
+        self.ownsGroup = group == nil
+    }
+
+    /// Where the server listens, once started.
+    public var runtimeInfo: RuntimeInfo? { running?.info }
+    public var adminToken: String? { running?.adminToken }
+
+    /// Opens storage, binds the listeners and writes `runtime.json`.
+    public func start() async throws {
+        try configuration.validate()
+        try dataDirectory.create()
+        let store = try Store(path: dataDirectory.database)
+        let adminToken = try loadOrCreateAdminToken()
+
+        var tls: NIOSSLContext?
+        var fingerprint: String?
+        if configuration.tls {
+            let (identity, created) = try TLSIdentity.loadOrCreate(in: dataDirectory)
+            tls = try NIOSSLContext(configuration: identity.serverConfiguration())
+            fingerprint = identity.fingerprint
+            logger.notice(created ? "created a self-signed TLS certificate" : "loaded TLS certificate",
+                          metadata: ["sha256": "\(identity.fingerprint)", "file": "\(dataDirectory.certificate)"])
+        } else {
+            logger.warning("TLS is off: control connections are in clear text (--no-tls)")
+        }
+
+        let plane = try ControlPlane(eventLoop: group.next(), configuration: configuration, store: store, metrics: metrics,
+                                     clock: clock, logger: logger)
+        let control = try await ControlServer.bind(host: configuration.controlHost, port: configuration.controlPort, group: group,
+                                                   tls: tls, plane: plane, configuration: configuration, metrics: metrics, logger: logger)
+        let admin: AdminServer
+        do {
+            admin = try await AdminServer.bind(host: configuration.adminHost, port: configuration.adminPort, group: group,
+                                               router: AdminRouter(plane: plane, metrics: metrics), token: adminToken,
+                                               metrics: metrics, logger: logger)
+        } catch {
+            try? await control.channel.close()
+            throw error
+        }
+        let adminHost = configuration.adminHost.contains(":") ? "[\(configuration.adminHost)]" : configuration.adminHost
+        let info = RuntimeInfo(pid: getpid(), controlHost: configuration.controlHost, controlPort: control.port,
+                               adminURL: "http://\(adminHost):\(admin.port)", tls: configuration.tls, fingerprint: fingerprint)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        try dataDirectory.writePrivate(try encoder.encode(info), to: dataDirectory.runtimeInfo)
+        running = Running(plane: plane, control: control, admin: admin, info: info, adminToken: adminToken)
+        let directory = try await plane.eventLoop.submit { (plane.directory.channels.count, plane.directory.users.count, plane.directory.memberships.count) }.get()
+        logger.notice("pttd listening", metadata: [
+            "control": "\(configuration.controlHost):\(control.port)\(configuration.tls ? " (TLS)" : "")",
+            "admin": "\(info.adminURL)", "data": "\(dataDirectory.path)",
+            "channels": "\(directory.0)", "users": "\(directory.1)", "memberships": "\(directory.2)"])
+    }
+
+    /// Stops listening, tells connected clients the server is shutting down, and closes them.
+    public func shutdown() async throws {
+        if let running {
+            try? await running.control.channel.close()
+            try? await running.admin.channel.close()
+            let plane = running.plane
+            try? await plane.eventLoop.submit {
+                for record in plane.sessions.values {
+                    record.session.close(with: ErrorFrame(code: .shuttingDown, message: "the server is shutting down"))
+                }
+            }.get()
+            self.running = nil
+            logger.notice("pttd stopped")
+        }
+        if ownsGroup { try await group.shutdownGracefully() }
+    }
+
+    /// `Service`: starts, then runs until graceful shutdown is requested (SIGTERM/SIGINT in `pttd`).
+    public func run() async throws {
+        try await start()
+        try? await gracefulShutdown()
+        try await shutdown()
+    }
+
+    private func loadOrCreateAdminToken() throws -> String {
+        let path = dataDirectory.adminToken
+        if let text = try? String(contentsOfFile: path, encoding: .utf8) {
+            let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            if !token.isEmpty { return token }
+        }
+        var generator = SystemRandomNumberGenerator()
+        let token = HexCoding.encode((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        try dataDirectory.writePrivate(Data((token + "\n").utf8), to: path)
+        logger.notice("created admin token", metadata: ["file": "\(path)"])
+        return token
+    }
+}

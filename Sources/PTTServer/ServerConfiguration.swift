@@ -1,0 +1,123 @@
+import Foundation
+import PTTCore
+
+/// Everything `pttd` can be told. Built-in defaults, then the config file, then command-line flags.
+///
+/// The config file is JSON with these keys, all optional (Docs/OPERATIONS in README):
+/// `controlHost`, `controlPort`, `mediaPort`, `adminHost`, `adminPort`, `tls`, `heartbeatIntervalMs`,
+/// `heartbeatMissLimit`, `createChannelsOnJoin`, `mediaSecurity`, `floor` (see ``FloorConfiguration``).
+public struct ServerConfiguration: Sendable, Equatable {
+    /// Address the control listener binds (all interfaces by default: devices on the LAN connect here).
+    public var controlHost = "0.0.0.0"
+    public var controlPort = 7700
+    /// UDP port of the audio relay; announced to clients in `joined`.
+    public var mediaPort = 7700
+    /// Address of the admin API; loopback by default so the LAN cannot reach it.
+    public var adminHost = "127.0.0.1"
+    public var adminPort = 7701
+    /// TLS on the control connection (on by default; `--no-tls` is for tests).
+    public var tls = true
+    public var heartbeatInterval: Duration = .seconds(10)
+    /// Unacknowledged heartbeats after which a session is closed.
+    public var heartbeatMissLimit = 3
+    /// Whether joining an unknown channel name creates it.
+    public var createChannelsOnJoin = true
+    /// `srtp` (default) or `none`.
+    public var mediaSecurity = "srtp"
+    public var floor = FloorConfiguration()
+    /// Largest number of control connections at once; more are refused at accept.
+    public var maxConnections = 10_000
+
+    public init() {}
+}
+
+extension ServerConfiguration: Codable {
+    enum CodingKeys: String, CodingKey {
+        case controlHost, controlPort, mediaPort, adminHost, adminPort, tls, heartbeatIntervalMs, heartbeatMissLimit
+        case createChannelsOnJoin, mediaSecurity, floor, maxConnections
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        var config = ServerConfiguration()
+        config.controlHost = try c.decodeIfPresent(String.self, forKey: .controlHost) ?? config.controlHost
+        config.controlPort = try c.decodeIfPresent(Int.self, forKey: .controlPort) ?? config.controlPort
+        config.mediaPort = try c.decodeIfPresent(Int.self, forKey: .mediaPort) ?? config.mediaPort
+        config.adminHost = try c.decodeIfPresent(String.self, forKey: .adminHost) ?? config.adminHost
+        config.adminPort = try c.decodeIfPresent(Int.self, forKey: .adminPort) ?? config.adminPort
+        config.tls = try c.decodeIfPresent(Bool.self, forKey: .tls) ?? config.tls
+        if let ms = try c.decodeIfPresent(Int.self, forKey: .heartbeatIntervalMs) { config.heartbeatInterval = .milliseconds(ms) }
+        config.heartbeatMissLimit = try c.decodeIfPresent(Int.self, forKey: .heartbeatMissLimit) ?? config.heartbeatMissLimit
+        config.createChannelsOnJoin = try c.decodeIfPresent(Bool.self, forKey: .createChannelsOnJoin) ?? config.createChannelsOnJoin
+        config.mediaSecurity = try c.decodeIfPresent(String.self, forKey: .mediaSecurity) ?? config.mediaSecurity
+        config.floor = try c.decodeIfPresent(FloorConfiguration.self, forKey: .floor) ?? config.floor
+        config.maxConnections = try c.decodeIfPresent(Int.self, forKey: .maxConnections) ?? config.maxConnections
+        self = config
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(controlHost, forKey: .controlHost)
+        try c.encode(controlPort, forKey: .controlPort)
+        try c.encode(mediaPort, forKey: .mediaPort)
+        try c.encode(adminHost, forKey: .adminHost)
+        try c.encode(adminPort, forKey: .adminPort)
+        try c.encode(tls, forKey: .tls)
+        try c.encode(Int(heartbeatInterval.milliseconds), forKey: .heartbeatIntervalMs)
+        try c.encode(heartbeatMissLimit, forKey: .heartbeatMissLimit)
+        try c.encode(createChannelsOnJoin, forKey: .createChannelsOnJoin)
+        try c.encode(mediaSecurity, forKey: .mediaSecurity)
+        try c.encode(floor, forKey: .floor)
+        try c.encode(maxConnections, forKey: .maxConnections)
+    }
+
+    /// Checks ranges; the message names the offending setting.
+    public func validate() throws(ConfigurationError) {
+        for (name, port) in [("controlPort", controlPort), ("mediaPort", mediaPort), ("adminPort", adminPort)] {
+            guard (0...65535).contains(port) else { throw .invalid("\(name) must be 0...65535, got \(port)") }
+        }
+        guard heartbeatInterval >= .milliseconds(10) else { throw .invalid("heartbeatIntervalMs must be at least 10") }
+        guard heartbeatMissLimit >= 1 else { throw .invalid("heartbeatMissLimit must be at least 1") }
+        guard ["srtp", "none"].contains(mediaSecurity) else { throw .invalid("mediaSecurity must be 'srtp' or 'none', got '\(mediaSecurity)'") }
+        guard maxConnections >= 1 else { throw .invalid("maxConnections must be at least 1") }
+    }
+
+    /// Reads a JSON config file; errors say which file and what is wrong in it.
+    public static func load(from path: String) throws(ConfigurationError) -> ServerConfiguration {
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+            throw .invalid("cannot read config file \(path): \(error.localizedDescription)")
+        }
+        do {
+            let config = try JSONDecoder().decode(ServerConfiguration.self, from: data)
+            try config.validate()
+            return config
+        } catch let error as ConfigurationError {
+            throw .invalid("\(path): \(error)")
+        } catch let error as DecodingError {
+            throw .invalid("\(path): \(ConfigurationError.describe(error))")
+        } catch {
+            throw .invalid("\(path): \(error)")
+        }
+    }
+}
+
+/// A configuration that cannot be used, with a message for the operator.
+public enum ConfigurationError: Error, CustomStringConvertible, Equatable {
+    case invalid(String)
+    public var description: String {
+        switch self { case .invalid(let message): message }
+    }
+
+    static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String { context.codingPath.map(\.stringValue).joined(separator: ".") }
+        switch error {
+        case .typeMismatch(let type, let context): return "'\(path(context))' should be \(type)"
+        case .valueNotFound(let type, let context): return "'\(path(context))' is null, expected \(type)"
+        case .keyNotFound(let key, _): return "missing '\(key.stringValue)'"
+        case .dataCorrupted(let context):
+            return context.codingPath.isEmpty ? "not valid JSON" : "'\(path(context))': \(context.debugDescription)"
+        @unknown default: return "\(error)"
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import Prometheus
+
+/// The server's counters and gauges, created once and kept (incrementing a kept handle is cheap).
+///
+/// Each server owns its own registry, served at `/metrics` on the admin port, so several servers in one
+/// process (tests) do not mix their numbers.
+public final class ServerMetrics: Sendable {
+    public let registry: PrometheusCollectorRegistry
+
+    public let connectionsOpen: Gauge
+    public let connectionsAccepted: Counter
+    public let connectionsRefused: Counter
+    public let sessionsReplaced: Counter
+    public let channels: Gauge
+    public let members: Gauge
+    public let joins: Counter
+    public let leaves: Counter
+    public let kicks: Counter
+    public let floorGrants: Counter
+    public let floorQueued: Counter
+    public let heartbeatsMissed: Counter
+    public let sessionsTimedOut: Counter
+    private let floorDenies: [String: Counter]
+    private let floorRevokes: [String: Counter]
+    private let framesRejected: [String: Counter]
+    private let authFailures: [String: Counter]
+    public let adminRequests: Counter
+    public let adminUnauthorized: Counter
+
+    public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
+        self.registry = registry
+        connectionsOpen = registry.makeGauge(name: "ptt_control_connections", help: "Control connections open now")
+        connectionsAccepted = registry.makeCounter(name: "ptt_control_connections_accepted_total", help: "Control connections accepted")
+        connectionsRefused = registry.makeCounter(name: "ptt_control_connections_refused_total", help: "Control connections refused at the connection limit")
+        sessionsReplaced = registry.makeCounter(name: "ptt_sessions_replaced_total", help: "Sessions closed because the same device and role connected again")
+        channels = registry.makeGauge(name: "ptt_channels", help: "Channels")
+        members = registry.makeGauge(name: "ptt_members", help: "Channel memberships")
+        joins = registry.makeCounter(name: "ptt_joins_total", help: "Join requests that succeeded")
+        leaves = registry.makeCounter(name: "ptt_leaves_total", help: "Memberships ended by the member")
+        kicks = registry.makeCounter(name: "ptt_kicks_total", help: "Memberships ended by an operator")
+        floorGrants = registry.makeCounter(name: "ptt_floor_grants_total", help: "Floor grants")
+        floorQueued = registry.makeCounter(name: "ptt_floor_queued_total", help: "Floor requests queued")
+        heartbeatsMissed = registry.makeCounter(name: "ptt_heartbeats_missed_total", help: "Heartbeats not acknowledged in time")
+        sessionsTimedOut = registry.makeCounter(name: "ptt_sessions_timed_out_total", help: "Sessions closed after missing heartbeats")
+        floorDenies = Self.labelled(registry, "ptt_floor_denies_total", "Floor requests denied", key: "cause",
+                                    ["another-member-has-permission", "only-one-participant", "receive-only", "queue-full"])
+        floorRevokes = Self.labelled(registry, "ptt_floor_revokes_total", "Floors revoked", key: "cause",
+                                     ["end-of-media", "talk-time-exceeded", "preempted", "revoked-by-operator"])
+        framesRejected = Self.labelled(registry, "ptt_control_frames_rejected_total", "Control frames rejected", key: "reason",
+                                       ["frame-too-large", "malformed-frame", "not-authenticated", "already-authenticated", "bad-request", "other"])
+        authFailures = Self.labelled(registry, "ptt_auth_failures_total", "Hellos refused", key: "reason",
+                                     ["unsupported-version", "bad-credentials", "bad-request"])
+        adminRequests = registry.makeCounter(name: "ptt_admin_requests_total", help: "Admin API requests")
+        adminUnauthorized = registry.makeCounter(name: "ptt_admin_unauthorized_total", help: "Admin API requests without the right token")
+    }
+
+    private static func labelled(_ registry: PrometheusCollectorRegistry, _ name: String, _ help: String, key: String, _ values: [String]) -> [String: Counter] {
+        Dictionary(uniqueKeysWithValues: values.map { ($0, registry.makeCounter(name: name, labels: [(key, $0)], help: help)) })
+    }
+
+    public func floorDenied(cause: String) { floorDenies[cause]?.increment() }
+    public func floorRevoked(cause: String) { floorRevokes[cause]?.increment() }
+    public func frameRejected(reason: String) { (framesRejected[reason] ?? framesRejected["other"])?.increment() }
+    public func authFailed(reason: String) { authFailures[reason]?.increment() }
+
+    /// The Prometheus text exposition of every metric.
+    public func exposition() -> [UInt8] { registry.emitToBuffer() }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import GRDB
+import PTTCore
+
+/// Channels, users and memberships in SQLite (GRDB), in the data directory.
+///
+/// Every change is written in one transaction before the server applies it in memory and tells a client,
+/// with `synchronous = FULL` in WAL mode, so that a crash right after an answer loses nothing.
+public final class Store: Sendable {
+    private let queue: DatabaseQueue
+
+    /// Opens (creating and migrating if needed) the database at `path`.
+    public init(path: String) throws {
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+            try db.execute(sql: "PRAGMA foreign_keys = ON")
+        }
+        configuration.busyMode = .timeout(5)
+        queue = try DatabaseQueue(path: path, configuration: configuration)
+        try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
+        try Self.migrator.migrate(queue)
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE channel (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    name TEXT NOT NULL UNIQUE,
+                    imageURL TEXT,
+                    createdAt DOUBLE NOT NULL
+                );
+                CREATE TABLE user (
+                    name TEXT PRIMARY KEY NOT NULL,
+                    secretHash BLOB NOT NULL,
+                    salt BLOB NOT NULL,
+                    priority INTEGER NOT NULL,
+                    receiveOnly BOOLEAN NOT NULL,
+                    createdAt DOUBLE NOT NULL
+                );
+                CREATE TABLE membership (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    channelId TEXT NOT NULL REFERENCES channel(id) ON DELETE CASCADE,
+                    userName TEXT NOT NULL REFERENCES user(name) ON DELETE CASCADE,
+                    device TEXT NOT NULL,
+                    displayName TEXT NOT NULL,
+                    priority INTEGER NOT NULL,
+                    receiveOnly BOOLEAN NOT NULL,
+                    pushToken BLOB,
+                    ssrc INTEGER NOT NULL,
+                    mediaKey BLOB NOT NULL,
+                    joinedAt DOUBLE NOT NULL,
+                    UNIQUE (channelId, userName, device)
+                );
+                """)
+        }
+        return migrator
+    }
+
+    /// Everything stored, to rebuild the in-memory directory at start.
+    public func load() throws -> ChannelDirectory {
+        try queue.read { db in
+            let channels = try Row.fetchAll(db, sql: "SELECT * FROM channel").compactMap { row -> Channel? in
+                guard let id = ChannelID(string: row["id"]) else { return nil }
+                return Channel(id: id, name: row["name"], imageURL: row["imageURL"], createdAt: Date(timeIntervalSince1970: row["createdAt"]))
+            }
+            let users = try Row.fetchAll(db, sql: "SELECT * FROM user").map { row in
+                User(name: row["name"], secretHash: Array(row["secretHash"] as Data), salt: Array(row["salt"] as Data),
+                     priority: row["priority"], receiveOnly: row["receiveOnly"], createdAt: Date(timeIntervalSince1970: row["createdAt"]))
+            }
+            let memberships = try Row.fetchAll(db, sql: "SELECT * FROM membership").compactMap { row -> Membership? in
+                guard let channel = ChannelID(string: row["channelId"]) else { return nil }
+                let token: Data? = row["pushToken"]
+                let ssrc: Int64 = row["ssrc"]
+                return Membership(
+                    id: MemberID(row["id"]), channel: channel, user: row["userName"], device: row["device"],
+                    displayName: row["displayName"], priority: row["priority"], receiveOnly: row["receiveOnly"],
+                    pushToken: token.map { Array($0) }, ssrc: UInt32(truncatingIfNeeded: ssrc),
+                    mediaKey: Array(row["mediaKey"] as Data), joinedAt: Date(timeIntervalSince1970: row["joinedAt"]))
+            }
+            return ChannelDirectory(channels: channels, users: users, memberships: memberships)
+        }
+    }
+
+    /// Writes changes in one transaction; throws (and writes nothing) on failure.
+    public func write(_ changes: [DirectoryChange]) throws {
+        try queue.write { db in
+            for change in changes { try Self.write(change, db) }
+        }
+    }
+
+    private static func write(_ change: DirectoryChange, _ db: Database) throws {
+        switch change {
+        case .putChannel(let c):
+            try db.execute(sql: """
+                INSERT INTO channel (id, name, imageURL, createdAt) VALUES (?, ?, ?, ?)
+                ON CONFLICT(id) DO UPDATE SET name = excluded.name, imageURL = excluded.imageURL
+                """, arguments: [c.id.description, c.name, c.imageURL, c.createdAt.timeIntervalSince1970])
+        case .removeChannel(let id):
+            try db.execute(sql: "DELETE FROM channel WHERE id = ?", arguments: [id.description])
+        case .putUser(let u):
+            try db.execute(sql: """
+                INSERT INTO user (name, secretHash, salt, priority, receiveOnly, createdAt) VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT(name) DO UPDATE SET secretHash = excluded.secretHash, salt = excluded.salt,
+                    priority = excluded.priority, receiveOnly = excluded.receiveOnly
+                """, arguments: [u.name, Data(u.secretHash), Data(u.salt), u.priority, u.receiveOnly, u.createdAt.timeIntervalSince1970])
+        case .removeUser(let name):
+            try db.execute(sql: "DELETE FROM user WHERE name = ?", arguments: [name])
+        case .putMembership(let m):
+            try db.execute(sql: """
+                INSERT INTO membership (id, channelId, userName, device, displayName, priority, receiveOnly, pushToken, ssrc, mediaKey, joinedAt)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(id) DO UPDATE SET displayName = excluded.displayName, priority = excluded.priority,
+                    receiveOnly = excluded.receiveOnly, pushToken = excluded.pushToken
+                """, arguments: [m.id.rawValue, m.channel.description, m.user, m.device, m.displayName, m.priority, m.receiveOnly,
+                                 m.pushToken.map { Data($0) }, Int64(m.ssrc), Data(m.mediaKey), m.joinedAt.timeIntervalSince1970])
+        case .removeMembership(let id):
+            try db.execute(sql: "DELETE FROM membership WHERE id = ?", arguments: [id.rawValue])
+        }
+    }
+}

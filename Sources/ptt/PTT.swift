@@ -1,0 +1,139 @@
+import ArgumentParser
+import Foundation
+import PTTClient
+import PTTProtocol
+
+/// `ptt`: a Push-To-Talk client for people and scripts.
+@main
+struct PTT: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ptt",
+        abstract: "Push-To-Talk client: join channels, watch events, take the floor.",
+        subcommands: [Monitor.self, Floor.self, LeaveCommand.self])
+}
+
+/// Who to connect to and as whom.
+struct ConnectionOptions: ParsableArguments {
+    @Option(help: "Server HOST:PORT (default $PTT_SERVER, else the pttd in ./.pttd, else 127.0.0.1:7700).")
+    var server: String?
+
+    @Option(help: "User name (default $PTT_USER).")
+    var user: String?
+
+    @Option(help: "User secret from `pttctl user add` (default $PTT_SECRET).")
+    var secret: String?
+
+    @Option(help: "Device id: memberships belong to a device (default: a new one each run; $PTT_DEVICE).")
+    var device: String?
+
+    @Option(help: "Connection role: app or push-provider.")
+    var role: String = "app"
+
+    @Flag(name: .customLong("no-tls"), help: "Connect without TLS (only to a pttd started with --no-tls).")
+    var noTLS = false
+
+    @Option(help: "Known hosts file for certificate pinning (default $PTT_HOME/known_hosts, PTT_HOME defaults to ~/.ptt).")
+    var knownHosts: String?
+
+    func connect() async throws -> ControlClient {
+        let env = ProcessInfo.processInfo.environment
+        var useTLS = !noTLS
+        var endpointText = server ?? env["PTT_SERVER"]
+        if endpointText == nil, let data = FileManager.default.contents(atPath: "./.pttd/runtime.json"),
+           let info = try? JSONDecoder().decode(RuntimeInfo.self, from: data) {
+            endpointText = "127.0.0.1:\(info.controlPort)"
+            if !info.tls { useTLS = false }
+        }
+        guard let endpoint = ServerEndpoint(parsing: endpointText ?? "127.0.0.1:7700") else {
+            throw ValidationError("cannot read server address '\(endpointText ?? "")': use HOST:PORT")
+        }
+        guard let user = user ?? env["PTT_USER"] else { throw ValidationError("--user (or $PTT_USER) is required") }
+        guard let secret = secret ?? env["PTT_SECRET"] else { throw ValidationError("--secret (or $PTT_SECRET) is required") }
+        guard let role = ClientRole(rawValue: role) else { throw ValidationError("--role must be app or push-provider") }
+        let device = device ?? env["PTT_DEVICE"] ?? "ptt-" + UUID().uuidString.prefix(8).lowercased()
+        let knownHosts = KnownHosts(path: knownHosts ?? KnownHosts.defaultPath())
+        do {
+            let client = try await ControlClient.connect(
+                to: endpoint, hello: Hello(user: user, secret: secret, device: device, role: role, client: "ptt"),
+                security: useTLS ? .tls(knownHosts) : .plain)
+            if client.pinnedCertificate, let fingerprint = client.serverFingerprint {
+                stderr("ptt: pinned the certificate of \(endpoint) (SHA-256 \(fingerprint)) in \(knownHosts.path)")
+            }
+            return client
+        } catch let error as ControlClientError {
+            stderr("ptt: \(error)")
+            throw ExitCode(1)
+        }
+    }
+}
+
+func stderr(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}
+
+/// Prints a frame as one JSON line and flushes, for scripts reading the output live.
+func printLine(_ message: ControlMessage) {
+    guard let data = try? ControlMessageCoding.encode(message) else { return }
+    FileHandle.standardOutput.write(data + Data([0x0A]))
+}
+
+/// Runs `body` until it finishes, `seconds` pass, or SIGINT/SIGTERM arrives.
+func runUntilInterrupted(seconds: Double?, _ body: @escaping @Sendable () async throws -> Void) async throws {
+    signal(SIGINT, SIG_IGN)
+    signal(SIGTERM, SIG_IGN)
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            let box = SignalSources()
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    box.start { continuation.resume() }
+                }
+            } onCancel: {
+                box.fire()
+            }
+            box.stop()
+        }
+        if let seconds {
+            group.addTask { try await Task.sleep(for: .milliseconds(Int(seconds * 1000))) }
+        }
+        try await group.next()
+        group.cancelAll()
+    }
+}
+
+/// SIGINT and SIGTERM sources that call back once, for the first signal or cancellation.
+final class SignalSources: @unchecked Sendable {
+    // @unchecked: guarded by `lock`.
+    private let lock = NSLock()
+    private var sources: [DispatchSourceSignal] = []
+    private var callback: (@Sendable () -> Void)?
+    private var fired = false
+
+    func start(_ callback: @escaping @Sendable () -> Void) {
+        lock.lock()
+        if fired { lock.unlock(); return callback() }
+        self.callback = callback
+        sources = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0, queue: .global()) }
+        for source in sources {
+            source.setEventHandler { [weak self] in self?.fire() }
+            source.resume()
+        }
+        lock.unlock()
+    }
+
+    func fire() {
+        lock.lock()
+        let callback = fired ? nil : self.callback
+        fired = true
+        self.callback = nil
+        lock.unlock()
+        callback?()
+    }
+
+    func stop() {
+        lock.lock(); defer { lock.unlock() }
+        sources.forEach { $0.cancel() }
+        sources = []
+    }
+}

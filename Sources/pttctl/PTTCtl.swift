@@ -1,0 +1,100 @@
+import ArgumentParser
+import Foundation
+import PTTClient
+import PTTProtocol
+
+/// `pttctl`: inspect and manage a running `pttd` through its admin API.
+@main
+struct PTTCtl: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pttctl",
+        abstract: "Inspect and manage channels and users of a running pttd.",
+        discussion: "Finds the admin address and token in pttd's data directory (--data, or $PTTD_DATA, default ./.pttd), or takes --url and --token ($PTTCTL_URL, $PTTCTL_TOKEN).",
+        subcommands: [Channels.self, ChannelCommand.self, Kick.self, Revoke.self, UserCommand.self, Metrics.self])
+}
+
+/// Where to find the admin API.
+struct AdminOptions: ParsableArguments {
+    @Option(name: .long, help: "pttd's data directory.")
+    var data: String?
+
+    @Option(name: .long, help: "Admin API base URL, e.g. http://127.0.0.1:7701.")
+    var url: String?
+
+    @Option(name: .long, help: "Admin token.")
+    var token: String?
+
+    func client() throws -> AdminClient {
+        let env = ProcessInfo.processInfo.environment
+        if let url = url ?? env["PTTCTL_URL"] {
+            guard let token = token ?? env["PTTCTL_TOKEN"] else { throw ValidationError("--url needs --token (or $PTTCTL_TOKEN)") }
+            return AdminClient(baseURL: url, token: token)
+        }
+        return try AdminClient.fromDataDirectory(data ?? env["PTTD_DATA"] ?? "./.pttd")
+    }
+}
+
+/// Runs an admin call, turning API errors into a clean message and exit code 1.
+func adminCall<T>(_ body: () async throws -> T) async throws -> T {
+    do { return try await body() } catch let error as AdminError {
+        FileHandle.standardError.write(Data("pttctl: \(error.message)\n".utf8))
+        throw ExitCode(1)
+    }
+}
+
+func printJSON<T: Encodable>(_ value: T) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    print(String(decoding: try encoder.encode(value), as: UTF8.self))
+}
+
+struct Channels: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List channels: members (connected/total), floor, speaker, queue.")
+    @OptionGroup var admin: AdminOptions
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() async throws {
+        let client = try admin.client()
+        let channels: [ChannelSummary] = try await adminCall { try await client.get("/api/channels") }
+        if json { return try printJSON(channels) }
+        if channels.isEmpty { return print("no channels") }
+        print(Table.render(
+            header: ["CHANNEL", "MEMBERS", "FLOOR", "SPEAKER", "QUEUE"],
+            rows: channels.map { [$0.name, "\($0.connected)/\($0.members)", $0.floor, $0.speaker ?? "-", "\($0.queueLength)"] }))
+    }
+}
+
+struct Kick: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "End a member's membership of a channel.")
+    @OptionGroup var admin: AdminOptions
+    @Argument(help: "Channel name or id.") var channel: String
+    @Argument(help: "Member id, display name, device or user name.") var member: String
+
+    func run() async throws {
+        let client = try admin.client()
+        try await adminCall { try await client.perform(.DELETE, "/api/channels/\(AdminClient.segment(channel))/members/\(AdminClient.segment(member))") }
+        print("kicked \(member) from \(channel)")
+    }
+}
+
+struct Revoke: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Take the floor away from whoever holds it.")
+    @OptionGroup var admin: AdminOptions
+    @Argument(help: "Channel name or id.") var channel: String
+
+    func run() async throws {
+        let client = try admin.client()
+        try await adminCall { try await client.perform(.POST, "/api/channels/\(AdminClient.segment(channel))/revoke") }
+        print("floor of \(channel) revoked")
+    }
+}
+
+struct Metrics: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Print the Prometheus metrics.")
+    @OptionGroup var admin: AdminOptions
+
+    func run() async throws {
+        let client = try admin.client()
+        print(try await adminCall { try await client.getText("/metrics") }, terminator: "")
+    }
+}

@@ -1,0 +1,83 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PTTServer
+import ServiceLifecycle
+
+/// `pttd`: the Push-To-Talk channel relay server.
+@main
+struct PTTD: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pttd",
+        abstract: "Push-To-Talk channel relay server.",
+        discussion: """
+            Settings come from built-in defaults, then the config file (--config, or DATA/config.json if it exists), \
+            then these flags. Data (database, TLS certificate, admin token, runtime.json) lives in --data.
+            """)
+
+    @Option(name: .long, help: "Data directory.")
+    var data = "./.pttd"
+
+    @Option(name: .long, help: "JSON config file (default: DATA/config.json when present).")
+    var config: String?
+
+    @Option(name: .long, help: "Control listener address.")
+    var controlHost: String?
+
+    @Option(name: .long, help: "Control listener TCP port (0 picks a free port; see DATA/runtime.json).")
+    var controlPort: Int?
+
+    @Option(name: .long, help: "Audio relay UDP port.")
+    var mediaPort: Int?
+
+    @Option(name: .long, help: "Admin API address (keep it on loopback unless you need it elsewhere).")
+    var adminHost: String?
+
+    @Option(name: .long, help: "Admin API port (0 picks a free port).")
+    var adminPort: Int?
+
+    @Flag(name: .long, help: "Serve the control protocol without TLS (for tests only).")
+    var noTLS = false
+
+    @Option(name: .long, help: "Heartbeat interval in milliseconds.")
+    var heartbeatIntervalMs: Int?
+
+    @Option(name: .long, help: "Media protection: srtp or none.")
+    var mediaSecurity: String?
+
+    @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: String = "info"
+
+    func run() async throws {
+        guard let level = Logger.Level(rawValue: logLevel) else {
+            throw ValidationError("unknown log level '\(logLevel)'")
+        }
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "pttd")
+
+        let dataDirectory = DataDirectory(path: data)
+        var settings = ServerConfiguration()
+        let configPath = config ?? (FileManager.default.fileExists(atPath: dataDirectory.config) ? dataDirectory.config : nil)
+        if let configPath {
+            do { settings = try ServerConfiguration.load(from: configPath) } catch { throw ValidationError(error.description) }
+        }
+        if let controlHost { settings.controlHost = controlHost }
+        if let controlPort { settings.controlPort = controlPort }
+        if let mediaPort { settings.mediaPort = mediaPort }
+        if let adminHost { settings.adminHost = adminHost }
+        if let adminPort { settings.adminPort = adminPort }
+        if noTLS { settings.tls = false }
+        if let heartbeatIntervalMs { settings.heartbeatInterval = .milliseconds(heartbeatIntervalMs) }
+        if let mediaSecurity { settings.mediaSecurity = mediaSecurity }
+        do { try settings.validate() } catch { throw ValidationError(error.description) }
+
+        let server = RelayServer(configuration: settings, dataDirectory: dataDirectory, logger: logger)
+        let group = ServiceGroup(
+            configuration: .init(services: [.init(service: server)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+}

@@ -117,6 +117,8 @@ let package = Package(
                 "PTTServer", "PTTClient", "PTTProtocol", "PTTCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
     ],

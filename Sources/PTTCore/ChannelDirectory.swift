@@ -68,6 +68,7 @@ public struct ChannelDirectory: Sendable {
     /// Plans a new channel.
     public func planCreateChannel(name: String, imageURL: String? = nil, id: ChannelID = ChannelID(), now: Date) throws(DirectoryError) -> Channel {
         try NameRules.validate(name, what: "channel")
+        if ChannelID(string: name) != nil { throw .invalidName("a channel name cannot look like a channel id (UUID)") }
         if channelByName[name] != nil { throw .channelExists(name) }
         if channels[id] != nil { throw .channelExists(id.description) }
         if let imageURL, imageURL.count > 2048 { throw .invalidValue("image URL is longer than 2048 characters") }

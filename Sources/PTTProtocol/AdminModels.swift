@@ -42,7 +42,8 @@ public struct MemberStatus: Codable, Sendable, Equatable {
     /// Roles of the live connections of this member's device (`app`, `push-provider`).
     public var connections: [String]
     public var pushToken: Bool
-    /// Wall-clock time of the last heartbeat acknowledgement, ISO 8601; nil if none since the server started.
+    /// Wall-clock time of the device's last sign of life (hello or heartbeat acknowledgement, on any of its
+    /// connections), ISO 8601; nil if none since the server started.
     public var lastHeartbeat: String?
     public var joinedAt: String
     public var ssrc: UInt32

@@ -76,9 +76,16 @@ public struct Joined: Codable, Sendable, Equatable {
     public var member: MemberInfo
     public var media: MediaParameters
     public var floor: FloorState
+    /// Members of the channel, oldest first: at most ``Joined/maxMembersListed`` of them (so the frame stays
+    /// under 64 KiB); empty in `welcome`.
     public var members: [MemberInfo]
-    public init(re: Int? = nil, channel: ChannelInfo, member: MemberInfo, media: MediaParameters, floor: FloorState, members: [MemberInfo]) {
+    /// How many members the channel has in all.
+    public var memberCount: Int
+    /// The most members a `joined` lists.
+    public static let maxMembersListed = 200
+    public init(re: Int? = nil, channel: ChannelInfo, member: MemberInfo, media: MediaParameters, floor: FloorState, members: [MemberInfo], memberCount: Int? = nil) {
         self.re = re; self.channel = channel; self.member = member; self.media = media; self.floor = floor; self.members = members
+        self.memberCount = memberCount ?? members.count
     }
 }
 

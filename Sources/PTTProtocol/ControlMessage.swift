@@ -22,6 +22,7 @@ public enum ControlMessage: Sendable, Equatable {
     case floorDenied(FloorDenied)
     case floorQueued(FloorQueued)
     case floorQueueCancelled(FloorChannelEvent)
+    case floorReleased(FloorChannelEvent)
     case floorTaken(FloorTaken)
     case floorIdle(FloorChannelEvent)
     case floorRevoked(FloorRevoked)
@@ -49,6 +50,7 @@ public enum ControlMessage: Sendable, Equatable {
         case .floorDenied: "floor-denied"
         case .floorQueued: "floor-queued"
         case .floorQueueCancelled: "floor-queue-cancelled"
+        case .floorReleased: "floor-released"
         case .floorTaken: "floor-taken"
         case .floorIdle: "floor-idle"
         case .floorRevoked: "floor-revoked"
@@ -82,6 +84,7 @@ extension ControlMessage: Codable {
         case "floor-denied": self = .floorDenied(try FloorDenied(from: decoder))
         case "floor-queued": self = .floorQueued(try FloorQueued(from: decoder))
         case "floor-queue-cancelled": self = .floorQueueCancelled(try FloorChannelEvent(from: decoder))
+        case "floor-released": self = .floorReleased(try FloorChannelEvent(from: decoder))
         case "floor-taken": self = .floorTaken(try FloorTaken(from: decoder))
         case "floor-idle": self = .floorIdle(try FloorChannelEvent(from: decoder))
         case "floor-revoked": self = .floorRevoked(try FloorRevoked(from: decoder))
@@ -114,6 +117,7 @@ extension ControlMessage: Codable {
         case .floorDenied(let m): try m.encode(to: encoder)
         case .floorQueued(let m): try m.encode(to: encoder)
         case .floorQueueCancelled(let m): try m.encode(to: encoder)
+        case .floorReleased(let m): try m.encode(to: encoder)
         case .floorTaken(let m): try m.encode(to: encoder)
         case .floorIdle(let m): try m.encode(to: encoder)
         case .floorRevoked(let m): try m.encode(to: encoder)
@@ -156,7 +160,9 @@ public enum ControlMessageCoding {
         case .valueNotFound(let type, let context):
             return "field '\(path(context))' is null, expected \(type)"
         case .dataCorrupted(let context):
-            if context.codingPath.isEmpty { return "body is not a JSON object" + (context.underlyingError == nil ? "" : " (invalid JSON)") }
+            if context.codingPath.isEmpty {
+                return context.underlyingError == nil ? context.debugDescription : "body is not valid JSON"
+            }
             return "\(path(context)): \(context.debugDescription)"
         @unknown default:
             return "\(error)"
@@ -196,6 +202,7 @@ extension ControlMessage {
         case .floorDenied(let m): m.re
         case .floorQueued(let m): m.re
         case .floorQueueCancelled(let m): m.re
+        case .floorReleased(let m): m.re
         case .floorIdle(let m): m.re
         default: nil
         }

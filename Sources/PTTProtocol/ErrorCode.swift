@@ -20,7 +20,7 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case badRequest = "bad-request"
     /// A newer connection for the same device and role replaced this one. The connection is closed.
     case replaced = "replaced"
-    /// Three heartbeats went unacknowledged. The connection is closed.
+    /// `heartbeatMissLimit` (default 3) heartbeats in a row went unacknowledged. The connection is closed.
     case heartbeatTimeout = "heartbeat-timeout"
     /// The server is shutting down. The connection is closed.
     case shuttingDown = "shutting-down"

@@ -38,7 +38,8 @@ public struct FloorTaken: Codable, Sendable, Equatable {
     public init(channel: ChannelInfo, member: MemberInfo) { self.channel = channel; self.member = member }
 }
 
-/// `floor-idle`, and `floor-queue-cancelled` (to a member that left the queue): name only the channel.
+/// `floor-idle`, `floor-queue-cancelled` (to a member that left the queue) and `floor-released` (the answer
+/// to every `floor-release`): name only the channel.
 public struct FloorChannelEvent: Codable, Sendable, Equatable {
     public var re: Int?
     public var channel: ChannelInfo

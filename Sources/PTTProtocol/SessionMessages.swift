@@ -19,6 +19,19 @@ public struct Hello: Codable, Sendable, Equatable {
     public init(version: Int = ProtocolVersion.current, user: String, secret: String, device: String, role: ClientRole = .app, client: String? = nil) {
         self.version = version; self.user = user; self.secret = secret; self.device = device; self.role = role; self.client = client
     }
+
+    private enum CodingKeys: String, CodingKey { case version, user, secret, device, role, client }
+
+    /// `role` may be left out on the wire: it defaults to `app`.
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        version = try c.decode(Int.self, forKey: .version)
+        user = try c.decode(String.self, forKey: .user)
+        secret = try c.decode(String.self, forKey: .secret)
+        device = try c.decode(String.self, forKey: .device)
+        role = try c.decodeIfPresent(ClientRole.self, forKey: .role) ?? .app
+        client = try c.decodeIfPresent(String.self, forKey: .client)
+    }
 }
 
 /// `welcome`: the server's answer to a good `hello`.

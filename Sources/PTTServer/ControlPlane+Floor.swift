@@ -3,14 +3,21 @@ import PTTCore
 import PTTProtocol
 
 extension ControlPlane {
+    /// Who asked, for the answer to a `floor-request`: that member's answer carries `re` and goes to the
+    /// connection that asked.
+    struct FloorRequester {
+        var member: MemberID
+        var session: ControlSession
+        var re: Int?
+    }
+
     /// Runs one floor event for a channel, executes the actions it returns and re-arms the channel's timer.
-    /// `requester` and `re` mark the answer to a request with its id.
-    func floorEvent(_ channel: ChannelID, requester: MemberID? = nil, re: Int? = nil,
+    func floorEvent(_ channel: ChannelID, requester: FloorRequester? = nil,
                     _ event: (inout FloorControl, PTTInstant) -> [FloorAction]) {
         var floor = floors[channel] ?? FloorControl(configuration: configuration.floor)
         let actions = event(&floor, clock.now())
         floors[channel] = floor
-        execute(actions, in: channel, requester: requester, re: re)
+        execute(actions, in: channel, requester: requester)
         armFloorTimer(channel)
     }
 
@@ -39,27 +46,35 @@ extension ControlPlane {
         guard let (channel, membership) = lookupMembership(command.channel, device: device, re: command.id, session: session) else { return }
         let candidate = FloorCandidate(member: membership.id, priority: membership.priority, receiveOnly: membership.receiveOnly)
         let count = directory.memberCount(of: channel.id)
-        floorEvent(channel.id, requester: membership.id, re: command.id) { floor, now in
+        let requester = FloorRequester(member: membership.id, session: session, re: command.id)
+        floorEvent(channel.id, requester: requester) { floor, now in
             floor.request(candidate, memberCount: count, now: now)
         }
     }
 
     func handleFloorRelease(_ command: FloorCommand, device: DeviceKey, from session: ControlSession) {
         guard let (channel, membership) = lookupMembership(command.channel, device: device, re: command.id, session: session) else { return }
-        let wasInvolved = floors[channel.id].map { $0.holder == membership.id || $0.queue.contains { $0.member == membership.id } } ?? false
-        floorEvent(channel.id, requester: membership.id, re: command.id) { floor, now in floor.release(membership.id, now: now) }
-        if !wasInvolved {
-            // Releasing a floor one does not hold is harmless: say where the floor stands.
-            session.send(.floorIdle(FloorChannelEvent(re: command.id, channel: channelInfo(channel))))
-        }
+        // Every release gets the same answer, whether the member held the floor, waited in the queue
+        // (then floor-queue-cancelled follows) or neither; the events that follow tell where the floor stands.
+        session.send(.floorReleased(FloorChannelEvent(re: command.id, channel: channelInfo(channel))))
+        floorEvent(channel.id) { floor, now in floor.release(membership.id, now: now) }
     }
 
     /// Turns floor actions into frames to members, and counts them.
-    func execute(_ actions: [FloorAction], in channelID: ChannelID, requester: MemberID?, re: Int?) {
+    func execute(_ actions: [FloorAction], in channelID: ChannelID, requester: FloorRequester?) {
         guard let channel = directory.channels[channelID] else { return }
         let info = channelInfo(channel)
-        func reply(to member: MemberID) -> Int? { member == requester ? re : nil }
+        var answered = false
+        /// The first granted/denied/queued for the requester answers its request.
+        func reply(to member: MemberID) -> Int? {
+            guard let requester, member == requester.member, !answered else { return nil }
+            answered = true
+            return requester.re
+        }
         func send(_ message: ControlMessage, to member: MemberID) {
+            if let requester, message.re != nil, member == requester.member {
+                return requester.session.send(message)
+            }
             guard let membership = directory.memberships[member] else { return }
             appSession(of: membership)?.send(message)
         }
@@ -73,10 +88,10 @@ extension ControlPlane {
                 metrics.floorDenied(cause: cause.rawValue)
                 send(.floorDenied(FloorDenied(re: reply(to: member), channel: info, cause: cause.rawValue)), to: member)
             case .queued(let member, let position):
-                if member == requester { metrics.floorQueued.increment() }
+                if member == requester?.member { metrics.floorQueued.increment() }
                 send(.floorQueued(FloorQueued(re: reply(to: member), channel: info, position: position)), to: member)
             case .queueCancelled(let member):
-                send(.floorQueueCancelled(FloorChannelEvent(re: reply(to: member), channel: info)), to: member)
+                send(.floorQueueCancelled(FloorChannelEvent(channel: info)), to: member)
             case .preemptionPending(let holder, let by, let grace):
                 guard let pre = directory.memberships[by] else { continue }
                 send(.floorRevokePending(FloorRevokePending(channel: info, by: memberInfo(pre), graceMs: Int(grace.milliseconds))), to: holder)
@@ -88,9 +103,7 @@ extension ControlPlane {
                 guard let holder = directory.memberships[member] else { continue }
                 broadcast(.floorTaken(FloorTaken(channel: info, member: memberInfo(holder))), to: channelID)
             case .idle:
-                for member in directory.members(of: channelID) {
-                    appSession(of: member)?.send(.floorIdle(FloorChannelEvent(re: reply(to: member.id), channel: info)))
-                }
+                broadcast(.floorIdle(FloorChannelEvent(channel: info)), to: channelID)
             }
         }
     }

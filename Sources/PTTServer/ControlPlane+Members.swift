@@ -21,10 +21,13 @@ extension ControlPlane {
             key: secure ? Data(m.mediaKey).base64EncodedString() : nil, payloadType: 111)
     }
 
-    func joined(for m: Membership, re: Int?) -> Joined {
+    /// The `joined` view of a membership; `listMembers: false` for `welcome`, which can hold many memberships.
+    func joined(for m: Membership, re: Int?, listMembers: Bool = true) -> Joined {
         let channel = directory.channels[m.channel]!
+        let members = directory.members(of: channel.id)
         return Joined(re: re, channel: channelInfo(channel), member: memberInfo(m), media: mediaParameters(m),
-                      floor: floorState(of: channel.id), members: directory.members(of: channel.id).map(memberInfo))
+                      floor: floorState(of: channel.id),
+                      members: listMembers ? members.prefix(Joined.maxMembersListed).map(memberInfo) : [], memberCount: members.count)
     }
 
     // MARK: Requests from members

@@ -153,7 +153,7 @@ public final class ControlPlane: @unchecked Sendable {
         lastHeartbeat[device] = Date()
         logger.info("session started", metadata: ["user": "\(user.name)", "device": "\(hello.device)", "role": "\(hello.role.rawValue)",
                                                   "remote": "\(session.remoteAddress)", "client": "\(hello.client ?? "-")"])
-        let memberships = directory.memberships(user: user.name, device: hello.device).map { joined(for: $0, re: nil) }
+        let memberships = directory.memberships(user: user.name, device: hello.device).map { joined(for: $0, re: nil, listMembers: false) }
         session.send(.welcome(Welcome(
             version: ProtocolVersion.current, server: "pttd", session: "\(session.id)",
             heartbeatIntervalMs: Int(configuration.heartbeatInterval.milliseconds), memberships: memberships)))

@@ -101,9 +101,12 @@ final class ControlSessionHandler: ChannelDuplexHandler, @unchecked Sendable {
             guard sawHello else { return reject(.notAuthenticated, "the first frame must be hello", reason: "not-authenticated") }
             context.writeAndFlush(wrapOutboundOut(.heartbeatAck(HeartbeatAck(seq: beat.seq))), promise: nil)
             return
-        case .heartbeatAck:
+        case .heartbeatAck(let ack):
             guard sawHello else { return reject(.notAuthenticated, "the first frame must be hello", reason: "not-authenticated") }
-            unacknowledged = 0
+            // Only an acknowledgement of a heartbeat actually sent counts; an older one still proves the
+            // client was alive then.
+            guard ack.seq <= heartbeatSeq, heartbeatSeq - ack.seq < UInt64(unacknowledged) else { return }
+            unacknowledged = Int(heartbeatSeq - ack.seq)
             let plane = self.plane
             plane.eventLoop.execute { plane.heartbeatAcknowledged(by: session) }
             return

@@ -1,0 +1,76 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import PTTClient
+import PTTCore
+import PTTProtocol
+@testable import PTTServer
+
+/// A real server on loopback with ephemeral ports and a temporary data directory.
+final class TestServer: Sendable {
+    let server: RelayServer
+    let data: DataDirectory
+    let endpoint: ServerEndpoint
+    let admin: AdminClient
+    let tls: Bool
+
+    static func temporaryDirectory() -> String {
+        let path = NSTemporaryDirectory() + "pttd-test-" + UUID().uuidString.prefix(12)
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    static func start(data: String? = nil, _ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
+        var configuration = ServerConfiguration()
+        configuration.controlHost = "127.0.0.1"
+        configuration.controlPort = 0
+        configuration.adminPort = 0
+        configuration.tls = false
+        configure(&configuration)
+        var logger = Logger(label: "pttd-test")
+        logger.logLevel = ProcessInfo.processInfo.environment["PTT_TEST_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .critical
+        let directory = DataDirectory(path: data ?? temporaryDirectory())
+        let server = RelayServer(configuration: configuration, dataDirectory: directory, logger: logger, group: MultiThreadedEventLoopGroup.singleton)
+        try await server.start()
+        let info = try require_(server.runtimeInfo)
+        return TestServer(server: server, data: directory, endpoint: ServerEndpoint(host: "127.0.0.1", port: info.controlPort),
+                          admin: AdminClient(baseURL: info.adminURL, token: try require_(server.adminToken)), tls: configuration.tls)
+    }
+
+    private init(server: RelayServer, data: DataDirectory, endpoint: ServerEndpoint, admin: AdminClient, tls: Bool) {
+        self.server = server; self.data = data; self.endpoint = endpoint; self.admin = admin; self.tls = tls
+    }
+
+    func stop() async {
+        try? await server.shutdown()
+    }
+
+    /// Adds a user through the admin API and returns its secret.
+    @discardableResult
+    func addUser(_ name: String, priority: Int = 0, receiveOnly: Bool = false) async throws -> String {
+        let response: AddUserResponse = try await admin.post("/api/users", body: AddUserRequest(name: name, priority: priority, receiveOnly: receiveOnly))
+        return response.secret
+    }
+
+    /// Connects as `user` (whose secret must be known) and records its messages.
+    func connect(_ user: String, secret: String, device: String? = nil, role: ClientRole = .app,
+                 acknowledgeHeartbeats: Bool = true, knownHosts: KnownHosts? = nil) async throws -> Peer {
+        let client = try await ControlClient.connect(
+            to: endpoint, hello: Hello(user: user, secret: secret, device: device ?? "\(user)-device", role: role, client: "tests"),
+            security: tls ? .tls(knownHosts ?? KnownHosts(path: Self.temporaryDirectory() + "/known_hosts")) : .plain,
+            acknowledgeHeartbeats: acknowledgeHeartbeats, timeout: .seconds(10))
+        return Peer(client: client)
+    }
+}
+
+/// `#require` for use outside test functions.
+func require_<T>(_ value: T?, _ what: String = "value") throws -> T {
+    guard let value else { throw TestFailure("missing \(what)") }
+    return value
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -644,6 +644,18 @@ struct DirectoryFindMemberTests {
         #expect(directory.findMember("a", in: ann.channel) == ann)
     }
 
+    @Test func ambiguityAtAnEarlierKeyIsNotResolvedByALaterOne() throws {
+        // Two members display as "lead"; a third has a device called "lead". Display names are looked at
+        // first and are ambiguous, so nobody is found rather than the device match.
+        var directory = try F.directory(channels: ["general"], users: [F.user("ann"), F.user("bob"), F.user("carol")])
+        var random = DirectoryRandom(seed: 55)
+        let ann = try F.join(&directory, "general", user: "ann", device: "a", displayName: "lead", random: &random)
+        try F.join(&directory, "general", user: "bob", device: "b", displayName: "lead", random: &random)
+        let carol = try F.join(&directory, "general", user: "carol", device: "lead", displayName: "Carol", random: &random)
+        #expect(directory.findMember("lead", in: ann.channel) == nil)
+        #expect(directory.findMember("Carol", in: ann.channel) == carol)
+    }
+
     @Test func findMemberLooksOnlyInTheGivenChannel() throws {
         let (directory, general, _) = try populated()
         #expect(directory.findMember("Lappy", in: general) == nil)

@@ -1,0 +1,101 @@
+import Foundation
+import PTTProtocol
+import Testing
+
+/// One message of each case, with the `type` string the wire table in ControlMessage.swift gives it.
+struct ProtocolSample: Sendable, CustomTestStringConvertible {
+    var wireType: String
+    var message: ControlMessage
+    var testDescription: String { wireType }
+}
+
+enum ProtocolSamples {
+    static let channelID = "6f1c2a4e-8d3b-4c5a-9e7f-0a1b2c3d4e5f"
+    static let channel = ChannelInfo(id: channelID, name: "general", imageURL: "https://example.com/ch/general.png")
+    static let plainChannel = ChannelInfo(id: channelID, name: "general")
+    static let ann = MemberInfo(id: "0123456789ab", name: "Ann", user: "ann", priority: 2, receiveOnly: false)
+    static let bob = MemberInfo(id: "ba9876543210", name: "Bob", user: "bob", priority: -1, receiveOnly: true)
+    static let joined = Joined(
+        re: 4, channel: channel, member: ann,
+        media: MediaParameters(ssrc: 0xDEAD_BEEF, port: 50_000, security: "srtp", suite: "AES_CM_128_HMAC_SHA1_80",
+                               key: "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwd", payloadType: 111),
+        floor: FloorState(state: "taken", holder: bob, talkTimeLeftMs: 12_500, queue: ["0123456789ab"]),
+        members: [ann, bob])
+
+    static let all: [ProtocolSample] = [
+        .init(wireType: "hello", message: .hello(Hello(user: "ann", secret: "s3cret", device: "dev-1", role: .pushProvider, client: "ptt/1.0"))),
+        .init(wireType: "welcome", message: .welcome(Welcome(version: 1, server: "pttd 0.1", session: "sess-1", heartbeatIntervalMs: 15_000, memberships: [joined]))),
+        .init(wireType: "heartbeat", message: .heartbeat(Heartbeat(seq: UInt64.max))),
+        .init(wireType: "heartbeat-ack", message: .heartbeatAck(HeartbeatAck(seq: 41))),
+        .init(wireType: "error", message: .error(ErrorFrame(re: 9, code: .notAMember, message: "not a member of channel 'x'"))),
+        .init(wireType: "join", message: .join(Join(id: 1, channel: "general", displayName: "Ann", receiveOnly: true, pushToken: "a1b2"))),
+        .init(wireType: "joined", message: .joined(joined)),
+        .init(wireType: "leave", message: .leave(Leave(id: 2, channel: channelID))),
+        .init(wireType: "left", message: .left(Left(re: 2, channel: plainChannel, reason: "kicked"))),
+        .init(wireType: "push-token", message: .pushToken(PushToken(id: 3, channel: "general", token: "00ff"))),
+        .init(wireType: "push-token-registered", message: .pushTokenRegistered(PushTokenRegistered(re: 3, channel: channel))),
+        .init(wireType: "member-joined", message: .memberJoined(MemberEvent(channel: channel, member: bob))),
+        .init(wireType: "member-left", message: .memberLeft(MemberEvent(channel: channel, member: ann))),
+        .init(wireType: "floor-request", message: .floorRequest(FloorCommand(id: 5, channel: "general"))),
+        .init(wireType: "floor-release", message: .floorRelease(FloorCommand(channel: "general"))),
+        .init(wireType: "floor-granted", message: .floorGranted(FloorGranted(re: 5, channel: channel, talkTimeMs: 30_000))),
+        .init(wireType: "floor-denied", message: .floorDenied(FloorDenied(re: 6, channel: channel, cause: "queue-full"))),
+        .init(wireType: "floor-queued", message: .floorQueued(FloorQueued(re: 7, channel: channel, position: 2))),
+        .init(wireType: "floor-queue-cancelled", message: .floorQueueCancelled(FloorChannelEvent(re: 8, channel: channel))),
+        .init(wireType: "floor-taken", message: .floorTaken(FloorTaken(channel: channel, member: ann))),
+        .init(wireType: "floor-idle", message: .floorIdle(FloorChannelEvent(channel: plainChannel))),
+        .init(wireType: "floor-revoked", message: .floorRevoked(FloorRevoked(channel: channel, cause: "preempted"))),
+        .init(wireType: "floor-revoke-pending", message: .floorRevokePending(FloorRevokePending(channel: channel, by: bob, graceMs: 1_000))),
+    ]
+
+    /// The case of a message, by an exhaustive switch: adding a case to ControlMessage breaks this until a
+    /// sample for it is added above.
+    static func caseIndex(_ message: ControlMessage) -> Int {
+        switch message {
+        case .hello: 0
+        case .welcome: 1
+        case .heartbeat: 2
+        case .heartbeatAck: 3
+        case .error: 4
+        case .join: 5
+        case .joined: 6
+        case .leave: 7
+        case .left: 8
+        case .pushToken: 9
+        case .pushTokenRegistered: 10
+        case .memberJoined: 11
+        case .memberLeft: 12
+        case .floorRequest: 13
+        case .floorRelease: 14
+        case .floorGranted: 15
+        case .floorDenied: 16
+        case .floorQueued: 17
+        case .floorQueueCancelled: 18
+        case .floorTaken: 19
+        case .floorIdle: 20
+        case .floorRevoked: 21
+        case .floorRevokePending: 22
+        }
+    }
+    static let caseCount = 23
+
+    /// The body bytes of `json` written literally.
+    static func body(_ json: String) -> Data { Data(json.utf8) }
+
+    /// The reason `ControlMessageCoding.decode` gives for refusing `json`, nil if it decodes.
+    static func malformedReason(_ json: String) -> String? {
+        do {
+            _ = try ControlMessageCoding.decode(body(json))
+            return nil
+        } catch {
+            guard case .malformed(let why) = error else { return "unexpected \(error)" }
+            return why
+        }
+    }
+
+    /// The top-level JSON object of an encoded message.
+    static func object(_ message: ControlMessage) throws -> [String: Any] {
+        let data = try ControlMessageCoding.encode(message)
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import PTTProtocol
+import Testing
+
+/// The commands as a user runs them: `pttd` in its own process, `pttctl` and `ptt monitor` against it.
+@Suite("pttd, pttctl and ptt as a user runs them")
+struct CommandLineTests {
+    /// Starts `pttd` on free ports with TLS and waits until it has written runtime.json.
+    func startDaemon(data: String) async throws -> (Subprocess, RuntimeInfo) {
+        let runtime = data + "/runtime.json"
+        try? FileManager.default.removeItem(atPath: runtime)
+        let daemon = try Subprocess("pttd", ["--data", data, "--control-host", "127.0.0.1", "--control-port", "0", "--admin-port", "0"])
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            if let bytes = FileManager.default.contents(atPath: runtime), let info = try? JSONDecoder().decode(RuntimeInfo.self, from: bytes),
+               info.pid == daemon.process.processIdentifier {
+                return (daemon, info)
+            }
+            guard daemon.process.isRunning else { throw TestFailure("pttd exited: \(daemon.standardError)") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        daemon.signal(SIGKILL)
+        throw TestFailure("pttd did not write runtime.json: \(daemon.standardError)")
+    }
+
+    @Test("two monitors show up in pttctl; after kill -9 and a restart the memberships are still there")
+    func monitorsAndCrash() async throws {
+        let data = TestServer.temporaryDirectory()
+        let home = TestServer.temporaryDirectory()
+        var (daemon, info) = try await startDaemon(data: data)
+        defer { daemon.signal(SIGKILL) }
+        #expect(daemon.standardError.contains(info.fingerprint ?? "missing"), "pttd should print its certificate fingerprint")
+
+        let added = try await Subprocess.run("pttctl", ["user", "add", "jane", "--data", data])
+        let secret = try #require(added.split(separator: "\n").first { $0.hasPrefix("secret: ") }?.dropFirst("secret: ".count))
+        let env = ["PTT_HOME": home, "PTT_SERVER": "127.0.0.1:\(info.controlPort)", "PTT_USER": "jane", "PTT_SECRET": String(secret)]
+        let first = try Subprocess("ptt", ["monitor", "--channel", "deck", "--name", "first", "--stay", "--seconds", "60"], environment: env)
+        let second = try Subprocess("ptt", ["monitor", "--channel", "deck", "--name", "second", "--stay", "--seconds", "60"], environment: env)
+        defer { first.signal(SIGKILL); second.signal(SIGKILL) }
+        _ = try await first.waitForLine { $0.contains(#""type":"joined""#) }
+        _ = try await second.waitForLine { $0.contains(#""type":"joined""#) }
+        // The first monitor hears the second join, as a JSON line.
+        let event = try await first.waitForLine { $0.contains(#""type":"member-joined""#) }
+        #expect(event.contains(#""name":"second""#))
+        #expect(try String(contentsOfFile: home + "/known_hosts", encoding: .utf8).contains(info.fingerprint ?? "missing"))
+
+        let table = try await Subprocess.run("pttctl", ["channels", "--data", data])
+        #expect(table.contains("deck"))
+        #expect(table.contains("2/2"))
+        let json = try await Subprocess.run("pttctl", ["channel", "deck", "--json", "--data", data])
+        let detail = try JSONDecoder().decode(ChannelDetail.self, from: Data(json.utf8))
+        #expect(Set(detail.members.map(\.name)) == ["first", "second"])
+        #expect(detail.members.allSatisfy(\.connected))
+
+        // Crash: no chance to flush anything.
+        daemon.signal(SIGKILL)
+        try await daemon.waitForExit()
+        #expect(try await first.waitForExit() == 0)
+        #expect(first.standardError.contains("server closed the connection"))
+
+        (daemon, info) = try await startDaemon(data: data)
+        let after = try await Subprocess.run("pttctl", ["channel", "deck", "--json", "--data", data])
+        let kept = try JSONDecoder().decode(ChannelDetail.self, from: Data(after.utf8))
+        #expect(Set(kept.members.map(\.id)) == Set(detail.members.map(\.id)))
+        #expect(kept.members.allSatisfy { !$0.connected })
+
+        // A graceful stop on SIGTERM.
+        daemon.signal(SIGTERM)
+        #expect(try await daemon.waitForExit() == 0)
+        #expect(daemon.standardError.contains("pttd stopped"))
+    }
+
+    @Test("pttctl explains what is wrong instead of failing silently")
+    func pttctlErrors() async throws {
+        let empty = TestServer.temporaryDirectory()
+        let child = try Subprocess("pttctl", ["channels", "--data", empty])
+        #expect(try await child.waitForExit() != 0)
+        #expect(child.standardError.contains("is pttd running"))
+    }
+}

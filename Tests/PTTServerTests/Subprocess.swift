@@ -1,0 +1,97 @@
+import Foundation
+
+/// The built executables (`pttd`, `pttctl`, `ptt`) next to the test bundle, run as a user would.
+enum Executables {
+    static var directory: URL {
+        var url = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        if url.pathExtension == "xctest" { url.deleteLastPathComponent() }
+        return url
+    }
+
+    static func path(_ name: String) throws -> String {
+        let path = directory.appendingPathComponent(name).path
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            throw TestFailure("\(path) is missing: build every product first (`swift build --build-tests`, as `make test` does)")
+        }
+        return path
+    }
+}
+
+/// A child process whose standard output is read line by line.
+final class Subprocess: @unchecked Sendable {
+    // @unchecked: `lines` and `finished` are guarded by `lock`.
+    let process = Process()
+    private let lock = NSLock()
+    private var lines: [String] = []
+    private var partial = Data()
+    private let output = Pipe()
+    private let errors = Pipe()
+    private var errorText = Data()
+
+    init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
+        process.executableURL = URL(fileURLWithPath: try Executables.path(executable))
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardOutput = output
+        process.standardError = errors
+        output.fileHandleForReading.readabilityHandler = { [weak self] handle in self?.received(handle.availableData) }
+        errors.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            guard let self else { return }
+            self.lock.lock(); self.errorText.append(data); self.lock.unlock()
+        }
+        try process.run()
+    }
+
+    private func received(_ data: Data) {
+        lock.lock(); defer { lock.unlock() }
+        partial.append(data)
+        while let newline = partial.firstIndex(of: 0x0A) {
+            lines.append(String(decoding: partial[partial.startIndex..<newline], as: UTF8.self))
+            partial.removeSubrange(partial.startIndex...newline)
+        }
+    }
+
+    var standardError: String { lock.lock(); defer { lock.unlock() }; return String(decoding: errorText, as: UTF8.self) }
+    var outputLines: [String] { lock.lock(); defer { lock.unlock() }; return lines }
+
+    /// Waits until a line of standard output satisfies `predicate`, the process exits, or `timeout` passes.
+    func waitForLine(timeout: Duration = .seconds(20), _ predicate: (String) -> Bool) async throws -> String {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let line = outputLines.first(where: predicate) { return line }
+            if !process.isRunning, outputLines.first(where: predicate) == nil {
+                throw TestFailure("\(process.executableURL?.lastPathComponent ?? "process") exited (\(process.terminationStatus)) before the expected output; stderr: \(standardError)")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw TestFailure("timed out waiting for output; got \(outputLines); stderr: \(standardError)")
+    }
+
+    /// Waits for the process to exit within `timeout`, then returns its status.
+    @discardableResult
+    func waitForExit(timeout: Duration = .seconds(20)) async throws -> Int32 {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            if ContinuousClock.now > deadline {
+                process.terminate()
+                throw TestFailure("process did not exit within \(timeout); stderr: \(standardError)")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return process.terminationStatus
+    }
+
+    func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+
+    /// Runs a command to completion and returns its standard output; throws if it fails.
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:], timeout: Duration = .seconds(30)) async throws -> String {
+        let child = try Subprocess(executable, arguments, environment: environment)
+        let status = try await child.waitForExit(timeout: timeout)
+        try await Task.sleep(for: .milliseconds(20))  // let the reader drain the pipe
+        guard status == 0 else {
+            throw TestFailure("\(executable) \(arguments.joined(separator: " ")) exited \(status): \(child.standardError)")
+        }
+        return child.outputLines.joined(separator: "\n")
+    }
+}

@@ -130,15 +130,16 @@ struct ControlMessageDecodeErrorTests {
 
     @Test(arguments: ["hello", "{\"type\":", "", "{'type':'hello'}", "\u{FF}\u{FE}"])
     func nonJSONIsReportedAsInvalidJSON(text: String) throws {
+        // The exact words come from Foundation's decoder on some platforms; they must say the JSON is invalid.
         let reason = try #require(S.malformedReason(text))
-        #expect(reason == "body is not a JSON object (invalid JSON)")
+        #expect(reason.localizedCaseInsensitiveContains("valid JSON"), "\(reason)")
     }
 
     @Test(arguments: [#"[{"type":"hello"}]"#, "42", #""hello""#, "null"])
     func jsonThatIsNotAnObjectIsReported(text: String) throws {
         let reason = try #require(S.malformedReason(text))
         #expect(reason.contains("body"), "the reason points at the body as a whole: \(reason)")
-        #expect(!reason.contains("invalid JSON"), "it is valid JSON, just not an object: \(reason)")
+        #expect(!reason.localizedCaseInsensitiveContains("valid JSON"), "it is valid JSON, just not an object: \(reason)")
     }
 
     @Test func wrongFieldTypeIsNamed() throws {
@@ -180,7 +181,7 @@ struct ControlMessageRequestIDTests {
     /// The `re` each sample answers, from the sample table above.
     static let answers: [String: Int] = [
         "error": 9, "joined": 4, "left": 2, "push-token-registered": 3, "floor-granted": 5, "floor-denied": 6,
-        "floor-queued": 7, "floor-queue-cancelled": 8,
+        "floor-queued": 7, "floor-queue-cancelled": 8, "floor-released": 10,
     ]
 
     @Test(arguments: S.all)

@@ -42,6 +42,7 @@ enum ProtocolSamples {
         .init(wireType: "floor-denied", message: .floorDenied(FloorDenied(re: 6, channel: channel, cause: "queue-full"))),
         .init(wireType: "floor-queued", message: .floorQueued(FloorQueued(re: 7, channel: channel, position: 2))),
         .init(wireType: "floor-queue-cancelled", message: .floorQueueCancelled(FloorChannelEvent(re: 8, channel: channel))),
+        .init(wireType: "floor-released", message: .floorReleased(FloorChannelEvent(re: 10, channel: channel))),
         .init(wireType: "floor-taken", message: .floorTaken(FloorTaken(channel: channel, member: ann))),
         .init(wireType: "floor-idle", message: .floorIdle(FloorChannelEvent(channel: plainChannel))),
         .init(wireType: "floor-revoked", message: .floorRevoked(FloorRevoked(channel: channel, cause: "preempted"))),
@@ -71,13 +72,14 @@ enum ProtocolSamples {
         case .floorDenied: 16
         case .floorQueued: 17
         case .floorQueueCancelled: 18
-        case .floorTaken: 19
-        case .floorIdle: 20
-        case .floorRevoked: 21
-        case .floorRevokePending: 22
+        case .floorReleased: 19
+        case .floorTaken: 20
+        case .floorIdle: 21
+        case .floorRevoked: 22
+        case .floorRevokePending: 23
         }
     }
-    static let caseCount = 23
+    static let caseCount = 24
 
     /// The body bytes of `json` written literally.
     static func body(_ json: String) -> Data { Data(json.utf8) }

@@ -50,7 +50,7 @@ struct CommandLineTests {
         let json = try await Subprocess.run("pttctl", ["channel", "deck", "--json", "--data", data])
         let detail = try JSONDecoder().decode(ChannelDetail.self, from: Data(json.utf8))
         #expect(Set(detail.members.map(\.name)) == ["first", "second"])
-        #expect(detail.members.allSatisfy(\.connected))
+        #expect(detail.members.allSatisfy { $0.connected })
 
         // Crash: no chance to flush anything.
         daemon.signal(SIGKILL)

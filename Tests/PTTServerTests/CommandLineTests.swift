@@ -35,9 +35,10 @@ struct CommandLineTests {
         let secret = try #require(added.split(separator: "\n").first { $0.hasPrefix("secret: ") }?.dropFirst("secret: ".count))
         let env = ["PTT_HOME": home, "PTT_SERVER": "127.0.0.1:\(info.controlPort)", "PTT_USER": "jane", "PTT_SECRET": String(secret)]
         let first = try Subprocess("ptt", ["monitor", "--channel", "deck", "--name", "first", "--stay", "--seconds", "60"], environment: env)
-        let second = try Subprocess("ptt", ["monitor", "--channel", "deck", "--name", "second", "--stay", "--seconds", "60"], environment: env)
-        defer { first.signal(SIGKILL); second.signal(SIGKILL) }
+        defer { first.signal(SIGKILL) }
         _ = try await first.waitForLine { $0.contains(#""type":"joined""#) }
+        let second = try Subprocess("ptt", ["monitor", "--channel", "deck", "--name", "second", "--stay", "--seconds", "60"], environment: env)
+        defer { second.signal(SIGKILL) }
         _ = try await second.waitForLine { $0.contains(#""type":"joined""#) }
         // The first monitor hears the second join, as a JSON line.
         let event = try await first.waitForLine { $0.contains(#""type":"member-joined""#) }

@@ -163,6 +163,9 @@ public struct ChannelDirectory: Sendable {
             users[name] = nil
             for membership in memberships.values where membership.user == name { apply(.removeMembership(membership.id)) }
         case .putMembership(let membership):
+            if let old = memberships[membership.id], old.channel != membership.channel {
+                membersByChannel[old.channel]?.remove(membership.id)
+            }
             memberships[membership.id] = membership
             membersByChannel[membership.channel, default: []].insert(membership.id)
         case .removeMembership(let id):

@@ -36,10 +36,11 @@ public enum NameRules {
     public static func validate(_ name: String, what: String) throws(DirectoryError) {
         if name.isEmpty { throw .invalidName("\(what) name is empty") }
         if name.count > maxLength { throw .invalidName("\(what) name is longer than \(maxLength) characters") }
-        if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-            throw .invalidName("\(what) name contains control characters")
+        let invisible: Set<Unicode.GeneralCategory> = [.control, .format, .lineSeparator, .paragraphSeparator]
+        if name.unicodeScalars.contains(where: { invisible.contains($0.properties.generalCategory) }) {
+            throw .invalidName("\(what) name contains control or invisible characters")
         }
-        if name.trimmingCharacters(in: .whitespaces) != name {
+        if name.trimmingCharacters(in: .whitespacesAndNewlines) != name {
             throw .invalidName("\(what) name has leading or trailing spaces")
         }
     }

@@ -38,6 +38,8 @@ public struct ControlFrameEncoder: MessageToByteEncoder {
 
     public func encode(data: ControlMessage, out: inout ByteBuffer) throws {
         let body = try ControlMessageCoding.encode(data)
+        // Never send what the other side must refuse.
+        guard body.count <= ControlFrameLimit.maxBodyBytes else { throw ControlFrameError.tooLarge(length: body.count) }
         out.writeInteger(UInt32(body.count))
         out.writeBytes(body)
     }

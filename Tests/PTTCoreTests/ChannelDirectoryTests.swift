@@ -27,7 +27,7 @@ struct DirectoryNameTests {
 
     @Test(arguments: ["a\nb", "tab\there", "nul\u{0}", "\u{7F}del", "esc\u{1B}[0m", "next\u{85}line", "\r"])
     func rejectsControlCharacters(name: String) {
-        #expect(F.nameRejection(name) == "channel name contains control characters")
+        #expect(F.nameRejection(name) == "channel name contains control or invisible characters")
     }
 
     @Test(arguments: [" leading", "trailing ", " both ", " ", "   ", "\u{A0}nbsp", "ideographic\u{3000}"])
@@ -56,7 +56,7 @@ struct DirectoryNameTests {
 
     @Test func planAddUserAppliesNameRules() {
         let directory = ChannelDirectory()
-        #expect(throws: DirectoryError.invalidName("user name contains control characters")) {
+        #expect(throws: DirectoryError.invalidName("user name contains control or invisible characters")) {
             try directory.planAddUser(F.user("bad\u{7}"))
         }
         #expect(throws: DirectoryError.invalidName("user name is longer than 64 characters")) {

@@ -1,6 +1,7 @@
 # pttrelay: `make run` starts the server, `make test` runs every test.
 # Missing system libraries are installed with apt-get (as root, or through sudo when available).
 
+SHELL := /bin/bash
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 DATA ?= ./.pttd
 APT_PACKAGES := libopus-dev libsqlite3-dev pkg-config
@@ -34,9 +35,15 @@ release: deps
 run: release
 	$$($(SWIFT) build -c release --show-bin-path)/pttd --data $(DATA) $(ARGS)
 
+## Every test (Swift Testing); ends with a plain "N passed, N failed" line.
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	@set -o pipefail; $(SWIFT) test --skip-build --disable-xctest 2>&1 | tee .build/test-output.txt; status=$$?; \
+	summary=$$(grep -E 'Test run with [0-9]+ tests?' .build/test-output.txt | tail -n 1); \
+	total=$$(echo "$$summary" | sed -E 's/.*Test run with ([0-9]+) tests?.*/\1/'); \
+	failed=$$(grep -cE '^✘ Test .* failed' .build/test-output.txt); \
+	[ -n "$$total" ] && echo "$$((total - failed)) passed, $$failed failed"; \
+	exit $$status
 
 clean:
 	rm -rf .build

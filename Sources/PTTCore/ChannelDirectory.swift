@@ -12,6 +12,11 @@ public struct ChannelDirectory: Sendable {
     private var channelByName: [String: ChannelID] = [:]
     private var membersByChannel: [ChannelID: Set<MemberID>] = [:]
 
+    /// Limits that keep every control frame well under 64 KiB.
+    public static let maxImageURLBytes = 512
+    /// A device joins few channels (iOS has one active PushToTalk channel at a time); `welcome` lists them all.
+    public static let maxMembershipsPerDevice = 16
+
     public init() {}
 
     /// Rebuilds a directory from stored records.
@@ -71,7 +76,9 @@ public struct ChannelDirectory: Sendable {
         if ChannelID(string: name) != nil { throw .invalidName("a channel name cannot look like a channel id (UUID)") }
         if channelByName[name] != nil { throw .channelExists(name) }
         if channels[id] != nil { throw .channelExists(id.description) }
-        if let imageURL, imageURL.count > 2048 { throw .invalidValue("image URL is longer than 2048 characters") }
+        if let imageURL, imageURL.utf8.count > Self.maxImageURLBytes {
+            throw .invalidValue("image URL is longer than \(Self.maxImageURLBytes) bytes")
+        }
         return Channel(id: id, name: name, imageURL: imageURL, createdAt: now)
     }
 
@@ -112,6 +119,9 @@ public struct ChannelDirectory: Sendable {
             existing.priority = user.priority
             existing.pushToken = pushToken
             return (existing, false)
+        }
+        if memberships(user: userName, device: device).count >= Self.maxMembershipsPerDevice {
+            throw .invalidValue("a device may be a member of at most \(Self.maxMembershipsPerDevice) channels; leave one first")
         }
         var id = MemberID.random(using: &random)
         while memberships[id] != nil { id = MemberID.random(using: &random) }

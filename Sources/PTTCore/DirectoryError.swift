@@ -30,12 +30,15 @@ public enum DirectoryError: Error, Equatable, Sendable, CustomStringConvertible 
 /// Rules for names of channels and users.
 public enum NameRules {
     public static let maxLength = 64
+    /// Names also stay within this many bytes of UTF-8, so frames that list members stay small.
+    public static let maxUTF8Bytes = 128
 
     /// Checks a channel or user name: 1 to 64 characters, no control characters, not only spaces,
     /// no leading or trailing spaces.
     public static func validate(_ name: String, what: String) throws(DirectoryError) {
         if name.isEmpty { throw .invalidName("\(what) name is empty") }
         if name.count > maxLength { throw .invalidName("\(what) name is longer than \(maxLength) characters") }
+        if name.utf8.count > maxUTF8Bytes { throw .invalidName("\(what) name is longer than \(maxUTF8Bytes) bytes of UTF-8") }
         let invisible: Set<Unicode.GeneralCategory> = [.control, .format, .lineSeparator, .paragraphSeparator]
         if name.unicodeScalars.contains(where: { invisible.contains($0.properties.generalCategory) }) {
             throw .invalidName("\(what) name contains control or invisible characters")

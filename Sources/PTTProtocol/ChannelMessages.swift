@@ -82,7 +82,7 @@ public struct Joined: Codable, Sendable, Equatable {
     /// How many members the channel has in all.
     public var memberCount: Int
     /// The most members a `joined` lists.
-    public static let maxMembersListed = 200
+    public static let maxMembersListed = 100
     public init(re: Int? = nil, channel: ChannelInfo, member: MemberInfo, media: MediaParameters, floor: FloorState, members: [MemberInfo], memberCount: Int? = nil) {
         self.re = re; self.channel = channel; self.member = member; self.media = media; self.floor = floor; self.members = members
         self.memberCount = memberCount ?? members.count

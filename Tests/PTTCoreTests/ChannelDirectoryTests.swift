@@ -107,11 +107,11 @@ struct DirectoryChannelTests {
         }
     }
 
-    @Test func planCreateChannelLimitsTheImageURLTo2048Characters() throws {
+    @Test func planCreateChannelLimitsTheImageURLTo512Bytes() throws {
         let directory = ChannelDirectory()
-        let ok = String(repeating: "u", count: 2048)
+        let ok = String(repeating: "u", count: 512)
         #expect(try directory.planCreateChannel(name: "a", imageURL: ok, now: F.date(0)).imageURL == ok)
-        #expect(throws: DirectoryError.invalidValue("image URL is longer than 2048 characters")) {
+        #expect(throws: DirectoryError.invalidValue("image URL is longer than 512 bytes")) {
             try directory.planCreateChannel(name: "a", imageURL: ok + "u", now: F.date(0))
         }
     }

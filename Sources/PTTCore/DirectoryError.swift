@@ -31,7 +31,7 @@ public enum DirectoryError: Error, Equatable, Sendable, CustomStringConvertible 
 public enum NameRules {
     public static let maxLength = 64
     /// Names also stay within this many bytes of UTF-8, so frames that list members stay small.
-    public static let maxUTF8Bytes = 128
+    public static let maxUTF8Bytes = 256
 
     /// Checks a channel or user name: 1 to 64 characters, no control characters, not only spaces,
     /// no leading or trailing spaces.

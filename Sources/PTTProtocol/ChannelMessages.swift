@@ -46,10 +46,15 @@ public struct FloorState: Codable, Sendable, Equatable {
     public var holder: MemberInfo?
     /// Talk time the holder has left, in milliseconds, when taken.
     public var talkTimeLeftMs: Int?
-    /// Member ids waiting, first in line first.
+    /// Member ids waiting, first in line first: at most ``FloorState/maxQueueListed`` of them.
     public var queue: [String]
-    public init(state: String, holder: MemberInfo? = nil, talkTimeLeftMs: Int? = nil, queue: [String] = []) {
+    /// How many members wait in all.
+    public var queueLength: Int
+    /// The most queue entries a `FloorState` lists.
+    public static let maxQueueListed = 64
+    public init(state: String, holder: MemberInfo? = nil, talkTimeLeftMs: Int? = nil, queue: [String] = [], queueLength: Int? = nil) {
         self.state = state; self.holder = holder; self.talkTimeLeftMs = talkTimeLeftMs; self.queue = queue
+        self.queueLength = queueLength ?? queue.count
     }
 }
 
@@ -82,7 +87,7 @@ public struct Joined: Codable, Sendable, Equatable {
     /// How many members the channel has in all.
     public var memberCount: Int
     /// The most members a `joined` lists.
-    public static let maxMembersListed = 100
+    public static let maxMembersListed = 64
     public init(re: Int? = nil, channel: ChannelInfo, member: MemberInfo, media: MediaParameters, floor: FloorState, members: [MemberInfo], memberCount: Int? = nil) {
         self.re = re; self.channel = channel; self.member = member; self.media = media; self.floor = floor; self.members = members
         self.memberCount = memberCount ?? members.count

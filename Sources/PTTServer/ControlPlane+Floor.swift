@@ -39,7 +39,7 @@ extension ControlPlane {
         let snapshot = floor.snapshot(now: clock.now())
         return FloorState(state: "taken", holder: directory.memberships[holder].map(memberInfo),
                           talkTimeLeftMs: snapshot.talkTimeLeft.map { Int($0.milliseconds) },
-                          queue: snapshot.queue.map(\.rawValue))
+                          queue: snapshot.queue.prefix(FloorState.maxQueueListed).map(\.rawValue), queueLength: snapshot.queue.count)
     }
 
     func handleFloorRequest(_ command: FloorCommand, device: DeviceKey, from session: ControlSession) {

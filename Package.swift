@@ -101,16 +101,17 @@ let package = Package(
             ]
         ),
 
-        .testTarget(name: "PTTCoreTests", dependencies: ["PTTCore"]),
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "PTTCoreTests", dependencies: ["PTTCore", "TestSupport"]),
         .testTarget(
             name: "PTTProtocolTests",
             dependencies: [
-                "PTTProtocol",
+                "PTTProtocol", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "OpusTests", dependencies: ["Opus"]),
+        .testTarget(name: "OpusTests", dependencies: ["Opus", "TestSupport"]),
         .testTarget(
             name: "PTTServerTests",
             dependencies: [

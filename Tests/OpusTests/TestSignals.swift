@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 
 /// Signal generation and comparison helpers for the Opus tests.
@@ -52,18 +53,6 @@ enum TestSignals {
     }
 }
 
-/// Deterministic PRNG (SplitMix64) so fuzz runs are reproducible.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Independent reading of a TOC byte per RFC 6716 §3.1 (Table 2), to cross-check `OpusPacket.validate`.
 enum ReferenceTOC {

@@ -30,7 +30,19 @@ let package = Package(
             providers: [.apt(["libopus-dev"])]
         ),
 
+        .systemLibrary(
+            name: "CSRTP",
+            pkgConfig: "libsrtp2",
+            providers: [.apt(["libsrtp2-dev"])]
+        ),
+        .systemLibrary(
+            name: "COgg",
+            pkgConfig: "ogg",
+            providers: [.apt(["libogg-dev"])]
+        ),
+
         // Pure modules: no I/O.
+        .target(name: "Media", dependencies: ["CSRTP", "COgg"]),
         .target(name: "Opus", dependencies: ["COpus"]),
         .target(
             name: "PTTProtocol",
@@ -112,6 +124,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "OpusTests", dependencies: ["Opus", "TestSupport"]),
+        .testTarget(name: "MediaTests", dependencies: ["Media", "Opus", "TestSupport"]),
         .testTarget(
             name: "PTTServerTests",
             dependencies: [

@@ -4,12 +4,14 @@
 SHELL := /bin/bash
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 DATA ?= ./.pttd
-APT_PACKAGES := libopus-dev libsqlite3-dev pkg-config
-PKG_CONFIG_NAMES := opus sqlite3
+APT_PACKAGES := libopus-dev libsrtp2-dev libogg-dev libsqlite3-dev pkg-config
+PKG_CONFIG_NAMES := opus libsrtp2 ogg sqlite3
+# Real peers the tests talk to: command name → Debian package.
+TEST_TOOLS := opusenc:opus-tools opusinfo:opus-tools opusdec:opus-tools ffmpeg:ffmpeg tshark:tshark
 
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: all deps build release run test clean
+.PHONY: all deps test-tools build release run test clean
 
 all: build
 
@@ -25,6 +27,17 @@ deps:
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(APT_PACKAGES); \
 	fi
 
+## Install the programs the interop tests run as peers, only if missing.
+test-tools:
+	@missing=""; \
+	for pair in $(TEST_TOOLS); do \
+	  command -v $${pair%%:*} >/dev/null 2>&1 || missing="$$missing $${pair##*:}"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "make: installing test tools:$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
 build: deps
 	$(SWIFT) build
 
@@ -36,7 +49,7 @@ run: release
 	$$($(SWIFT) build -c release --show-bin-path)/pttd --data $(DATA) $(ARGS)
 
 ## Every test (Swift Testing); ends with a plain "N passed, N failed" line.
-test: deps
+test: deps test-tools
 	$(SWIFT) build --build-tests
 	@set -o pipefail; $(SWIFT) test --skip-build --disable-xctest 2>&1 | tee .build/test-output.txt; status=$$?; \
 	summary=$$(grep -E 'Test run with [0-9]+ tests?' .build/test-output.txt | tail -n 1); \

@@ -58,7 +58,7 @@ let package = Package(
         .target(
             name: "PTTServer",
             dependencies: [
-                "PTTCore", "PTTProtocol", "Opus",
+                "PTTCore", "PTTProtocol", "Opus", "Media",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -76,7 +76,7 @@ let package = Package(
         .target(
             name: "PTTClient",
             dependencies: [
-                "PTTProtocol", "Opus",
+                "PTTProtocol", "Opus", "Media",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),

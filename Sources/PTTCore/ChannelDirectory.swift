@@ -11,6 +11,8 @@ public struct ChannelDirectory: Sendable {
     public private(set) var memberships: [MemberID: Membership] = [:]
     private var channelByName: [String: ChannelID] = [:]
     private var membersByChannel: [ChannelID: Set<MemberID>] = [:]
+    /// Sending SSRCs in use: unique server-wide, so the relay can find a packet's member by SSRC alone.
+    public private(set) var ssrcs: [UInt32: MemberID] = [:]
 
     /// Limits that keep every control frame well under 64 KiB.
     public static let maxImageURLBytes = 512
@@ -125,9 +127,8 @@ public struct ChannelDirectory: Sendable {
         }
         var id = MemberID.random(using: &random)
         while memberships[id] != nil { id = MemberID.random(using: &random) }
-        let usedSSRCs = Set(members(of: channel).map(\.ssrc))
         var ssrc: UInt32 = 0
-        while ssrc == 0 || usedSSRCs.contains(ssrc) { ssrc = random.next() }
+        while ssrc == 0 || ssrcs[ssrc] != nil { ssrc = random.next() }
         let key = (0..<30).map { _ in UInt8.random(in: 0...255, using: &random) }
         let membership = Membership(
             id: id, channel: channel, user: userName, device: device, displayName: name, priority: user.priority,
@@ -166,21 +167,26 @@ public struct ChannelDirectory: Sendable {
         case .removeChannel(let id):
             guard let old = channels.removeValue(forKey: id) else { return }
             channelByName[old.name] = nil
-            for member in membersByChannel.removeValue(forKey: id) ?? [] { memberships[member] = nil }
+            for member in membersByChannel.removeValue(forKey: id) ?? [] {
+                if let old = memberships.removeValue(forKey: member), ssrcs[old.ssrc] == member { ssrcs[old.ssrc] = nil }
+            }
         case .putUser(let user):
             users[user.name] = user
         case .removeUser(let name):
             users[name] = nil
             for membership in memberships.values where membership.user == name { apply(.removeMembership(membership.id)) }
         case .putMembership(let membership):
-            if let old = memberships[membership.id], old.channel != membership.channel {
-                membersByChannel[old.channel]?.remove(membership.id)
+            if let old = memberships[membership.id] {
+                if old.channel != membership.channel { membersByChannel[old.channel]?.remove(membership.id) }
+                if ssrcs[old.ssrc] == membership.id { ssrcs[old.ssrc] = nil }
             }
             memberships[membership.id] = membership
+            ssrcs[membership.ssrc] = membership.id
             membersByChannel[membership.channel, default: []].insert(membership.id)
         case .removeMembership(let id):
             guard let old = memberships.removeValue(forKey: id) else { return }
             membersByChannel[old.channel]?.remove(id)
+            if ssrcs[old.ssrc] == id { ssrcs[old.ssrc] = nil }
         }
     }
 }

@@ -3,12 +3,14 @@ public struct RuntimeInfo: Codable, Sendable, Equatable {
     public var pid: Int32
     public var controlHost: String
     public var controlPort: Int
+    /// The audio relay's UDP port.
+    public var mediaPort: Int?
     public var adminURL: String
     public var tls: Bool
     /// SHA-256 fingerprint of the TLS certificate, colon-separated uppercase hex; nil without TLS.
     public var fingerprint: String?
-    public init(pid: Int32, controlHost: String, controlPort: Int, adminURL: String, tls: Bool, fingerprint: String?) {
-        self.pid = pid; self.controlHost = controlHost; self.controlPort = controlPort; self.adminURL = adminURL
+    public init(pid: Int32, controlHost: String, controlPort: Int, mediaPort: Int? = nil, adminURL: String, tls: Bool, fingerprint: String?) {
+        self.pid = pid; self.controlHost = controlHost; self.controlPort = controlPort; self.mediaPort = mediaPort; self.adminURL = adminURL
         self.tls = tls; self.fingerprint = fingerprint
     }
 }
@@ -42,16 +44,18 @@ public struct MemberStatus: Codable, Sendable, Equatable {
     /// Roles of the live connections of this member's device (`app`, `push-provider`).
     public var connections: [String]
     public var pushToken: Bool
+    /// Whether the audio relay has heard this member (audio or keep-alive) recently enough to reach it.
+    public var audioReachable: Bool
     /// Wall-clock time of the device's last sign of life (hello or heartbeat acknowledgement, on any of its
     /// connections), ISO 8601; nil if none since the server started.
     public var lastHeartbeat: String?
     public var joinedAt: String
     public var ssrc: UInt32
     public init(id: String, name: String, user: String, device: String, priority: Int, receiveOnly: Bool, connected: Bool,
-                connections: [String], pushToken: Bool, lastHeartbeat: String?, joinedAt: String, ssrc: UInt32) {
+                connections: [String], pushToken: Bool, audioReachable: Bool = false, lastHeartbeat: String?, joinedAt: String, ssrc: UInt32) {
         self.id = id; self.name = name; self.user = user; self.device = device; self.priority = priority
         self.receiveOnly = receiveOnly; self.connected = connected; self.connections = connections
-        self.pushToken = pushToken; self.lastHeartbeat = lastHeartbeat; self.joinedAt = joinedAt; self.ssrc = ssrc
+        self.pushToken = pushToken; self.audioReachable = audioReachable; self.lastHeartbeat = lastHeartbeat; self.joinedAt = joinedAt; self.ssrc = ssrc
     }
 }
 

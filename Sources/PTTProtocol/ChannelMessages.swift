@@ -21,8 +21,11 @@ public struct MemberInfo: Codable, Sendable, Equatable {
 
 /// What the audio relay needs to know about a member's media stream.
 public struct MediaParameters: Codable, Sendable, Equatable {
-    /// The SSRC this member must send with; unique within its channel.
+    /// The SSRC this member must send with; unique on the server.
     public var ssrc: UInt32
+    /// The SSRC of the one continuous stream the relay sends to this member (stable across speakers;
+    /// the current speaker's SSRC is in the CSRC list). Never equal to `ssrc`.
+    public var listenSSRC: UInt32
     /// The relay's UDP port.
     public var port: Int
     /// `srtp` or `none`.
@@ -33,8 +36,8 @@ public struct MediaParameters: Codable, Sendable, Equatable {
     public var key: String?
     /// The RTP payload type for Opus.
     public var payloadType: Int
-    public init(ssrc: UInt32, port: Int, security: String, suite: String?, key: String?, payloadType: Int) {
-        self.ssrc = ssrc; self.port = port; self.security = security; self.suite = suite; self.key = key; self.payloadType = payloadType
+    public init(ssrc: UInt32, listenSSRC: UInt32, port: Int, security: String, suite: String?, key: String?, payloadType: Int) {
+        self.ssrc = ssrc; self.listenSSRC = listenSSRC; self.port = port; self.security = security; self.suite = suite; self.key = key; self.payloadType = payloadType
     }
 }
 

@@ -32,7 +32,7 @@ extension ControlPlane {
         let roles = liveRoles(of: device)
         return MemberStatus(
             id: m.id.rawValue, name: m.displayName, user: m.user, device: m.device, priority: m.priority, receiveOnly: m.receiveOnly,
-            connected: roles.contains(.app), connections: roles.map(\.rawValue), pushToken: m.pushToken != nil,
+            connected: roles.contains(.app), connections: roles.map(\.rawValue), pushToken: m.pushToken != nil, audioReachable: audioReachable(m.id),
             lastHeartbeat: lastHeartbeat[device].map(Self.iso8601),
             joinedAt: Self.iso8601(m.joinedAt), ssrc: m.ssrc)
     }

@@ -15,8 +15,10 @@ extension ControlPlane {
     func floorEvent(_ channel: ChannelID, requester: FloorRequester? = nil,
                     _ event: (inout FloorControl, PTTInstant) -> [FloorAction]) {
         var floor = floors[channel] ?? FloorControl(configuration: configuration.floor)
+        let holderBefore = floor.holder
         let actions = event(&floor, clock.now())
         floors[channel] = floor
+        if floor.holder != holderBefore { syncRelay([channel]) }
         execute(actions, in: channel, requester: requester)
         armFloorTimer(channel)
     }

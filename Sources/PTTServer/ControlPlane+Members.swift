@@ -16,7 +16,7 @@ extension ControlPlane {
     func mediaParameters(_ m: Membership) -> MediaParameters {
         let secure = configuration.mediaSecurity == "srtp"
         return MediaParameters(
-            ssrc: m.ssrc, port: mediaPort, security: configuration.mediaSecurity,
+            ssrc: m.ssrc, listenSSRC: m.listenSSRC, port: mediaPort, security: configuration.mediaSecurity,
             suite: secure ? "AES_CM_128_HMAC_SHA1_80" : nil,
             key: secure ? Data(m.mediaKey).base64EncodedString() : nil, payloadType: 111)
     }

@@ -26,6 +26,10 @@ public final class ControlPlane: @unchecked Sendable {
     var sessions: [UInt64: SessionRecord] = [:]
     var sessionByKey: [SessionKey: UInt64] = [:]
     var lastHeartbeat: [DeviceKey: Date] = [:]
+    /// When the relay last heard an authenticated packet from each member (media or keep-alive).
+    var heardMedia: [MemberID: PTTInstant] = [:]
+    /// The audio relay, once started; told of every change to members and floors.
+    var relay: MediaRelay?
     var random = SystemRandomNumberGenerator()
 
     /// A device of a user.
@@ -168,8 +172,11 @@ public final class ControlPlane: @unchecked Sendable {
             logger.error("storage write failed", metadata: ["error": "\(error)"])
             throw error
         }
+        let touched = Self.channels(touchedBy: changes, in: directory)
         directory.apply(changes)
+        for case .removeMembership(let id) in changes { heardMedia[id] = nil }
         updateGauges()
+        syncRelay(touched)
     }
 
     func sendError(_ session: ControlSession, re: Int?, _ code: ErrorCode, _ message: String) {

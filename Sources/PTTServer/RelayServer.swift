@@ -30,6 +30,7 @@ public final class RelayServer: Service, @unchecked Sendable {
         var plane: ControlPlane
         var control: ControlServer
         var admin: AdminServer
+        var relay: MediaRelay
         var info: RuntimeInfo
         var adminToken: String
     }
@@ -68,8 +69,19 @@ public final class RelayServer: Service, @unchecked Sendable {
             logger.warning("TLS is off: control connections are in clear text (--no-tls)")
         }
 
-        let plane = try ControlPlane(eventLoop: group.next(), configuration: configuration, store: store, metrics: metrics,
+        let controlLoop = group.next()
+        let relayLoop = group.makeIterator().first { $0 !== controlLoop } ?? controlLoop
+        let plane = try ControlPlane(eventLoop: controlLoop, configuration: configuration, store: store, metrics: metrics,
                                      clock: clock, logger: logger)
+        let relay = MediaRelay(eventLoop: relayLoop, secure: configuration.mediaSecurity == "srtp",
+                               silenceTimeout: configuration.mediaSilenceTimeout, metrics: metrics, logger: logger)
+        try await relay.bind(host: configuration.controlHost, port: configuration.mediaPort)
+        relay.report = { report in plane.eventLoop.execute { plane.relayReported(report) } }
+        try await controlLoop.submit {
+            plane.relay = relay
+            plane.mediaPort = relay.port
+            plane.syncRelayAll()
+        }.get()
         let control = try await ControlServer.bind(host: configuration.controlHost, port: configuration.controlPort, group: group,
                                                    tls: tls, plane: plane, configuration: configuration, metrics: metrics, logger: logger)
         let admin: AdminServer
@@ -79,18 +91,20 @@ public final class RelayServer: Service, @unchecked Sendable {
                                                metrics: metrics, logger: logger)
         } catch {
             try? await control.channel.close()
+            await relay.close()
             throw error
         }
         let adminHost = configuration.adminHost.contains(":") ? "[\(configuration.adminHost)]" : configuration.adminHost
-        let info = RuntimeInfo(pid: getpid(), controlHost: configuration.controlHost, controlPort: control.port,
+        let info = RuntimeInfo(pid: getpid(), controlHost: configuration.controlHost, controlPort: control.port, mediaPort: relay.port,
                                adminURL: "http://\(adminHost):\(admin.port)", tls: configuration.tls, fingerprint: fingerprint)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         try dataDirectory.writePrivate(try encoder.encode(info), to: dataDirectory.runtimeInfo)
-        running = Running(plane: plane, control: control, admin: admin, info: info, adminToken: adminToken)
+        running = Running(plane: plane, control: control, admin: admin, relay: relay, info: info, adminToken: adminToken)
         let directory = try await plane.eventLoop.submit { (plane.directory.channels.count, plane.directory.users.count, plane.directory.memberships.count) }.get()
         logger.notice("pttd listening", metadata: [
             "control": "\(configuration.controlHost):\(control.port)\(configuration.tls ? " (TLS)" : "")",
+            "media": "udp \(configuration.controlHost):\(relay.port) (\(configuration.mediaSecurity))",
             "admin": "\(info.adminURL)", "data": "\(dataDirectory.path)",
             "channels": "\(directory.0)", "users": "\(directory.1)", "memberships": "\(directory.2)"])
     }
@@ -100,6 +114,7 @@ public final class RelayServer: Service, @unchecked Sendable {
         if let running {
             try? await running.control.channel.close()
             try? await running.admin.channel.close()
+            await running.relay.close()
             let plane = running.plane
             try? await plane.eventLoop.submit {
                 for record in plane.sessions.values {

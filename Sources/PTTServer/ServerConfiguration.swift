@@ -24,6 +24,10 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var createChannelsOnJoin = true
     /// `srtp` (default) or `none`.
     public var mediaSecurity = "srtp"
+    /// Whether the first audio from a member while the floor is idle asks for the floor.
+    public var implicitFloorRequest = true
+    /// A member whose relay has heard nothing (audio or keep-alive) for this long is not reachable by audio.
+    public var mediaSilenceTimeout: Duration = .seconds(30)
     public var floor = FloorConfiguration()
     /// Largest number of control connections at once; more are refused at accept.
     public var maxConnections = 10_000
@@ -34,7 +38,7 @@ public struct ServerConfiguration: Sendable, Equatable {
 extension ServerConfiguration: Codable {
     enum CodingKeys: String, CodingKey {
         case controlHost, controlPort, mediaPort, adminHost, adminPort, tls, heartbeatIntervalMs, heartbeatMissLimit
-        case createChannelsOnJoin, mediaSecurity, floor, maxConnections
+        case createChannelsOnJoin, mediaSecurity, floor, maxConnections, implicitFloorRequest, mediaSilenceTimeoutMs
     }
 
     public init(from decoder: Decoder) throws {
@@ -52,6 +56,8 @@ extension ServerConfiguration: Codable {
         config.mediaSecurity = try c.decodeIfPresent(String.self, forKey: .mediaSecurity) ?? config.mediaSecurity
         config.floor = try c.decodeIfPresent(FloorConfiguration.self, forKey: .floor) ?? config.floor
         config.maxConnections = try c.decodeIfPresent(Int.self, forKey: .maxConnections) ?? config.maxConnections
+        config.implicitFloorRequest = try c.decodeIfPresent(Bool.self, forKey: .implicitFloorRequest) ?? config.implicitFloorRequest
+        if let ms = try c.decodeIfPresent(Int.self, forKey: .mediaSilenceTimeoutMs) { config.mediaSilenceTimeout = .milliseconds(ms) }
         self = config
     }
 
@@ -69,6 +75,8 @@ extension ServerConfiguration: Codable {
         try c.encode(mediaSecurity, forKey: .mediaSecurity)
         try c.encode(floor, forKey: .floor)
         try c.encode(maxConnections, forKey: .maxConnections)
+        try c.encode(implicitFloorRequest, forKey: .implicitFloorRequest)
+        try c.encode(Int(mediaSilenceTimeout.milliseconds), forKey: .mediaSilenceTimeoutMs)
     }
 
     /// Checks ranges; the message names the offending setting.

@@ -24,6 +24,10 @@ public final class ServerMetrics: Sendable {
     private let floorRevokes: [String: Counter]
     private let framesRejected: [String: Counter]
     private let authFailures: [String: Counter]
+    public let mediaReceived: Counter
+    public let mediaForwarded: Counter
+    public let mediaAddressChanges: Counter
+    private let mediaDrops: [String: Counter]
     public let adminRequests: Counter
     public let adminUnauthorized: Counter
 
@@ -50,6 +54,12 @@ public final class ServerMetrics: Sendable {
                                        ["frame-too-large", "malformed-frame", "not-authenticated", "already-authenticated", "bad-request", "other"])
         authFailures = Self.labelled(registry, "ptt_auth_failures_total", "Hellos refused", key: "reason",
                                      ["unsupported-version", "bad-credentials", "bad-request"])
+        mediaReceived = registry.makeCounter(name: "ptt_media_packets_received_total", help: "UDP datagrams received by the relay")
+        mediaForwarded = registry.makeCounter(name: "ptt_media_packets_forwarded_total", help: "RTP packets sent to listeners")
+        mediaAddressChanges = registry.makeCounter(name: "ptt_media_address_changes_total", help: "Members whose media address moved (roaming, NAT rebinding)")
+        mediaDrops = Self.labelled(registry, "ptt_media_packets_dropped_total", "Datagrams dropped by the relay", key: "reason",
+                                   ["malformed", "unknown-ssrc", "authentication", "payload-type", "opus", "not-floor-holder",
+                                    "receive-only", "socket-error"])
         adminRequests = registry.makeCounter(name: "ptt_admin_requests_total", help: "Admin API requests")
         adminUnauthorized = registry.makeCounter(name: "ptt_admin_unauthorized_total", help: "Admin API requests without the right token")
     }
@@ -62,6 +72,7 @@ public final class ServerMetrics: Sendable {
     public func floorRevoked(cause: String) { floorRevokes[cause]?.increment() }
     public func frameRejected(reason: String) { (framesRejected[reason] ?? framesRejected["other"])?.increment() }
     public func authFailed(reason: String) { authFailures[reason]?.increment() }
+    public func mediaDropped(reason: String) { mediaDrops[reason]?.increment() }
 
     /// The Prometheus text exposition of every metric.
     public func exposition() -> [UInt8] { registry.emitToBuffer() }

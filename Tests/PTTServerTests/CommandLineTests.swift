@@ -9,7 +9,7 @@ struct CommandLineTests {
     func startDaemon(data: String) async throws -> (Subprocess, RuntimeInfo) {
         let runtime = data + "/runtime.json"
         try? FileManager.default.removeItem(atPath: runtime)
-        let daemon = try Subprocess("pttd", ["--data", data, "--control-host", "127.0.0.1", "--control-port", "0", "--admin-port", "0"])
+        let daemon = try Subprocess("pttd", ["--data", data, "--control-host", "127.0.0.1", "--control-port", "0", "--admin-port", "0", "--media-port", "0"])
         let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
             if let bytes = FileManager.default.contents(atPath: runtime), let info = try? JSONDecoder().decode(RuntimeInfo.self, from: bytes),

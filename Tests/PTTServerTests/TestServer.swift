@@ -26,6 +26,7 @@ final class TestServer: Sendable {
         configuration.controlHost = "127.0.0.1"
         configuration.controlPort = 0
         configuration.adminPort = 0
+        configuration.mediaPort = 0
         configuration.tls = false
         configure(&configuration)
         var logger = Logger(label: "pttd-test")

@@ -1,0 +1,22 @@
+/// One Opus audio packet read from an Ogg Opus stream (headers excluded).
+public struct OggOpusPacket: Sendable, Equatable {
+    /// The Opus packet (RFC 6716). May be empty only if the file is damaged: treat as lost.
+    public var data: [UInt8]
+    /// The page's granule position when this packet is the last one completed on its page:
+    /// 48 kHz samples from the start of the stream *including* pre-skip, up to the end of this
+    /// packet (RFC 7845 §4). `nil` for other packets.
+    public var granulePosition: Int64?
+    /// Whether this is the final packet of the stream (last packet of the end-of-stream page).
+    public var isEndOfStream: Bool
+
+    /// Creates a packet value.
+    public init(data: [UInt8], granulePosition: Int64? = nil, isEndOfStream: Bool = false) {
+        self.data = data
+        self.granulePosition = granulePosition
+        self.isEndOfStream = isEndOfStream
+    }
+
+    /// The packet's duration in 48 kHz samples per channel, from its TOC byte; `nil` if the
+    /// packet is empty or its framing is impossible (see `sampleCount(of:)`).
+    public var sampleCount: Int? { Self.sampleCount(of: data) }
+}

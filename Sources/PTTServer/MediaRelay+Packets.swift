@@ -1,0 +1,141 @@
+import Media
+import NIOCore
+import Opus
+import PTTCore
+
+/// Datagrams produced during one read batch, written and flushed together (one `sendmmsg`).
+///
+/// Every listener's copy is written into one buffer; the slices are taken only once the batch is complete,
+/// so writing never copies earlier copies (a slice shares the buffer's storage).
+struct PendingWrites {
+    var buffer: ByteBuffer?
+    var entries: [(offset: Int, length: Int, to: SocketAddress)] = []
+
+    mutating func flush(_ context: ChannelHandlerContext) {
+        guard let buffer, !entries.isEmpty else { return }
+        for entry in entries {
+            let slice = buffer.getSlice(at: entry.offset, length: entry.length)!
+            context.write(NIOAny(AddressedEnvelope(remoteAddress: entry.to, data: slice)), promise: nil)
+        }
+        context.flush()
+        entries.removeAll(keepingCapacity: true)
+        self.buffer = nil
+    }
+}
+
+extension MediaRelay {
+    /// Why a datagram was dropped (the label of `ptt_media_packets_dropped_total`).
+    enum DropReason: String, CaseIterable {
+        case malformed, unknownSSRC = "unknown-ssrc", authentication, payloadType = "payload-type", opus
+        case notFloorHolder = "not-floor-holder", receiveOnly = "receive-only"
+    }
+
+    func drop(_ reason: DropReason) {
+        metrics.mediaDropped(reason: reason.rawValue)
+    }
+
+    /// Handles one datagram: authenticate, learn the address, check the floor, forward.
+    func receive(_ envelope: AddressedEnvelope<ByteBuffer>, into pending: inout PendingWrites, allocator: ByteBufferAllocator) {
+        metrics.mediaReceived.increment()
+        var data = envelope.data
+        let now = NIODeadline.now()
+        data.withUnsafeMutableReadableBytes { bytes in
+            guard bytes.count >= 8 else { return drop(.malformed) }
+            let isRTCP = RTPHeader.isRTCP(UnsafeRawBufferPointer(bytes))
+            guard isRTCP || bytes.count >= 12 else { return drop(.malformed) }
+            let ssrcOffset = isRTCP ? 4 : 8
+            let ssrc = UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: ssrcOffset, as: UInt32.self))
+            guard let member = membersBySSRC[ssrc] else { return drop(.unknownSSRC) }
+            let clear = isRTCP ? member.crypto.unprotectRTCP(bytes, length: bytes.count) : member.crypto.unprotectRTP(bytes, length: bytes.count)
+            guard let length = clear else { return drop(.authentication) }
+
+            // Authenticated: the member is here (and may have moved).
+            if member.address != envelope.remoteAddress {
+                if member.address != nil { metrics.mediaAddressChanges.increment() }
+                member.address = envelope.remoteAddress
+            }
+            member.lastHeard = now
+            if isRTCP {
+                reportHeard(member, talking: false, now: now)
+                return
+            }
+            guard member.config.receiveOnly == false else { return drop(.receiveOnly) }
+            let packet = UnsafeMutableRawBufferPointer(rebasing: bytes[0..<length])
+            guard let header = try? RTPHeader.parse(UnsafeRawBufferPointer(packet)) else { return drop(.malformed) }
+            let payload = header.payloadRange(packetLength: length)
+            guard header.payloadType == Self.opusPayloadType else { return drop(.payloadType) }
+            guard (try? OpusPacket.validate(UnsafeRawBufferPointer(rebasing: packet[payload]))) != nil else { return drop(.opus) }
+            reportHeard(member, talking: true, now: now)
+
+            guard let state = channels[member.channel] else { return drop(.unknownSSRC) }
+            if state.holderSSRC == ssrc {
+                forward(packet, length: length, from: member, now: now, into: &pending, allocator: allocator)
+            } else if state.holderSSRC == nil {
+                holdForImplicitRequest(packet, from: member, now: now)
+            } else {
+                member.droppedNotHolder += 1
+                drop(.notFloorHolder)
+            }
+        }
+    }
+
+    /// The RTP payload type the relay accepts and sends for Opus.
+    static let opusPayloadType: UInt8 = 111
+
+    /// Keeps the first packets of a member talking on an idle floor until the implicit request is decided.
+    private func holdForImplicitRequest(_ packet: UnsafeMutableRawBufferPointer, from member: RelayMember, now: NIODeadline) {
+        if var waiting = waitingForFloor[member.channel], waiting.ssrc == member.config.ssrc,
+           now - waiting.since < .milliseconds(500) {
+            guard waiting.packets.count < Self.maxWaitingPackets else { return drop(.notFloorHolder) }
+            waiting.packets.append(Array(packet))
+            waitingForFloor[member.channel] = waiting
+        } else {
+            waitingForFloor[member.channel] = (member.config.ssrc, now, [Array(packet)])
+        }
+    }
+
+    /// Tells the control plane a member was heard, at most every ``reportInterval`` per member
+    /// (and at once when it starts talking on an idle floor).
+    private func reportHeard(_ member: RelayMember, talking: Bool, now: NIODeadline) {
+        if let last = member.lastReported, now - last < Self.reportInterval { return }
+        member.lastReported = now
+        report?(.heard(member.config.id, channel: member.channel, talking: talking))
+    }
+
+    /// Writes one copy of an authenticated, decrypted RTP packet for every other reachable member: the
+    /// listener's SSRC and sequence number, the channel's continuous timestamp, the speaker in CSRC,
+    /// the marker on a burst's first packet, protected with the listener's key.
+    func forward(_ packet: UnsafeMutableRawBufferPointer, length: Int, from speaker: RelayMember, now: NIODeadline,
+                 into pending: inout PendingWrites, allocator: ByteBufferAllocator) {
+        guard let header = try? RTPHeader.parse(UnsafeRawBufferPointer(packet)),
+              var state = channels[speaker.channel] else { return }
+        let payloadRange = header.payloadRange(packetLength: length)
+        let payload = UnsafeRawBufferPointer(rebasing: packet[payloadRange])
+        let (timestamp, startsBurst) = state.mapTimestamp(header.timestamp, from: speaker.config.ssrc, now: now)
+        let marker = startsBurst || header.marker
+        let outLength = 16 + payload.count
+        let listeners = state.config.members.count - 1
+        if pending.buffer == nil {
+            pending.buffer = allocator.buffer(capacity: max(listeners, 1) * (outLength + MemberCrypto.maxTrailer) + 64)
+        }
+        for config in state.config.members where config.id != speaker.config.id {
+            guard let listener = membersByID[config.id], let address = listener.address else { continue }
+            if let heard = listener.lastHeard, now - heard > silenceTimeout { continue }
+            guard var stream = state.streams[config.id] else { continue }
+            let sequence = stream.nextSequence
+            stream.nextSequence &+= 1
+            state.streams[config.id] = stream
+            let offset = pending.buffer!.writerIndex
+            let written = pending.buffer!.writeWithUnsafeMutableBytes(minimumWritableBytes: outLength + MemberCrypto.maxTrailer) { out in
+                guard let length = try? RTPHeader.writePacket(
+                    into: out, marker: marker, payloadType: Self.opusPayloadType, sequenceNumber: sequence,
+                    timestamp: timestamp, ssrc: config.listenSSRC, csrc: speaker.config.ssrc, payload: payload) else { return 0 }
+                return listener.crypto.protectRTP(out.baseAddress!, length: length, capacity: out.count) ?? 0
+            }
+            guard written > 0 else { continue }
+            pending.entries.append((offset, written, address))
+            metrics.mediaForwarded.increment()
+        }
+        channels[speaker.channel] = state
+    }
+}

@@ -108,7 +108,8 @@ let package = Package(
         .executableTarget(
             name: "ptt",
             dependencies: [
-                "PTTClient", "PTTProtocol",
+                "PTTClient", "PTTProtocol", "Media", "Opus",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -128,7 +129,7 @@ let package = Package(
         .testTarget(
             name: "PTTServerTests",
             dependencies: [
-                "PTTServer", "PTTClient", "PTTProtocol", "PTTCore",
+                "PTTServer", "PTTClient", "PTTProtocol", "PTTCore", "Media", "Opus",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

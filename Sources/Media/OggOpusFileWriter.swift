@@ -42,7 +42,7 @@ public final class OggOpusFileWriter {
         try emit(self.writer.flush())
     }
 
-    /// The granule position after the last packet written (pre-skip plus all samples).
+    /// The granule position after the last packet written (all samples, pre-skip included).
     public var granulePosition: Int64 { writer.granulePosition }
 
     /// Adds one Opus packet of `samples` 48 kHz samples; see `OggOpusWriter.write(packet:samples:)`.
@@ -61,9 +61,11 @@ public final class OggOpusFileWriter {
     }
 
     /// Writes the end-of-stream page, and closes the file if this writer opened it.
-    public func finish() throws(OggOpusError) {
+    ///
+    /// - Parameter trimming: padding samples at the end of the last packet; see `OggOpusWriter.finish(trimming:)`.
+    public func finish(trimming: Int = 0) throws(OggOpusError) {
         guard !writer.isFinished else { return }
-        try emit(writer.finish())
+        try emit(writer.finish(trimming: trimming))
         if ownsHandle {
             do {
                 try handle.close()

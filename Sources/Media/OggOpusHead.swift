@@ -84,6 +84,9 @@ public struct OpusHead: Sendable, Equatable {
         }
         let channelCount = Int(bytes[9])
         let family = bytes[18]
+        guard family <= 1 else {
+            throw .unsupported("channel mapping family \(family); only 0 and 1 are supported")
+        }
         var table: OpusChannelTable?
         if family != 0 {
             let streams = bytes.count > 19 ? Int(bytes[19]) : 0

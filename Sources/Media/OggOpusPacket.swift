@@ -3,8 +3,9 @@ public struct OggOpusPacket: Sendable, Equatable {
     /// The Opus packet (RFC 6716). May be empty only if the file is damaged: treat as lost.
     public var data: [UInt8]
     /// The page's granule position when this packet is the last one completed on its page:
-    /// 48 kHz samples from the start of the stream *including* pre-skip, up to the end of this
-    /// packet (RFC 7845 §4). `nil` for other packets.
+    /// 48 kHz samples decoded from the start of the stream through this packet, the pre-skip
+    /// samples included (RFC 7845 §4; playback position = granule − pre-skip; the final page
+    /// may be lower than the decoded total, to trim padding). `nil` for other packets.
     public var granulePosition: Int64?
     /// Whether this is the final packet of the stream (last packet of the end-of-stream page).
     public var isEndOfStream: Bool

@@ -1,8 +1,11 @@
 /// Writes an Ogg Opus stream (RFC 7845): packets in, page bytes out.
 ///
 /// Layout: the `OpusHead` packet alone on the first page (granule 0), the `OpusTags` packet on
-/// its own page(s), then one Opus packet per Ogg packet. Each page's granule position is the
-/// pre-skip plus every 48 kHz sample up to the end of the last packet completed on it.
+/// its own page(s), then one Opus packet per Ogg packet. Each page's granule position counts
+/// every 48 kHz sample decoded from the start of the stream up to the end of the last packet
+/// completed on it (RFC 7845 §4): the pre-skip samples are *included* in that count, not added
+/// to it, so playback length = final granule − pre-skip. That matches opusenc and what
+/// opusinfo/opusdec expect; `finish(trimming:)` can lower the final granule to drop padding.
 ///
 /// Output: every mutating call returns the bytes that became ready, to append to the file or
 /// stream in order (often empty). The first call also returns the header page(s).
@@ -24,7 +27,8 @@ public struct OggOpusWriter: Sendable {
     /// A page is closed once it holds this many 48 kHz samples of audio.
     public let maxSamplesPerPage: Int
 
-    /// The granule position after the last packet written: pre-skip plus all samples so far.
+    /// The granule position after the last packet written: all 48 kHz samples so far
+    /// (pre-skip included, as in RFC 7845).
     public private(set) var granulePosition: Int64
     /// Audio packets written so far.
     public private(set) var packetCount = 0
@@ -83,7 +87,7 @@ public struct OggOpusWriter: Sendable {
         self.tags = tags
         self.maxPacketsPerPage = maxPacketsPerPage
         self.maxSamplesPerPage = maxSamplesPerPage
-        granulePosition = Int64(head.preSkip)
+        granulePosition = 0
         ogg = OggStreamWriter(serial: serial)
         // OpusHead must be alone on the first page: queue and flush it at once.
         try ogg.append(head.serialized(), granulePosition: 0)
@@ -94,7 +98,7 @@ public struct OggOpusWriter: Sendable {
     ///
     /// - Parameters:
     ///   - packet: one Opus packet (not validated beyond being non-empty).
-    ///   - samples: its duration in 48 kHz samples per channel (120...5760).
+    ///   - samples: its duration in 48 kHz samples per channel, 1...5760 (Opus packets are 120...5760).
     /// - Returns: page bytes now ready (possibly none).
     /// - Throws: `.invalidArgument` for an empty packet, a bad duration, or a write after `finish`.
     public mutating func write(packet: some Collection<UInt8>, samples: Int) throws(OggOpusError) -> [UInt8] {
@@ -152,7 +156,12 @@ public struct OggOpusWriter: Sendable {
 
     /// Ends the stream: the last packet goes out on a final page with the end-of-stream flag.
     /// With no audio written, the tags page is the end-of-stream page. Later calls return nothing.
-    public mutating func finish() -> [UInt8] {
+    ///
+    /// - Parameter trimming: samples at the end of the last packet that are padding, not audio
+    ///   (RFC 7845 §4.4 end trimming): the final granule position is lowered by this much.
+    ///   Clamped to the last packet's duration, and so that the final granule stays at or above
+    ///   the pre-skip.
+    public mutating func finish(trimming: Int = 0) -> [UInt8] {
         guard !isFinished else { return [] }
         isFinished = true
         var output = pending
@@ -165,7 +174,10 @@ public struct OggOpusWriter: Sendable {
             output += ogg.flush()
         }
         if let held {
-            try? ogg.append(held.data, granulePosition: held.granule, endOfStream: true)
+            let floor = max(held.granule - Int64(held.samples), Int64(head.preSkip))
+            let granule = max(held.granule - Int64(max(0, trimming)), min(floor, held.granule))
+            try? ogg.append(held.data, granulePosition: granule, endOfStream: true)
+            granulePosition = granule
             self.held = nil
         }
         output += ogg.flush()

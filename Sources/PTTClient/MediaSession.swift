@@ -61,7 +61,12 @@ public final class MediaSession: Sendable {
         var generator = SystemRandomNumberGenerator()
         let session = MediaSession(parameters: parameters, received: stream, channel: channel,
                                    sender: Sender(sequence: UInt16.random(in: 0...UInt16.max, using: &generator), srtp: outbound, rtcpSRTP: outbound))
+        // A few keep-alives at first: the relay may not know this membership yet when the very first one
+        // arrives (it learns of a join a moment after the control plane answers), and UDP may lose one.
         session.sendKeepAlive()
+        for delay in [50, 200, 500, 1_000] {
+            channel.eventLoop.scheduleTask(in: .milliseconds(Int64(delay))) { [weak session] in session?.sendKeepAlive() }
+        }
         let interval = TimeAmount.nanoseconds(keepAliveInterval.nanosecondsClamped)
         session.keepAlive.withLockedValue {
             $0 = channel.eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { [weak session] _ in session?.sendKeepAlive() }

@@ -9,7 +9,7 @@ struct PTT: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ptt",
         abstract: "Push-To-Talk client: join channels, watch events, take the floor.",
-        subcommands: [Monitor.self, Floor.self, LeaveCommand.self])
+        subcommands: [Monitor.self, Talk.self, Listen.self, Floor.self, LeaveCommand.self, Encode.self])
 }
 
 /// Who to connect to and as whom.
@@ -36,6 +36,11 @@ struct ConnectionOptions: ParsableArguments {
     var knownHosts: String?
 
     func connect() async throws -> ControlClient {
+        try await connectWithEndpoint().0
+    }
+
+    /// Connects and also returns the endpoint used (its host is where the audio relay is).
+    func connectWithEndpoint() async throws -> (ControlClient, ServerEndpoint) {
         let env = ProcessInfo.processInfo.environment
         var useTLS = !noTLS
         var endpointText = server ?? env["PTT_SERVER"]
@@ -59,7 +64,7 @@ struct ConnectionOptions: ParsableArguments {
             if client.pinnedCertificate, let fingerprint = client.serverFingerprint {
                 stderr("ptt: pinned the certificate of \(endpoint) (SHA-256 \(fingerprint)) in \(knownHosts.path)")
             }
-            return client
+            return (client, endpoint)
         } catch let error as ControlClientError {
             stderr("ptt: \(error)")
             throw ExitCode(1)

@@ -46,8 +46,8 @@ struct OggOpusRoundTripTests {
         #expect(reader.reachedEndOfStream)
         #expect(reader.skippedBytes == 0 && reader.holes == 0)
 
-        // Granule positions: pre-skip plus every sample through the packet ending the page.
-        var total = Int64(312)
+        // Granule positions: every sample (pre-skip included) through the packet ending the page.
+        var total = Int64(0)
         var sinceGranule = 0
         for (index, packet) in read.enumerated() {
             total += Int64(packets[index].samples)
@@ -190,7 +190,24 @@ struct OggOpusRoundTripTests {
         #expect(try reader.nextPacket() == nil)
         reader.feed(writer.finish())
         let last = try #require(try reader.nextPacket())
-        #expect(last.data == [0xFC, 2] && last.isEndOfStream && last.granulePosition == 312 + 1_920)
+        #expect(last.data == [0xFC, 2] && last.isEndOfStream && last.granulePosition == 1_920)
+    }
+
+    @Test("finish(trimming:) lowers the final granule, within the last packet and not below pre-skip")
+    func endTrimming() throws {
+        func finalGranule(packets: Int, trimming: Int, preSkip: Int = 312) throws -> Int64? {
+            var writer = try OggOpusWriter(channels: 1, preSkip: preSkip)
+            var bytes: [UInt8] = []
+            for _ in 0..<packets { bytes += try writer.write(packet: [0xFC, 0], samples: 960) }
+            bytes += writer.finish(trimming: trimming)
+            #expect(writer.granulePosition == (try OggOpusReader.read(bytes).packets.last?.granulePosition ?? 0))
+            return try OggOpusReader.read(bytes).packets.last?.granulePosition
+        }
+        #expect(try finalGranule(packets: 3, trimming: 0) == 2_880)
+        #expect(try finalGranule(packets: 3, trimming: 500) == 2_380)
+        #expect(try finalGranule(packets: 3, trimming: 5_000) == 1_920)  // at most the last packet
+        #expect(try finalGranule(packets: 1, trimming: 900) == 312)  // not below pre-skip
+        #expect(try finalGranule(packets: 3, trimming: -7) == 2_880)
     }
 
     @Test("The writer refuses bad arguments")
@@ -206,7 +223,7 @@ struct OggOpusRoundTripTests {
             try writer.write(packet: [0xFF])
         }
         #expect(try writer.write(packet: [0xFC, 0]).isEmpty == false)  // header pages come out
-        #expect(writer.granulePosition == 312 + 960)
+        #expect(writer.granulePosition == 960)
         _ = writer.finish()
         #expect(throws: OggOpusError.invalidArgument("packet written after finish()")) {
             try writer.write(packet: [0xFC], samples: 960)

@@ -112,11 +112,19 @@ struct SRTPSessionTests {
     @Test func packetOlderThanTheReplayWindowIsRejected() throws {
         let key = Self.key(6)
         let sender = try SRTPSession(direction: .outbound, key: key, ssrc: .specific(0x1234_5678))
-        let receiver = try SRTPSession(direction: .inbound, key: key, ssrc: .specific(0x1234_5678), replayWindowSize: 64)
-        #expect(receiver.replayWindowSize == 64)
-        let old = try sender.protect(Self.packet(seq: 1))
-        for seq in UInt16(2)...200 { _ = try receiver.unprotect(sender.protect(Self.packet(seq: seq))) }
-        #expect(throws: SRTPError.replayFail) { try receiver.unprotect(old) }
+        let narrow = try SRTPSession(direction: .inbound, key: key, ssrc: .specific(0x1234_5678), replayWindowSize: 64)
+        let wide = try SRTPSession(direction: .inbound, key: key, ssrc: .specific(0x1234_5678))
+        #expect(narrow.replayWindowSize == 64)
+        #expect(wide.replayWindowSize == 128)
+        let late = try sender.protect(Self.packet(seq: 1))
+        for seq in UInt16(2)...100 {
+            let packet = try sender.protect(Self.packet(seq: seq))
+            _ = try narrow.unprotect(packet)
+            _ = try wide.unprotect(packet)
+        }
+        // 99 packets late: outside a 64-packet window, inside a 128-packet one.
+        #expect(throws: SRTPError.replayFail) { try narrow.unprotect(late) }
+        #expect(try wide.unprotect(late) == Self.packet(seq: 1))
     }
 
     @Test func senderRefusesToProtectTheSameSequenceNumberTwice() throws {

@@ -1,0 +1,81 @@
+import ArgumentParser
+import Foundation
+import NIOConcurrencyHelpers
+import PTTClient
+import PTTProtocol
+
+/// A joined member with its media session: what `ptt talk` and `ptt listen` work with.
+final class MemberConnection: Sendable {
+    let client: ControlClient
+    let joined: Joined
+    let media: MediaSession
+    let channel: String
+    private let revoked = NIOLockedValueBox<String?>(nil)
+    private let events: NIOLockedValueBox<[ControlMessage]> = NIOLockedValueBox([])
+
+    private init(client: ControlClient, joined: Joined, media: MediaSession, channel: String) {
+        self.client = client; self.joined = joined; self.media = media; self.channel = channel
+    }
+
+    static func open(_ options: ConnectionOptions, channel: String, receiveOnly: Bool = false) async throws -> MemberConnection {
+        let (client, endpoint) = try await options.connectWithEndpoint()
+        do {
+            let reply = try await client.request(.join(Join(channel: channel, receiveOnly: receiveOnly)))
+            guard case .joined(let joined) = reply else { throw ControlClientError.unexpectedReply(reply.type) }
+            let media = try await MediaSession.open(host: endpoint.host, parameters: joined.media)
+            let member = MemberConnection(client: client, joined: joined, media: media, channel: channel)
+            member.watch()
+            return member
+        } catch {
+            stderr("ptt: \(error)")
+            await client.close()
+            throw ExitCode(1)
+        }
+    }
+
+    /// Records floor events in the background.
+    private func watch() {
+        let stream = client.messages
+        Task { [revoked, events] in
+            for await message in stream {
+                if case .floorRevoked(let r) = message { revoked.withLockedValue { $0 = r.cause } }
+                events.withLockedValue { $0.append(message) }
+            }
+        }
+    }
+
+    func revokedCause() -> String? { revoked.withLockedValue { $0 } }
+
+    /// Asks for the floor; waits in the queue if queued; exits 2 if denied.
+    func takeFloor(waitingAtMost seconds: Double) async throws {
+        let answer = try await client.request(.floorRequest(FloorCommand(channel: channel)))
+        switch answer {
+        case .floorGranted: return
+        case .floorDenied(let denied):
+            stderr("ptt: floor denied: \(denied.cause)")
+            throw ExitCode(2)
+        case .floorQueued(let queued):
+            stderr("ptt: queued for the floor at position \(queued.position)")
+        default:
+            throw ControlClientError.unexpectedReply(answer.type)
+        }
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        while ContinuousClock.now < deadline {
+            let granted = events.withLockedValue { events -> Bool in
+                defer { events.removeAll() }
+                return events.contains { if case .floorGranted = $0 { true } else { false } }
+            }
+            if granted { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        client.send(.floorRelease(FloorCommand(channel: channel)))
+        stderr("ptt: gave up waiting for the floor after \(seconds) s")
+        throw ExitCode(3)
+    }
+
+    func close(leave: Bool) async {
+        if leave { _ = try? await client.request(.leave(Leave(channel: channel)), timeout: .seconds(3)) }
+        await media.close()
+        await client.close()
+    }
+}

@@ -17,6 +17,17 @@ enum Executables {
     }
 }
 
+/// Programs from the system (ffmpeg, tshark, opus-tools) the interop tests use as peers.
+enum Tools {
+    /// The absolute path of `name` on PATH, or nil.
+    static func path(_ name: String) -> String? {
+        let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") + ["/usr/bin", "/usr/sbin"]
+        return directories.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    static func have(_ names: String...) -> Bool { names.allSatisfy { path($0) != nil } }
+}
+
 /// A child process whose standard output is read line by line.
 final class Subprocess: @unchecked Sendable {
     // @unchecked: `lines` and `finished` are guarded by `lock`.
@@ -29,7 +40,7 @@ final class Subprocess: @unchecked Sendable {
     private var errorText = Data()
 
     init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
-        process.executableURL = URL(fileURLWithPath: try Executables.path(executable))
+        process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : try Executables.path(executable))
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = output
@@ -83,6 +94,16 @@ final class Subprocess: @unchecked Sendable {
     }
 
     func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+
+    /// Waits until standard error contains `text` (tools such as tshark say there when they are ready).
+    func waitForStandardError(containing text: String, timeout: Duration = .seconds(20)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !standardError.contains(text) {
+            guard ContinuousClock.now < deadline else { throw TestFailure("timed out waiting for '\(text)' on stderr: \(standardError)") }
+            guard process.isRunning else { throw TestFailure("process exited before saying '\(text)': \(standardError)") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
 
     /// Runs a command to completion and returns its standard output; throws if it fails.
     static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:], timeout: Duration = .seconds(30)) async throws -> String {

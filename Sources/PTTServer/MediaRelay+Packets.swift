@@ -37,9 +37,14 @@ extension MediaRelay {
     /// Handles one datagram: authenticate, learn the address, check the floor, forward.
     func receive(_ envelope: AddressedEnvelope<ByteBuffer>, into pending: inout PendingWrites, allocator: ByteBufferAllocator) {
         metrics.mediaReceived.increment()
-        var data = envelope.data
         let now = NIODeadline.now()
-        data.withUnsafeMutableReadableBytes { bytes in
+        // Work on a copy in the relay's scratch space: decrypting in place in the received buffer would copy
+        // it (it shares storage with the rest of the read batch), which allocates.
+        let count = envelope.data.readableBytes
+        guard count <= scratch.count else { return drop(.malformed) }
+        envelope.data.withUnsafeReadableBytes { scratch.copyMemory(from: $0) }
+        do {
+            let bytes = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<count])
             guard bytes.count >= 8 else { return drop(.malformed) }
             let isRTCP = RTPHeader.isRTCP(UnsafeRawBufferPointer(bytes))
             guard isRTCP || bytes.count >= 12 else { return drop(.malformed) }
@@ -67,10 +72,10 @@ extension MediaRelay {
             guard (try? OpusPacket.validate(UnsafeRawBufferPointer(rebasing: packet[payload]))) != nil else { return drop(.opus) }
             reportHeard(member, talking: true, now: now)
 
-            guard let state = channels[member.channel] else { return drop(.unknownSSRC) }
-            if state.holderSSRC == ssrc {
+            guard let holder = channels[member.channel].map({ $0.holderSSRC }) else { return drop(.unknownSSRC) }
+            if holder == ssrc {
                 forward(packet, length: length, from: member, now: now, into: &pending, allocator: allocator)
-            } else if state.holderSSRC == nil {
+            } else if holder == nil {
                 holdForImplicitRequest(packet, from: member, now: now)
             } else {
                 member.droppedNotHolder += 1
@@ -107,24 +112,23 @@ extension MediaRelay {
     /// the marker on a burst's first packet, protected with the listener's key.
     func forward(_ packet: UnsafeMutableRawBufferPointer, length: Int, from speaker: RelayMember, now: NIODeadline,
                  into pending: inout PendingWrites, allocator: ByteBufferAllocator) {
-        guard let header = try? RTPHeader.parse(UnsafeRawBufferPointer(packet)),
-              var state = channels[speaker.channel] else { return }
+        guard let header = try? RTPHeader.parse(UnsafeRawBufferPointer(packet)), channels[speaker.channel] != nil else { return }
         let payloadRange = header.payloadRange(packetLength: length)
         let payload = UnsafeRawBufferPointer(rebasing: packet[payloadRange])
-        let (timestamp, startsBurst) = state.mapTimestamp(header.timestamp, from: speaker.config.ssrc, now: now)
+        let (timestamp, startsBurst) = channels[speaker.channel]!.mapTimestamp(header.timestamp, from: speaker.config.ssrc, now: now)
         let marker = startsBurst || header.marker
         let outLength = 16 + payload.count
-        let listeners = state.config.members.count - 1
+        let members = channels[speaker.channel]!.members
         if pending.buffer == nil {
-            pending.buffer = allocator.buffer(capacity: max(listeners, 1) * (outLength + MemberCrypto.maxTrailer) + 64)
+            pending.buffer = allocator.buffer(capacity: max(members.count, 2) * (outLength + 32) + MemberCrypto.maxTrailer)
         }
-        for config in state.config.members where config.id != speaker.config.id {
-            guard let listener = membersByID[config.id], let address = listener.address else { continue }
+        var forwarded = 0
+        for listener in members where listener !== speaker {
+            guard let address = listener.address else { continue }
             if let heard = listener.lastHeard, now - heard > silenceTimeout { continue }
-            guard var stream = state.streams[config.id] else { continue }
-            let sequence = stream.nextSequence
-            stream.nextSequence &+= 1
-            state.streams[config.id] = stream
+            let config = listener.config
+            let sequence = listener.nextSequence
+            listener.nextSequence &+= 1
             let offset = pending.buffer!.writerIndex
             let written = pending.buffer!.writeWithUnsafeMutableBytes(minimumWritableBytes: outLength + MemberCrypto.maxTrailer) { out in
                 guard let length = try? RTPHeader.writePacket(
@@ -134,8 +138,8 @@ extension MediaRelay {
             }
             guard written > 0 else { continue }
             pending.entries.append((offset, written, address))
-            metrics.mediaForwarded.increment()
+            forwarded += 1
         }
-        channels[speaker.channel] = state
+        metrics.mediaForwarded.increment(by: Int64(forwarded))
     }
 }

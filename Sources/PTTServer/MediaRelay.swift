@@ -28,6 +28,8 @@ final class MediaRelay: @unchecked Sendable {
     /// Packets that arrived on an idle floor while an implicit floor request is on its way, per channel.
     var waitingForFloor: [ChannelID: (ssrc: UInt32, since: NIODeadline, packets: [[UInt8]])] = [:]
     static let maxWaitingPackets = 25
+    /// Where each datagram is decrypted and checked (one at a time, on the event loop).
+    let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16)
     static let reportInterval = TimeAmount.milliseconds(250)
 
     init(eventLoop: EventLoop, secure: Bool, silenceTimeout: Duration, metrics: ServerMetrics, logger: Logger) {
@@ -37,6 +39,8 @@ final class MediaRelay: @unchecked Sendable {
         self.metrics = metrics
         self.logger = logger
     }
+
+    deinit { scratch.deallocate() }
 
     /// Binds the UDP socket. Reads up to 64 datagrams per system call.
     func bind(host: String, port: Int) async throws {
@@ -94,6 +98,7 @@ final class MediaRelay: @unchecked Sendable {
                 if let old = membersByID[member.id] {
                     fresh.address = old.address
                     fresh.lastHeard = old.lastHeard
+                    fresh.nextSequence = old.nextSequence
                 }
                 forget(member.id)
                 membersByID[member.id] = fresh
@@ -102,12 +107,9 @@ final class MediaRelay: @unchecked Sendable {
                 logger.error("cannot set up media protection for member", metadata: ["member": "\(member.id)", "error": "\(error)"])
             }
         }
-        if var state = channels[config.channel] {
-            state.apply(config)
-            channels[config.channel] = state
-        } else {
-            channels[config.channel] = RelayChannelState(config: config)
-        }
+        let members = config.members.compactMap { membersByID[$0.id] }
+        if channels[config.channel] == nil { channels[config.channel] = RelayChannelState(config: config) }
+        channels[config.channel]!.apply(config, members: members)
         releaseWaitingPackets(config.channel)
     }
 

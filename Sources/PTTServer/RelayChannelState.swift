@@ -1,45 +1,35 @@
 import NIOCore
 import PTTCore
 
-/// One listener's continuous outgoing stream: its own SSRC and sequence numbers across speakers.
-struct ListenerStream {
-    var nextSequence: UInt16
-    init(seed: UInt16) { nextSequence = seed }
-}
-
 /// The relay's state for one channel, on the relay's event loop.
 struct RelayChannelState {
     var config: RelayChannelConfig
     /// The holder's SSRC, for the per-packet check.
     var holderSSRC: UInt32?
-    /// Members of the channel by id, with their outgoing streams.
-    var streams: [MemberID: ListenerStream] = [:]
+    /// Every member, for the fan-out loop (no lookups per listener).
+    var members: [RelayMember] = []
     /// Timestamp mapping shared by every listener: out = in &+ offset during a burst.
     var timestampOffset: UInt32 = 0
-    /// The SSRC that sent the current burst, and whether its first packet went out (marker bit).
+    /// The SSRC that sent the current burst.
     var burstSSRC: UInt32?
     var lastOutTimestamp: UInt32 = 0
     var lastOutTime: NIODeadline?
 
     init(config: RelayChannelConfig) {
         self.config = config
-        apply(config)
     }
 
-    mutating func apply(_ config: RelayChannelConfig) {
+    mutating func apply(_ config: RelayChannelConfig, members: [RelayMember]) {
         self.config = config
+        self.members = members
         holderSSRC = config.holder.flatMap { holder in config.members.first { $0.id == holder }?.ssrc }
         if holderSSRC == nil { burstSSRC = nil }
-        var next: [MemberID: ListenerStream] = [:]
-        for member in config.members {
-            next[member.id] = streams[member.id] ?? ListenerStream(seed: UInt16(truncatingIfNeeded: member.listenSSRC >> 7))
-        }
-        streams = next
     }
 
     /// Maps an incoming timestamp into the channel's continuous timeline. Starts a new burst when the
     /// speaker changed or the floor was idle: the timeline then advances with wall-clock time since the last
-    /// packet sent, so receivers see real gaps. Returns the timestamp and whether it starts a burst.
+    /// packet sent (at least one 20 ms frame), so receivers see real gaps. Returns the timestamp and whether
+    /// it starts a burst.
     mutating func mapTimestamp(_ incoming: UInt32, from ssrc: UInt32, now: NIODeadline) -> (UInt32, startsBurst: Bool) {
         var starts = false
         if burstSSRC != ssrc {

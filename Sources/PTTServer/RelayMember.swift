@@ -12,10 +12,13 @@ final class RelayMember {
     var lastReported: NIODeadline?
     /// Packets from this member dropped because it did not hold the floor.
     var droppedNotHolder = 0
+    /// The next sequence number of this member's listening stream (continuous across speakers).
+    var nextSequence: UInt16
 
     init(config: RelayMemberConfig, channel: ChannelID, crypto: MemberCrypto) {
         self.config = config
         self.channel = channel
         self.crypto = crypto
+        self.nextSequence = UInt16(truncatingIfNeeded: config.listenSSRC >> 7)
     }
 }

@@ -3,16 +3,16 @@ import Foundation
 
 /// Generates user secrets and checks them against stored hashes.
 ///
-/// Secrets are 24 random bytes chosen by the server (192 bits), so a salted SHA-256 is enough: there is
+/// Secrets are 32 random letters and digits chosen by the server (190 bits), so a salted SHA-256 is enough: there is
 /// no low-entropy password to brute-force, and a slow KDF would only slow every login. Comparison is
 /// constant-time.
 public enum SecretHasher {
-    /// A new secret: 32 characters of base64url, no padding.
+    /// A new secret: 32 letters and digits (190 bits). Nothing else, so it never looks like a command-line
+    /// option (a leading `-`) and needs no quoting in a shell.
     public static func generateSecret() -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
         var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<24).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        return Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        return String((0..<32).map { _ in alphabet.randomElement(using: &generator)! })
     }
 
     /// A fresh 16-byte salt.

@@ -120,6 +120,9 @@ public struct ChannelDirectory: Sendable {
             existing.receiveOnly = user.receiveOnly || receiveOnly
             existing.priority = user.priority
             existing.pushToken = pushToken
+            // A fresh SRTP key with every join: the device starts a new media session with it, so no
+            // keystream or replay state from an earlier session is ever reused.
+            existing.mediaKey = Self.newMediaKey(using: &random)
             return (existing, false)
         }
         if memberships(user: userName, device: device).count >= Self.maxMembershipsPerDevice {
@@ -128,12 +131,30 @@ public struct ChannelDirectory: Sendable {
         var id = MemberID.random(using: &random)
         while memberships[id] != nil { id = MemberID.random(using: &random) }
         var ssrc: UInt32 = 0
-        while ssrc == 0 || ssrcs[ssrc] != nil { ssrc = random.next() }
-        let key = (0..<30).map { _ in UInt8.random(in: 0...255, using: &random) }
+        // Unique server-wide, and never equal to another member's listen SSRC (ssrc ^ mask) either way.
+        while ssrc == 0 || ssrcs[ssrc] != nil || ssrcs[ssrc ^ Membership.listenSSRCMask] != nil || ssrc == Membership.listenSSRCMask {
+            ssrc = random.next()
+        }
+        let key = Self.newMediaKey(using: &random)
         let membership = Membership(
             id: id, channel: channel, user: userName, device: device, displayName: name, priority: user.priority,
             receiveOnly: user.receiveOnly || receiveOnly, pushToken: pushToken, ssrc: ssrc, mediaKey: key, joinedAt: now)
         return (membership, true)
+    }
+
+    /// 30 random bytes of SRTP master key and salt.
+    public static func newMediaKey<R: RandomNumberGenerator>(using random: inout R) -> [UInt8] {
+        (0..<30).map { _ in UInt8.random(in: 0...255, using: &random) }
+    }
+
+    /// Plans new media keys for every membership: done at every server start, because the relay's SRTP
+    /// state (sequence numbers, replay windows) starts over, and must never start over under an old key.
+    public func planRotateMediaKeys<R: RandomNumberGenerator>(random: inout R) -> [DirectoryChange] {
+        memberships.values.sorted { $0.id < $1.id }.map { membership in
+            var rotated = membership
+            rotated.mediaKey = Self.newMediaKey(using: &random)
+            return .putMembership(rotated)
+        }
     }
 
     /// Plans a push token registration for an existing membership.

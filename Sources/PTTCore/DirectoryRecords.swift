@@ -41,11 +41,13 @@ public struct Membership: Sendable, Equatable {
     public var pushToken: [UInt8]?
     /// The SSRC the member sends with; unique within the channel.
     public var ssrc: UInt32
-    /// 30 bytes of SRTP master key and salt for this member's media, both directions.
+    /// 30 bytes of SRTP master key and salt for this member's media, both directions; new with every join
+    /// and every server start.
     public var mediaKey: [UInt8]
     /// The SSRC of the stream the relay sends to this member: derived from `ssrc`, never equal to it, so
     /// the two directions never share an SRTP keystream.
-    public var listenSSRC: UInt32 { ssrc ^ 0x5A5A_5A5A }
+    public var listenSSRC: UInt32 { ssrc ^ Self.listenSSRCMask }
+    public static let listenSSRCMask: UInt32 = 0x5A5A_5A5A
     public var joinedAt: Date
 
     public init(id: MemberID, channel: ChannelID, user: String, device: String, displayName: String, priority: Int,

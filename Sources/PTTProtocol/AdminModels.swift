@@ -46,16 +46,18 @@ public struct MemberStatus: Codable, Sendable, Equatable {
     public var pushToken: Bool
     /// Whether the audio relay has heard this member (audio or keep-alive) recently enough to reach it.
     public var audioReachable: Bool
+    /// Audio packets the relay dropped from this member because it did not hold the floor.
+    public var droppedNotHolder: Int
     /// Wall-clock time of the device's last sign of life (hello or heartbeat acknowledgement, on any of its
     /// connections), ISO 8601; nil if none since the server started.
     public var lastHeartbeat: String?
     public var joinedAt: String
     public var ssrc: UInt32
     public init(id: String, name: String, user: String, device: String, priority: Int, receiveOnly: Bool, connected: Bool,
-                connections: [String], pushToken: Bool, audioReachable: Bool = false, lastHeartbeat: String?, joinedAt: String, ssrc: UInt32) {
+                connections: [String], pushToken: Bool, audioReachable: Bool = false, droppedNotHolder: Int = 0, lastHeartbeat: String?, joinedAt: String, ssrc: UInt32) {
         self.id = id; self.name = name; self.user = user; self.device = device; self.priority = priority
         self.receiveOnly = receiveOnly; self.connected = connected; self.connections = connections
-        self.pushToken = pushToken; self.audioReachable = audioReachable; self.lastHeartbeat = lastHeartbeat; self.joinedAt = joinedAt; self.ssrc = ssrc
+        self.pushToken = pushToken; self.audioReachable = audioReachable; self.droppedNotHolder = droppedNotHolder; self.lastHeartbeat = lastHeartbeat; self.joinedAt = joinedAt; self.ssrc = ssrc
     }
 }
 

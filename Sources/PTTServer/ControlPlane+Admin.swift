@@ -33,6 +33,7 @@ extension ControlPlane {
         return MemberStatus(
             id: m.id.rawValue, name: m.displayName, user: m.user, device: m.device, priority: m.priority, receiveOnly: m.receiveOnly,
             connected: roles.contains(.app), connections: roles.map(\.rawValue), pushToken: m.pushToken != nil, audioReachable: audioReachable(m.id),
+            droppedNotHolder: mediaDroppedNotHolder[m.id] ?? 0,
             lastHeartbeat: lastHeartbeat[device].map(Self.iso8601),
             joinedAt: Self.iso8601(m.joinedAt), ssrc: m.ssrc)
     }

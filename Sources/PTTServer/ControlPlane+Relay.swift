@@ -53,9 +53,10 @@ extension ControlPlane {
     func relayReported(_ report: RelayReport) {
         eventLoop.preconditionInEventLoop()
         switch report {
-        case .heard(let member, let channel, let talking):
+        case .heard(let member, let channel, let talking, let dropped):
             guard let membership = directory.memberships[member], membership.channel == channel else { return }
             heardMedia[member] = clock.now()
+            mediaDroppedNotHolder[member] = dropped
             guard talking else { return }
             if floors[channel]?.holder == member {
                 floorEvent(channel) { floor, now in floor.mediaReceived(from: member, now: now) }

@@ -28,6 +28,8 @@ public final class ControlPlane: @unchecked Sendable {
     var lastHeartbeat: [DeviceKey: Date] = [:]
     /// When the relay last heard an authenticated packet from each member (media or keep-alive).
     var heardMedia: [MemberID: PTTInstant] = [:]
+    /// Packets the relay dropped from each member because it did not hold the floor (as last reported).
+    var mediaDroppedNotHolder: [MemberID: Int] = [:]
     /// The audio relay, once started; told of every change to members and floors.
     var relay: MediaRelay?
     var random = SystemRandomNumberGenerator()
@@ -58,6 +60,9 @@ public final class ControlPlane: @unchecked Sendable {
         self.logger = logger
         self.mediaPort = configuration.mediaPort
         self.directory = try store.load()
+        let rotation = directory.planRotateMediaKeys(random: &random)
+        try store.write(rotation)
+        directory.apply(rotation)
         updateGauges()
     }
 
@@ -174,7 +179,10 @@ public final class ControlPlane: @unchecked Sendable {
         }
         let touched = Self.channels(touchedBy: changes, in: directory)
         directory.apply(changes)
-        for case .removeMembership(let id) in changes { heardMedia[id] = nil }
+        for case .removeMembership(let id) in changes {
+            heardMedia[id] = nil
+            mediaDroppedNotHolder[id] = nil
+        }
         updateGauges()
         syncRelay(touched)
     }

@@ -70,15 +70,14 @@ extension MediaRelay {
             let payload = header.payloadRange(packetLength: length)
             guard header.payloadType == Self.opusPayloadType else { return drop(.payloadType) }
             guard (try? OpusPacket.validate(UnsafeRawBufferPointer(rebasing: packet[payload]))) != nil else { return drop(.opus) }
-            reportHeard(member, talking: true, now: now)
-
             guard let holder = channels[member.channel].map({ $0.holderSSRC }) else { return drop(.unknownSSRC) }
+            if holder != nil, holder != ssrc { member.droppedNotHolder += 1 }
+            reportHeard(member, talking: true, now: now)
             if holder == ssrc {
                 forward(packet, length: length, from: member, now: now, into: &pending, allocator: allocator)
-            } else if holder == nil {
+            } else if holder == nil, holdsForImplicitRequest {
                 holdForImplicitRequest(packet, from: member, now: now)
             } else {
-                member.droppedNotHolder += 1
                 drop(.notFloorHolder)
             }
         }
@@ -95,16 +94,22 @@ extension MediaRelay {
             waiting.packets.append(Array(packet))
             waitingForFloor[member.channel] = waiting
         } else {
+            if let replaced = waitingForFloor[member.channel] { metrics.mediaDropped(reason: "not-floor-holder", count: replaced.packets.count) }
             waitingForFloor[member.channel] = (member.config.ssrc, now, [Array(packet)])
         }
     }
 
-    /// Tells the control plane a member was heard, at most every ``reportInterval`` per member
-    /// (and at once when it starts talking on an idle floor).
+    /// Tells the control plane a member was heard, at most every ``reportInterval`` per member and kind
+    /// (a keep-alive never delays the report that it started talking).
     private func reportHeard(_ member: RelayMember, talking: Bool, now: NIODeadline) {
-        if let last = member.lastReported, now - last < Self.reportInterval { return }
-        member.lastReported = now
-        report?(.heard(member.config.id, channel: member.channel, talking: talking))
+        if talking {
+            if let last = member.lastTalkReported, now - last < Self.reportInterval { return }
+            member.lastTalkReported = now
+        } else {
+            if let last = member.lastReported, now - last < Self.reportInterval { return }
+            member.lastReported = now
+        }
+        report?(.heard(member.config.id, channel: member.channel, talking: talking, droppedNotHolder: member.droppedNotHolder))
     }
 
     /// Writes one copy of an authenticated, decrypted RTP packet for every other reachable member: the

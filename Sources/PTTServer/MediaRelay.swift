@@ -32,9 +32,13 @@ final class MediaRelay: @unchecked Sendable {
     let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16)
     static let reportInterval = TimeAmount.milliseconds(250)
 
-    init(eventLoop: EventLoop, secure: Bool, silenceTimeout: Duration, metrics: ServerMetrics, logger: Logger) {
+    /// Whether audio on an idle floor is held for an implicit floor request (`implicitFloorRequest`).
+    let holdsForImplicitRequest: Bool
+
+    init(eventLoop: EventLoop, secure: Bool, implicitFloorRequest: Bool, silenceTimeout: Duration, metrics: ServerMetrics, logger: Logger) {
         self.eventLoop = eventLoop
         self.secure = secure
+        self.holdsForImplicitRequest = implicitFloorRequest
         self.silenceTimeout = .nanoseconds(silenceTimeout.nanoseconds)
         self.metrics = metrics
         self.logger = logger
@@ -48,7 +52,7 @@ final class MediaRelay: @unchecked Sendable {
         let channel = try await DatagramBootstrap(group: eventLoop)
             .channelOption(.socketOption(.so_reuseaddr), value: 1)
             .channelOption(.datagramVectorReadMessageCount, value: 64)
-            .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 64 * 2048))
+            .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 64 * 4096))
             .channelOption(.socketOption(.so_rcvbuf), value: 4 << 20)
             .channelOption(.socketOption(.so_sndbuf), value: 4 << 20)
             .channelInitializer { channel in
@@ -117,7 +121,12 @@ final class MediaRelay: @unchecked Sendable {
     private func releaseWaitingPackets(_ channel: ChannelID) {
         guard let waiting = waitingForFloor[channel], let state = channels[channel], let holder = state.holderSSRC else { return }
         waitingForFloor[channel] = nil
-        guard holder == waiting.ssrc, let speaker = membersBySSRC[holder], let context = handlerContext else { return }
+        // Held audio is only worth sending to the member it was held for, and while it is recent.
+        guard holder == waiting.ssrc, NIODeadline.now() - waiting.since < .seconds(1),
+              let speaker = membersBySSRC[holder], let context = handlerContext else {
+            metrics.mediaDropped(reason: "not-floor-holder", count: waiting.packets.count)
+            return
+        }
         var pending = PendingWrites()
         for var packet in waiting.packets {
             packet.withUnsafeMutableBytes { bytes in

@@ -20,6 +20,7 @@ struct RelayMemberConfig: Sendable, Equatable {
 
 /// What the relay reports back to the control plane (rate-limited per member).
 enum RelayReport: Sendable {
-    /// An authenticated packet arrived from a member: media (`talking`) or a keep-alive.
-    case heard(MemberID, channel: ChannelID, talking: Bool)
+    /// An authenticated packet arrived from a member: media (`talking`) or a keep-alive; with the number of
+    /// its packets dropped so far because it did not hold the floor.
+    case heard(MemberID, channel: ChannelID, talking: Bool, droppedNotHolder: Int)
 }

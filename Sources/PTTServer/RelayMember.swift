@@ -10,6 +10,7 @@ final class RelayMember {
     var address: SocketAddress?
     var lastHeard: NIODeadline?
     var lastReported: NIODeadline?
+    var lastTalkReported: NIODeadline?
     /// Packets from this member dropped because it did not hold the floor.
     var droppedNotHolder = 0
     /// The next sequence number of this member's listening stream (continuous across speakers).

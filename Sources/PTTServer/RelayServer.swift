@@ -74,6 +74,7 @@ public final class RelayServer: Service, @unchecked Sendable {
         let plane = try ControlPlane(eventLoop: controlLoop, configuration: configuration, store: store, metrics: metrics,
                                      clock: clock, logger: logger)
         let relay = MediaRelay(eventLoop: relayLoop, secure: configuration.mediaSecurity == "srtp",
+                               implicitFloorRequest: configuration.implicitFloorRequest,
                                silenceTimeout: configuration.mediaSilenceTimeout, metrics: metrics, logger: logger)
         try await relay.bind(host: configuration.controlHost, port: configuration.mediaPort)
         relay.report = { report in plane.eventLoop.execute { plane.relayReported(report) } }

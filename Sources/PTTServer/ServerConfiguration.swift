@@ -87,6 +87,7 @@ extension ServerConfiguration: Codable {
         guard heartbeatInterval >= .milliseconds(10) else { throw .invalid("heartbeatIntervalMs must be at least 10") }
         guard heartbeatMissLimit >= 1 else { throw .invalid("heartbeatMissLimit must be at least 1") }
         guard ["srtp", "none"].contains(mediaSecurity) else { throw .invalid("mediaSecurity must be 'srtp' or 'none', got '\(mediaSecurity)'") }
+        guard mediaSilenceTimeout >= .seconds(1) else { throw .invalid("mediaSilenceTimeoutMs must be at least 1000") }
         guard maxConnections >= 1 else { throw .invalid("maxConnections must be at least 1") }
     }
 

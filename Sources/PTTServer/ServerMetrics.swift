@@ -72,7 +72,7 @@ public final class ServerMetrics: Sendable {
     public func floorRevoked(cause: String) { floorRevokes[cause]?.increment() }
     public func frameRejected(reason: String) { (framesRejected[reason] ?? framesRejected["other"])?.increment() }
     public func authFailed(reason: String) { authFailures[reason]?.increment() }
-    public func mediaDropped(reason: String) { mediaDrops[reason]?.increment() }
+    public func mediaDropped(reason: String, count: Int = 1) { mediaDrops[reason]?.increment(by: Int64(count)) }
 
     /// The Prometheus text exposition of every metric.
     public func exposition() -> [UInt8] { registry.emitToBuffer() }

@@ -113,7 +113,7 @@ public final class Store: Sendable {
                 INSERT INTO membership (id, channelId, userName, device, displayName, priority, receiveOnly, pushToken, ssrc, mediaKey, joinedAt)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(id) DO UPDATE SET displayName = excluded.displayName, priority = excluded.priority,
-                    receiveOnly = excluded.receiveOnly, pushToken = excluded.pushToken
+                    receiveOnly = excluded.receiveOnly, pushToken = excluded.pushToken, mediaKey = excluded.mediaKey
                 """, arguments: [m.id.rawValue, m.channel.description, m.user, m.device, m.displayName, m.priority, m.receiveOnly,
                                  m.pushToken.map { Data($0) }, Int64(m.ssrc), Data(m.mediaKey), m.joinedAt.timeIntervalSince1970])
         case .removeMembership(let id):

@@ -119,7 +119,7 @@ struct DirectoryPropertyTests {
                     let m = plan.membership
                     #expect(plan.isNew == (existing == nil), "\(context)")
                     if let existing {
-                        #expect(m.id == existing.id && m.ssrc == existing.ssrc && m.mediaKey == existing.mediaKey,
+                        #expect(m.id == existing.id && m.ssrc == existing.ssrc && m.mediaKey != existing.mediaKey,
                                 "\(context)")
                         #expect(m.joinedAt == existing.joinedAt, "\(context)")
                     } else {

@@ -18,7 +18,7 @@ func waitForUDPListener(port: Int, timeout: Duration = .seconds(10)) async throw
     let hex = ":" + String(format: "%04X", port)
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
-        let table = (try? String(contentsOfFile: "/proc/net/udp", encoding: .utf8)) ?? ""
+        let table = ["/proc/net/udp", "/proc/net/udp6"].compactMap { try? String(contentsOfFile: $0, encoding: .utf8) }.joined(separator: "\n")
         if table.split(separator: "\n").contains(where: { $0.split(separator: " ").dropFirst().first?.hasSuffix(hex) == true }) { return }
         try await Task.sleep(for: .milliseconds(20))
     }
@@ -106,7 +106,9 @@ struct InteropTests {
             "-hide_banner", "-loglevel", "error", "-protocol_whitelist", "file,udp,rtp", "-i", directory + "/bob.sdp",
             "-c", "copy", "-frames:a", "\(packets.count)", "-y", directory + "/recorded.ogg"])
         defer { ffmpeg.signal(SIGKILL) }
-        try await waitForUDPListener(port: listenPort)
+        do { try await waitForUDPListener(port: listenPort, timeout: .seconds(20)) } catch {
+            throw TestFailure("\(error); ffmpeg running: \(ffmpeg.process.isRunning), says: \(ffmpeg.standardError)")
+        }
 
         let talker = try Subprocess("ptt", ["talk", "--channel", "deck", "--file", Fixtures.path(fixture)]
                                     + commonArguments(server, user: "alice", secret: aliceSecret))

@@ -139,6 +139,19 @@ struct RelayTests {
         #expect(heard.allSatisfy { $0.speakerSSRC == alice.ssrc })
         let metrics = try await server.admin.getText("/metrics")
         #expect(metrics.contains(#"ptt_media_packets_dropped_total{reason="not-floor-holder"} 10"#))
+        // Counted per member too (reported by the relay at most every 250 ms: wait for the last report).
+        let deadline = ContinuousClock.now + .seconds(5)
+        var bobDropped = 0
+        while ContinuousClock.now < deadline {
+            try bob.media.send(opus: [0xFC, 0xFF, 0xFE], timestamp: 99_999)
+            let detail: ChannelDetail = try await server.admin.get("/api/channels/deck")
+            bobDropped = detail.members.first { $0.user == "bob" }?.droppedNotHolder ?? 0
+            if bobDropped >= 10 { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(bobDropped >= 10)
+        let aliceDropped: ChannelDetail = try await server.admin.get("/api/channels/deck")
+        #expect(aliceDropped.members.first { $0.user == "alice" }?.droppedNotHolder == 0)
     }
 
     @Test("media keeps the floor past T1; silence then ends it with end-of-media")

@@ -10,10 +10,8 @@ import Foundation
 ///
 /// Reads block the calling thread: use it from a thread or task that may block.
 public final class OggOpusFileReader {
-    private let handle: FileHandle
-    private let chunkSize: Int
+    private var input: ChunkedInput
     private var reader = OggOpusReader()
-    private var atEnd = false
 
     /// Opens a file for reading.
     ///
@@ -28,8 +26,7 @@ public final class OggOpusFileReader {
 
     /// Reads from an open handle, e.g. `FileHandle.standardInput`, from its current position.
     public init(handle: FileHandle, chunkSize: Int = 4_096) {
-        self.handle = handle
-        self.chunkSize = max(1, chunkSize)
+        self.input = ChunkedInput(handle: handle, chunkSize: chunkSize)
     }
 
     /// The identification header, once read (after `readHeaders` or the first `next`).
@@ -74,17 +71,9 @@ public final class OggOpusFileReader {
 
     /// Feeds the next chunk; `false` at end of input.
     private func readChunk() throws(OggOpusError) -> Bool {
-        if atEnd { return false }
         let data: Data?
-        do {
-            data = try handle.read(upToCount: chunkSize)
-        } catch {
-            throw .io("read failed: \(error.localizedDescription)")
-        }
-        guard let data, !data.isEmpty else {
-            atEnd = true
-            return false
-        }
+        do { data = try input.next() } catch { throw .io(error.reason) }
+        guard let data else { return false }
         reader.feed(data)
         return true
     }

@@ -11,10 +11,8 @@ import Foundation
 ///
 /// Reads block the calling thread.
 public final class WAVFileReader {
-    private let handle: FileHandle
-    private let chunkSize: Int
+    private var input: ChunkedInput
     private var reader = WAVReader()
-    private var atEnd = false
 
     /// Opens a file for reading.
     ///
@@ -29,8 +27,7 @@ public final class WAVFileReader {
 
     /// Reads from an open handle from its current position.
     public init(handle: FileHandle, chunkSize: Int = 16_384) {
-        self.handle = handle
-        self.chunkSize = max(1, chunkSize)
+        self.input = ChunkedInput(handle: handle, chunkSize: chunkSize)
     }
 
     /// The sample format, once the header has been read.
@@ -62,21 +59,13 @@ public final class WAVFileReader {
 
     /// Feeds the next chunk; `false` at end of input or once the data chunk is complete.
     private func readChunk() throws(WAVError) -> Bool {
-        if atEnd { return false }
         if reader.isComplete {
-            atEnd = true  // do not read (possibly forever, from a pipe) past the audio
+            input.finish()  // do not read (possibly forever, from a pipe) past the audio
             return false
         }
         let data: Data?
-        do {
-            data = try handle.read(upToCount: chunkSize)
-        } catch {
-            throw .io("read failed: \(error.localizedDescription)")
-        }
-        guard let data, !data.isEmpty else {
-            atEnd = true
-            return false
-        }
+        do { data = try input.next() } catch { throw .io(error.reason) }
+        guard let data else { return false }
         reader.feed(data)
         return true
     }

@@ -16,10 +16,9 @@ final class AudioInput {
         var dtx = false
     }
 
-    private let handle: FileHandle
+    private var input: ChunkedInput
     private let options: Options
     private var mode: Mode?
-    private var atEnd = false
     private var pending: [UInt8] = []
 
     private enum Mode {
@@ -32,24 +31,23 @@ final class AudioInput {
     private(set) var channels = 1
 
     init(path: String, options: Options) throws {
+        let handle: FileHandle
         if path == "-" {
             handle = .standardInput
         } else {
             guard let file = FileHandle(forReadingAtPath: path) else { throw ValidationText("cannot open \(path)") }
             handle = file
         }
+        input = ChunkedInput(handle: handle, chunkSize: 16_384)
         self.options = options
     }
 
-    private func readChunk() -> [UInt8]? {
-        guard !atEnd else { return nil }
-        let data = handle.readData(ofLength: 16_384)
-        if data.isEmpty { atEnd = true; return nil }
-        return Array(data)
+    private func readChunk() throws -> [UInt8]? {
+        do { return try input.next().map { Array($0) } } catch { throw ValidationText(error.reason) }
     }
 
     private func start() throws {
-        while pending.count < 4, let chunk = readChunk() { pending += chunk }
+        while pending.count < 4, let chunk = try readChunk() { pending += chunk }
         var format = options.format
         if format == .auto {
             if pending.starts(with: Array("OggS".utf8)) { format = .ogg }
@@ -61,7 +59,7 @@ final class AudioInput {
             var reader = OggOpusReader()
             reader.feed(pending)
             while try !reader.readHeaders() {
-                guard let chunk = readChunk() else { throw ValidationText("the Ogg stream ended before its OpusHead and OpusTags") }
+                guard let chunk = try readChunk() else { throw ValidationText("the Ogg stream ended before its OpusHead and OpusTags") }
                 reader.feed(chunk)
             }
             channels = reader.head?.channelCount ?? 1
@@ -71,7 +69,7 @@ final class AudioInput {
             reader.feed(pending)
             var format = try reader.readHeader()
             while format == nil {
-                guard let chunk = readChunk() else { throw ValidationText("the WAV input ended before its data chunk") }
+                guard let chunk = try readChunk() else { throw ValidationText("the WAV input ended before its data chunk") }
                 reader.feed(chunk)
                 format = try reader.readHeader()
             }
@@ -97,7 +95,7 @@ final class AudioInput {
                     guard let samples = packet.sampleCount else { throw ValidationText("an Ogg packet is not valid Opus") }
                     return (packet.data, samples)
                 }
-                if let chunk = readChunk() { reader.feed(chunk) } else {
+                if let chunk = try readChunk() { reader.feed(chunk) } else {
                     try reader.finishInput()
                     return try reader.nextPacket().map { ($0.data, $0.sampleCount ?? 0) }
                 }
@@ -107,14 +105,14 @@ final class AudioInput {
             while true {
                 if let packet = try encoder.nextPacket(final: false) { return packet }
                 if let samples = try reader.nextSamples(maxFrames: 4_096) { encoder.add(samples); continue }
-                if let chunk = readChunk() { reader.feed(chunk); continue }
+                if let chunk = try readChunk() { reader.feed(chunk); continue }
                 return try encoder.nextPacket(final: true)
             }
         case .raw(var encoder):
             defer { mode = .raw(encoder) }
             while true {
                 if let packet = try encoder.nextPacket(final: false) { return packet }
-                if let chunk = readChunk() { encoder.add(RawPCM.samples(chunk)); continue }
+                if let chunk = try readChunk() { encoder.add(RawPCM.samples(chunk)); continue }
                 return try encoder.nextPacket(final: true)
             }
         }

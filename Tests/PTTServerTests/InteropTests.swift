@@ -106,7 +106,7 @@ struct InteropTests {
             "-hide_banner", "-loglevel", "error", "-protocol_whitelist", "file,udp,rtp", "-i", directory + "/bob.sdp",
             "-c", "copy", "-frames:a", "\(packets.count)", "-y", directory + "/recorded.ogg"])
         defer { ffmpeg.signal(SIGKILL) }
-        do { try await waitForUDPListener(port: listenPort, timeout: .seconds(20)) } catch {
+        do { try await waitForUDPListener(port: listenPort, timeout: .seconds(30)) } catch {
             throw TestFailure("\(error); ffmpeg running: \(ffmpeg.process.isRunning), says: \(ffmpeg.standardError)")
         }
 

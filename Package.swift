@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "pttd", targets: ["pttd"]),
         .executable(name: "pttctl", targets: ["pttctl"]),
         .executable(name: "ptt", targets: ["ptt"]),
+        .executable(name: "pttbench", targets: ["pttbench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -112,6 +113,18 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
+        ),
+
+        .executableTarget(
+            name: "pttbench",
+            dependencies: [
+                "PTTClient", "PTTProtocol", "Media", "Opus",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            exclude: ["ReferenceRelay"]
         ),
 
         .target(name: "TestSupport", path: "Tests/TestSupport"),

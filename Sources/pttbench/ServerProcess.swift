@@ -1,0 +1,166 @@
+#if os(Linux)
+import Foundation
+import Glibc
+import PTTProtocol
+import Synchronization
+
+/// The pid of the `pttd` this run started, for the signal handler (0 when none).
+let serverPIDForSignals = Atomic<Int32>(0)
+
+/// `pttd` as a child process in a temporary data directory, optionally pinned to one core with `taskset`.
+final class ServerProcess: Sendable {
+    let dataDirectory: String
+    let process: Process
+    let pid: Int32
+    let runtime: RuntimeInfo
+    let adminToken: String
+    let logPath: String
+
+    private let spawner: SpawnerThread
+
+    private init(dataDirectory: String, process: Process, spawner: SpawnerThread, pid: Int32, runtime: RuntimeInfo,
+                 adminToken: String, logPath: String) {
+        self.dataDirectory = dataDirectory; self.process = process; self.spawner = spawner; self.pid = pid; self.runtime = runtime
+        self.adminToken = adminToken; self.logPath = logPath
+    }
+
+    struct Options {
+        var executable: String
+        var core: Int?
+        var security: String
+        var maxTalkTimeMs: Int
+        var maxConnections: Int
+        var logLevel: String
+    }
+
+    /// Makes the data directory, writes config.json, starts pttd and waits (at most 30 s) for runtime.json.
+    static func start(_ options: Options) async throws -> ServerProcess {
+        guard FileManager.default.isExecutableFile(atPath: options.executable) else {
+            throw BenchError("no pttd at \(options.executable) (build it, or pass --pttd PATH)")
+        }
+        var template = Array("/tmp/pttbench.XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw BenchError("mkdtemp: \(String(cString: strerror(errno)))") }
+        let directory = String(cString: made)
+        let config: [String: Any] = [
+            "floor": ["maxTalkTimeMs": options.maxTalkTimeMs],
+            "maxConnections": options.maxConnections,
+        ]
+        try JSONSerialization.data(withJSONObject: config).write(to: URL(fileURLWithPath: directory + "/config.json"))
+
+        let logPath = directory + "/pttd.log"
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        var arguments = [options.executable, "--data", directory, "--control-host", "127.0.0.1", "--control-port", "0",
+                         "--admin-port", "0", "--media-port", "0", "--no-tls", "--media-security", options.security,
+                         "--log-level", options.logLevel]
+        let process = Process()
+        if let core = options.core {
+            let taskset = ["/usr/bin/taskset", "/bin/taskset"].first { FileManager.default.isExecutableFile(atPath: $0) }
+            guard let taskset else { throw BenchError("taskset not found (util-linux); pass --no-pin") }
+            process.executableURL = URL(fileURLWithPath: taskset)
+            arguments = ["-c", "\(core)"] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: arguments.removeFirst())
+        }
+        // If pttbench dies (a crash, SIGKILL), the kernel kills pttd too: `setpriv --pdeathsig KILL`. The death
+        // signal fires when the *thread* that spawned the child ends, so the spawn happens on a thread of its
+        // own that lives until pttd has been stopped.
+        if let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) {
+            arguments = ["--pdeathsig", "KILL", process.executableURL!.path] + arguments
+            process.executableURL = URL(fileURLWithPath: setpriv)
+        }
+        process.arguments = arguments
+        process.standardOutput = log
+        process.standardError = log
+        process.standardInput = FileHandle.nullDevice
+        let spawner = SpawnerThread()
+        try spawner.spawn(process)
+        serverPIDForSignals.store(process.processIdentifier, ordering: .relaxed)
+
+        let runtimePath = directory + "/runtime.json"
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            if !process.isRunning {
+                spawner.finish()
+                throw BenchError("pttd exited with status \(process.terminationStatus) at start; its log:\n\(tail(of: logPath))")
+            }
+            if let data = FileManager.default.contents(atPath: runtimePath),
+               let runtime = try? JSONDecoder().decode(RuntimeInfo.self, from: data),
+               let token = try? String(contentsOfFile: directory + "/admin-token", encoding: .utf8) {
+                return ServerProcess(dataDirectory: directory, process: process, spawner: spawner, pid: runtime.pid, runtime: runtime,
+                                     adminToken: token.trimmingCharacters(in: .whitespacesAndNewlines), logPath: logPath)
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        process.terminate()
+        spawner.finish()
+        throw BenchError("pttd wrote no runtime.json within 30 s; its log:\n\(tail(of: logPath))")
+    }
+
+    var isRunning: Bool { process.isRunning }
+
+    /// SIGTERM, then SIGKILL after 5 s. Returns how it ended.
+    func stop() async -> String {
+        defer {
+            serverPIDForSignals.store(0, ordering: .relaxed)
+            spawner.finish()
+        }
+        guard process.isRunning else { return "had already exited (status \(process.terminationStatus))" }
+        kill(process.processIdentifier, SIGTERM)
+        let deadline = ContinuousClock.now + .seconds(5)
+        while process.isRunning, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return "killed (did not stop within 5 s of SIGTERM)"
+        }
+        return "stopped"
+    }
+
+    func removeDataDirectory() {
+        try? FileManager.default.removeItem(atPath: dataDirectory)
+    }
+
+    static func tail(of path: String, lines: Int = 30) -> String {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return "(no log)" }
+        return text.split(separator: "\n", omittingEmptySubsequences: false).suffix(lines).joined(separator: "\n")
+    }
+}
+
+/// A thread that starts a process and then stays alive until `finish()`, so that a parent-death signal set
+/// in the child fires only when pttbench itself is gone.
+final class SpawnerThread: @unchecked Sendable {
+    // @unchecked: the semaphores synchronise; `error` is written before `started` is signalled.
+    private let started = DispatchSemaphore(value: 0)
+    private let done = DispatchSemaphore(value: 0)
+    private var error: Error?
+
+    func spawn(_ process: Process) throws {
+        let thread = Thread { [self] in
+            do { try process.run() } catch { self.error = error }
+            started.signal()
+            _ = done.wait(timeout: .now() + .seconds(86_400))
+        }
+        thread.name = "pttbench-spawn"
+        thread.start()
+        started.wait()
+        if let error { throw error }
+    }
+
+    func finish() { done.signal() }
+}
+
+/// Ctrl-C or SIGTERM: kill pttd too, then exit.
+func installSignalHandlers() {
+    let handler: @convention(c) (Int32) -> Void = { signal in
+        let pid = serverPIDForSignals.load(ordering: .relaxed)
+        if pid > 0 { kill(pid, SIGKILL) }
+        _exit(128 + signal)
+    }
+    signal(SIGINT, handler)
+    signal(SIGTERM, handler)
+    signal(SIGPIPE, SIG_IGN)
+}
+#endif

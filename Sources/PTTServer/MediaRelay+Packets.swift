@@ -83,6 +83,9 @@ extension MediaRelay {
         }
     }
 
+    /// Copies written before the relay flushes, even inside a read batch (NIO sends up to 1024 per sendmmsg).
+    static let maxPendingWrites = 1024
+
     /// The RTP payload type the relay accepts and sends for Opus.
     static let opusPayloadType: UInt8 = 111
 
@@ -124,11 +127,15 @@ extension MediaRelay {
         let marker = startsBurst || header.marker
         let outLength = 16 + payload.count
         let members = channels[speaker.channel]!.members
-        if pending.buffer == nil {
-            pending.buffer = allocator.buffer(capacity: max(members.count, 2) * (outLength + 32) + MemberCrypto.maxTrailer)
-        }
+        let capacity = min(max(members.count, 2), Self.maxPendingWrites) * (outLength + 32) + MemberCrypto.maxTrailer
+        if pending.buffer == nil { pending.buffer = allocator.buffer(capacity: capacity) }
         var forwarded = 0
         for listener in members where listener !== speaker {
+            // Never let a read batch pile up unbounded work before its first send (1000 listeners × 256 datagrams).
+            if pending.entries.count >= Self.maxPendingWrites, let context = handlerContext {
+                pending.flush(context)
+                pending.buffer = allocator.buffer(capacity: capacity)
+            }
             guard let address = listener.address else { continue }
             if let heard = listener.lastHeard, now - heard > silenceTimeout { continue }
             let config = listener.config

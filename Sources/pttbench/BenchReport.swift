@@ -77,6 +77,8 @@ struct BenchReport: Codable {
     var backgroundServerCoreBusyPercent: Double?
     var backgroundBenchCoreBusyPercent: Double?
     var setupJoinSeconds = 0.0
+    /// pttd's CPU time from its start until every member had joined.
+    var serverCPUSecondsUntilJoined: Double?
     var setupReachSeconds = 0.0
     var verifiedPackets: Int
     var verifyFailures: Int
@@ -201,7 +203,7 @@ struct BenchReport: Codable {
             "  server memory    max RSS \(f(serverMaxRSSMB)) MB (VmHWM), RSS \(f(serverRSSBeforeRunMB)) MB before the run, "
                 + "\(f(serverRSSMB)) MB after; \(serverThreads.map(String.init) ?? "?") threads",
             "  bench            core \(f(benchCoreBusyPercent)) % busy, pttbench \(f(benchCPUPercent)) % of a core; "
-                + "setup: joins \(f(setupJoinSeconds)) s, all heard \(f(setupReachSeconds)) s",
+                + "setup: joins \(f(setupJoinSeconds)) s (pttd CPU \(f(serverCPUSecondsUntilJoined)) s), all heard \(f(setupReachSeconds)) s",
             "  background       cores \(f(backgroundServerCoreBusyPercent)) % / \(f(backgroundBenchCoreBusyPercent)) % busy in the second before the run "
                 + "(other processes; should be near 0)",
             "  checks           \(verifiedPackets) packets verified (\(verifyFailures) failed), per listener \(minPerListener)…\(maxPerListener), "

@@ -20,7 +20,8 @@ struct PTTBench: AsyncParsableCommand {
             pttbench starts its own pttd (pinned to --server-cpu with taskset) in a temporary data directory, pins \
             itself to --bench-cpu, joins N listeners and one talker to channel "bench" (one user, one device each), \
             waits until the relay has heard every listener, takes the floor and sends 20 ms Opus packets for \
-            --seconds. Latency is arrival at a listener minus the talker's send time, matched by RTP timestamp. \
+            --seconds. Latency is the kernel's receive timestamp at a listener minus the time of the talker's send() \
+            (matched by RTP timestamp). \
             Server CPU is pttd's utime+stime over the run; core busy is the whole core from /proc/stat (it also \
             counts softirq work the kernel does outside pttd's own time). pttd is stopped at the end.
             """)
@@ -220,6 +221,7 @@ struct PTTBench: AsyncParsableCommand {
             }
         }
         let joinSeconds = Self.seconds(ContinuousClock.now - setupStart)
+        let serverJoinCPU = ProcStats.processCPUSeconds(pid: server.pid)
         progress("\(listeners + 1) members joined in \(String(format: "%.1f", joinSeconds)) s")
         let joined = members.map { $0!.1 }
         let talkerClient = members[listeners]!.0
@@ -313,6 +315,7 @@ struct PTTBench: AsyncParsableCommand {
         report.backgroundBenchCoreBusyPercent = background.bench
         report.arrivalClock = userTimestamps ? "read by pttbench" : "kernel receive timestamp"
         report.setupJoinSeconds = joinSeconds
+        report.serverCPUSecondsUntilJoined = serverJoinCPU
         report.setupReachSeconds = reachSeconds
         report.serverMaxRSSMB = ProcStats.memoryKB(pid: server.pid, field: "VmHWM").map { Double($0) / 1024 }
         report.serverRSSMB = ProcStats.memoryKB(pid: server.pid, field: "VmRSS").map { Double($0) / 1024 }

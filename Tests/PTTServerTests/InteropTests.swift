@@ -13,6 +13,21 @@ func freeUDPPort() async throws -> Int {
     return port
 }
 
+/// A free even UDP port whose odd neighbour is free too (RTP receivers such as ffmpeg bind port + 1 for RTCP).
+func freeRTPPortPair() async throws -> Int {
+    let group = MultiThreadedEventLoopGroup.singleton
+    for _ in 0..<50 {
+        let port = 2 * Int.random(in: 10_000...30_000)
+        guard let rtp = try? await DatagramBootstrap(group: group).bind(host: "0.0.0.0", port: port).get() else { continue }
+        let rtcp = try? await DatagramBootstrap(group: group).bind(host: "0.0.0.0", port: port + 1).get()
+        try? await rtp.close()
+        guard let rtcp else { continue }
+        try? await rtcp.close()
+        return port
+    }
+    throw TestFailure("no free RTP port pair")
+}
+
 /// Waits (bounded) until something listens on UDP `port` on this machine (/proc/net/udp).
 func waitForUDPListener(port: Int, timeout: Duration = .seconds(10)) async throws {
     let hex = ":" + String(format: "%04X", port)
@@ -92,7 +107,7 @@ struct InteropTests {
         let aliceSecret = try await server.addUser("alice")
         let bobSecret = try await server.addUser("bob")
         let directory = TestServer.temporaryDirectory()
-        let listenPort = try await freeUDPPort()
+        let listenPort = try await freeRTPPortPair()
 
         let bridge = try Subprocess("ptt", ["sdp", "--channel", "deck", "--listen-port", "\(listenPort)", "--sdp-file", directory + "/bob.sdp",
                                             "--seconds", "40"] + commonArguments(server, user: "bob", secret: bobSecret))

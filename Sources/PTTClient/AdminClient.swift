@@ -51,6 +51,16 @@ public struct AdminClient: Sendable {
         String(decoding: try await send(.GET, path), as: UTF8.self)
     }
 
+    /// `GET /api/wakes`: the notifier's totals and the state of its transports.
+    public func wakes() async throws -> WakeTotals {
+        try await get("/api/wakes")
+    }
+
+    /// `POST /api/channels/NAME/announce`: stores an announcement for every member of a channel.
+    public func announce(channel: String, _ request: AnnounceRequest) async throws -> AnnounceResponse {
+        try await post("/api/channels/\(AdminClient.segment(channel))/announce", body: request)
+    }
+
     /// Percent-encodes one path segment (names may contain spaces or slashes).
     public static func segment(_ text: String) -> String {
         var allowed = CharacterSet.urlPathAllowed

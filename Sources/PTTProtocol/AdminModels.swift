@@ -53,11 +53,18 @@ public struct MemberStatus: Codable, Sendable, Equatable {
     public var lastHeartbeat: String?
     public var joinedAt: String
     public var ssrc: UInt32
+    /// How the notifier would wake this member now: `local-push` (a live push-provider connection), `apns`
+    /// (a push token and APNs credentials) or `none`.
+    public var wakeRoute: String
+    /// The last wake or leave push tried for this member since the server started.
+    public var lastWake: LastWakeStatus?
     public init(id: String, name: String, user: String, device: String, priority: Int, receiveOnly: Bool, connected: Bool,
-                connections: [String], pushToken: Bool, audioReachable: Bool = false, droppedNotHolder: Int = 0, lastHeartbeat: String?, joinedAt: String, ssrc: UInt32) {
+                connections: [String], pushToken: Bool, audioReachable: Bool = false, droppedNotHolder: Int = 0, lastHeartbeat: String?, joinedAt: String, ssrc: UInt32,
+                wakeRoute: String = "none", lastWake: LastWakeStatus? = nil) {
         self.id = id; self.name = name; self.user = user; self.device = device; self.priority = priority
         self.receiveOnly = receiveOnly; self.connected = connected; self.connections = connections
         self.pushToken = pushToken; self.audioReachable = audioReachable; self.droppedNotHolder = droppedNotHolder; self.lastHeartbeat = lastHeartbeat; self.joinedAt = joinedAt; self.ssrc = ssrc
+        self.wakeRoute = wakeRoute; self.lastWake = lastWake
     }
 }
 

@@ -27,6 +27,8 @@ public enum ControlMessage: Sendable, Equatable {
     case floorIdle(FloorChannelEvent)
     case floorRevoked(FloorRevoked)
     case floorRevokePending(FloorRevokePending)
+    case push(PushFrame)
+    case pushAck(PushAck)
 
     /// The `type` string on the wire.
     public var type: String {
@@ -55,6 +57,8 @@ public enum ControlMessage: Sendable, Equatable {
         case .floorIdle: "floor-idle"
         case .floorRevoked: "floor-revoked"
         case .floorRevokePending: "floor-revoke-pending"
+        case .push: "push"
+        case .pushAck: "push-ack"
         }
     }
 }
@@ -89,6 +93,8 @@ extension ControlMessage: Codable {
         case "floor-idle": self = .floorIdle(try FloorChannelEvent(from: decoder))
         case "floor-revoked": self = .floorRevoked(try FloorRevoked(from: decoder))
         case "floor-revoke-pending": self = .floorRevokePending(try FloorRevokePending(from: decoder))
+        case "push": self = .push(try PushFrame(from: decoder))
+        case "push-ack": self = .pushAck(try PushAck(from: decoder))
         default:
             throw DecodingError.dataCorrupted(.init(codingPath: [TypeKey.type], debugDescription: "unknown message type '\(type)'"))
         }
@@ -122,6 +128,8 @@ extension ControlMessage: Codable {
         case .floorIdle(let m): try m.encode(to: encoder)
         case .floorRevoked(let m): try m.encode(to: encoder)
         case .floorRevokePending(let m): try m.encode(to: encoder)
+        case .push(let m): try m.encode(to: encoder)
+        case .pushAck(let m): try m.encode(to: encoder)
         }
     }
 }

@@ -58,6 +58,10 @@ struct AdminRouter {
             case (.POST, 4, "api", "channels") where segments[3] == "revoke":
                 try plane.revokeFloor(segments[2])
                 return AdminResponse(status: .noContent)
+            case (.POST, 4, "api", "channels") where segments[3] == "announce":
+                return .json(try plane.announce(segments[2], decode(AnnounceRequest.self, body)), status: .created)
+            case (.GET, 2, "api", "wakes"):
+                return .json(plane.wakeTotals())
             case (.DELETE, 5, "api", "channels") where segments[3] == "members":
                 try plane.kick(channel: segments[2], member: segments[4])
                 return AdminResponse(status: .noContent)

@@ -35,7 +35,7 @@ extension ControlPlane {
             connected: roles.contains(.app), connections: roles.map(\.rawValue), pushToken: m.pushToken != nil, audioReachable: audioReachable(m.id),
             droppedNotHolder: mediaDroppedNotHolder[m.id] ?? 0,
             lastHeartbeat: lastHeartbeat[device].map(Self.iso8601),
-            joinedAt: Self.iso8601(m.joinedAt), ssrc: m.ssrc)
+            joinedAt: Self.iso8601(m.joinedAt), ssrc: m.ssrc, wakeRoute: wakeRoute(m).rawValue, lastWake: lastWakeStatus(m.id))
     }
 
     func channelDetail(_ reference: String) throws(AdminError) -> ChannelDetail {
@@ -73,6 +73,8 @@ extension ControlPlane {
         try adminCommit([.removeChannel(channel.id)])
         floorTimers.removeValue(forKey: channel.id)?.cancel()
         floors[channel.id] = nil
+        burstEnded(in: channel.id)
+        for member in members { sendLeave(to: member, reason: "channel-deleted") }
         let left = ControlMessage.left(Left(channel: channelInfo(channel), reason: "channel-deleted"))
         for member in members { for session in allSessions(of: member) { session.send(left) } }
         logger.info("channel deleted", metadata: ["channel": "\(channel.name)", "members": "\(members.count)"])

@@ -104,8 +104,10 @@ extension ControlPlane {
             case .taken(let member):
                 guard let holder = directory.memberships[member] else { continue }
                 broadcast(.floorTaken(FloorTaken(channel: info, member: memberInfo(holder))), to: channelID)
+                burstStarted(in: channelID, speaker: member)
             case .idle:
                 broadcast(.floorIdle(FloorChannelEvent(channel: info)), to: channelID)
+                burstEnded(in: channelID)
             }
         }
     }

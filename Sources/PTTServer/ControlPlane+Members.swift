@@ -124,6 +124,7 @@ extension ControlPlane {
     /// sessions and the other members.
     func endMembership(_ membership: Membership, in channel: Channel, reason: String, re: Int? = nil, requester: ControlSession? = nil) throws {
         try commit([.removeMembership(membership.id)])
+        if requester == nil { sendLeave(to: membership, reason: reason) }
         logger.info("membership ended", metadata: ["channel": "\(channel.name)", "member": "\(membership.id)", "reason": "\(reason)"])
         let left = ControlMessage.left(Left(re: re, channel: channelInfo(channel), reason: reason))
         var told = Set<UInt64>()

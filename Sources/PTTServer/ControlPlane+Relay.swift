@@ -32,6 +32,20 @@ extension ControlPlane {
     /// Every channel, at start.
     func syncRelayAll() { syncRelay(directory.channels.keys) }
 
+    /// Memberships that a set of directory changes removes, directly or with their channel or user.
+    static func memberships(removedBy changes: [DirectoryChange], in directory: ChannelDirectory) -> Set<MemberID> {
+        var removed = Set<MemberID>()
+        for change in changes {
+            switch change {
+            case .removeMembership(let id): removed.insert(id)
+            case .removeChannel(let id): removed.formUnion(directory.members(of: id).map(\.id))
+            case .removeUser(let name): removed.formUnion(directory.memberships.values.filter { $0.user == name }.map(\.id))
+            case .putChannel, .putMembership, .putUser: break
+            }
+        }
+        return removed
+    }
+
     /// Channels touched by a set of directory changes.
     static func channels(touchedBy changes: [DirectoryChange], in directory: ChannelDirectory) -> Set<ChannelID> {
         var touched = Set<ChannelID>()

@@ -16,6 +16,8 @@ public final class ControlPlane: @unchecked Sendable {
     let store: Store
     let metrics: ServerMetrics
     let clock: any PTTClock
+    /// Wall-clock time, for what must survive a restart (announcement expiry) and for push send times.
+    let wallClock: any WallClock
     var logger: Logger
     /// The relay's actual UDP port, announced in `joined`.
     var mediaPort: Int
@@ -32,6 +34,10 @@ public final class ControlPlane: @unchecked Sendable {
     var mediaDroppedNotHolder: [MemberID: Int] = [:]
     /// The audio relay, once started; told of every change to members and floors.
     var relay: MediaRelay?
+    /// The wake notifier's queues, stored announcements and accounts.
+    var notifier: NotifierState
+    /// The APNs transport, when credentials are configured.
+    var apns: APNsClient?
     var random = SystemRandomNumberGenerator()
 
     /// A device of a user.
@@ -51,15 +57,19 @@ public final class ControlPlane: @unchecked Sendable {
         var key: SessionKey?
     }
 
-    init(eventLoop: EventLoop, configuration: ServerConfiguration, store: Store, metrics: ServerMetrics, clock: any PTTClock, logger: Logger) throws {
+    init(eventLoop: EventLoop, configuration: ServerConfiguration, store: Store, metrics: ServerMetrics, clock: any PTTClock,
+         wallClock: any WallClock = SystemWallClock(), apns: APNsClient? = nil, logger: Logger) throws {
         self.eventLoop = eventLoop
         self.configuration = configuration
         self.store = store
         self.metrics = metrics
         self.clock = clock
+        self.wallClock = wallClock
+        self.apns = apns
         self.logger = logger
         self.mediaPort = configuration.mediaPort
         self.directory = try store.load()
+        self.notifier = NotifierState(configuration: configuration.wake, stored: try store.loadAnnouncements(), startedAt: wallClock.now())
         let rotation = directory.planRotateMediaKeys(random: &random)
         try store.write(rotation)
         directory.apply(rotation)
@@ -81,6 +91,7 @@ public final class ControlPlane: @unchecked Sendable {
     func sessionClosed(_ session: ControlSession) {
         eventLoop.preconditionInEventLoop()
         guard let record = sessions.removeValue(forKey: session.id) else { return }
+        notifierSessionClosed(session)
         if let key = record.key, sessionByKey[key] == session.id {
             sessionByKey[key] = nil
             logger.info("session ended", metadata: ["user": "\(key.device.user)", "device": "\(key.device.device)", "role": "\(key.role.rawValue)"])
@@ -127,6 +138,7 @@ public final class ControlPlane: @unchecked Sendable {
         case .pushToken(let token): handlePushToken(token, device: device, from: session)
         case .floorRequest(let command): handleFloorRequest(command, device: device, from: session)
         case .floorRelease(let command): handleFloorRelease(command, device: device, from: session)
+        case .pushAck(let ack): handlePushAck(ack, device: device)
         default:
             metrics.frameRejected(reason: "bad-request")
             session.send(.error(ErrorFrame(code: .badRequest, message: "'\(message.type)' is not a request a client can send")))
@@ -167,6 +179,7 @@ public final class ControlPlane: @unchecked Sendable {
             version: ProtocolVersion.current, server: "pttd", session: "\(session.id)",
             heartbeatIntervalMs: Int(configuration.heartbeatInterval.milliseconds), memberships: memberships)))
         session.authenticated()
+        deliverStoredAnnouncements(to: session, device: device, role: hello.role)
     }
 
     /// Writes changes to storage, then applies them. On a storage failure nothing changes and the error is logged.
@@ -178,10 +191,13 @@ public final class ControlPlane: @unchecked Sendable {
             throw error
         }
         let touched = Self.channels(touchedBy: changes, in: directory)
+        let removed = Self.memberships(removedBy: changes, in: directory)
         directory.apply(changes)
-        for case .removeMembership(let id) in changes {
+        for id in removed {
             heardMedia[id] = nil
             mediaDroppedNotHolder[id] = nil
+            _ = notifier.book.removeMember(id)  // storage removed them with the membership
+            notifier.ledger.forget(id)
         }
         updateGauges()
         syncRelay(touched)

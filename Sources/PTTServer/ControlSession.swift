@@ -22,6 +22,14 @@ public final class ControlSession: Sendable, Hashable, CustomStringConvertible {
         channel.writeAndFlush(message, promise: nil)
     }
 
+    /// Queues a frame and reports, from the connection's event loop, when it was written to the socket
+    /// (or why it could not be).
+    func send(_ message: ControlMessage, written: @escaping @Sendable (Result<Void, Error>) -> Void) {
+        let promise = channel.eventLoop.makePromise(of: Void.self)
+        promise.futureResult.whenComplete(written)
+        channel.writeAndFlush(message, promise: promise)
+    }
+
     /// Sends `error` (if any), then closes the connection once it is written.
     public func close(with error: ErrorFrame? = nil) {
         guard let error else {

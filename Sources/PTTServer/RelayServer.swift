@@ -22,6 +22,7 @@ public final class RelayServer: Service, @unchecked Sendable {
     public let metrics: ServerMetrics
     private let logger: Logger
     private let clock: any PTTClock
+    private let wallClock: any WallClock
     private let group: EventLoopGroup
     private let ownsGroup: Bool
     private var running: Running?
@@ -31,16 +32,18 @@ public final class RelayServer: Service, @unchecked Sendable {
         var control: ControlServer
         var admin: AdminServer
         var relay: MediaRelay
+        var apns: APNsClient?
         var info: RuntimeInfo
         var adminToken: String
     }
 
     public init(configuration: ServerConfiguration, dataDirectory: DataDirectory, logger: Logger,
-                clock: any PTTClock = UptimeClock(), group: EventLoopGroup? = nil) {
+                clock: any PTTClock = UptimeClock(), wallClock: any WallClock = SystemWallClock(), group: EventLoopGroup? = nil) {
         self.configuration = configuration
         self.dataDirectory = dataDirectory
         self.logger = logger
         self.clock = clock
+        self.wallClock = wallClock
         self.metrics = ServerMetrics()
         self.group = group ?? MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
         self.ownsGroup = group == nil
@@ -69,10 +72,27 @@ public final class RelayServer: Service, @unchecked Sendable {
             logger.warning("TLS is off: control connections are in clear text (--no-tls)")
         }
 
+        var apns: APNsClient?
+        if let settings = configuration.apns {
+            apns = try APNsClient(settings: settings, eventLoopGroup: group, logger: logger)
+            logger.notice("APNs configured", metadata: ["endpoint": "\(settings.baseURL)", "topic": "\(settings.topic)", "keyId": "\(settings.keyId)"])
+        } else {
+            logger.info("APNs not configured: wakes go over Local Push connections only")
+        }
+        do {
+            try await listen(store: store, adminToken: adminToken, tls: tls, fingerprint: fingerprint, apns: apns)
+        } catch {
+            await apns?.shutdown()
+            throw error
+        }
+    }
+
+    /// Builds the control plane and binds the relay, control and admin listeners.
+    private func listen(store: Store, adminToken: String, tls: NIOSSLContext?, fingerprint: String?, apns: APNsClient?) async throws {
         let controlLoop = group.next()
         let relayLoop = group.makeIterator().first { $0 !== controlLoop } ?? controlLoop
         let plane = try ControlPlane(eventLoop: controlLoop, configuration: configuration, store: store, metrics: metrics,
-                                     clock: clock, logger: logger)
+                                     clock: clock, wallClock: wallClock, apns: apns, logger: logger)
         let relay = MediaRelay(eventLoop: relayLoop, secure: configuration.mediaSecurity == "srtp",
                                implicitFloorRequest: configuration.implicitFloorRequest,
                                silenceTimeout: configuration.mediaSilenceTimeout, metrics: metrics, logger: logger)
@@ -82,6 +102,7 @@ public final class RelayServer: Service, @unchecked Sendable {
             plane.relay = relay
             plane.mediaPort = relay.port
             plane.syncRelayAll()
+            plane.armAnnouncementExpiry()
         }.get()
         let control = try await ControlServer.bind(host: configuration.controlHost, port: configuration.controlPort, group: group,
                                                    tls: tls, plane: plane, configuration: configuration, metrics: metrics, logger: logger)
@@ -101,7 +122,7 @@ public final class RelayServer: Service, @unchecked Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         try dataDirectory.writePrivate(try encoder.encode(info), to: dataDirectory.runtimeInfo)
-        running = Running(plane: plane, control: control, admin: admin, relay: relay, info: info, adminToken: adminToken)
+        running = Running(plane: plane, control: control, admin: admin, relay: relay, apns: apns, info: info, adminToken: adminToken)
         let directory = try await plane.eventLoop.submit { (plane.directory.channels.count, plane.directory.users.count, plane.directory.memberships.count) }.get()
         logger.notice("pttd listening", metadata: [
             "control": "\(configuration.controlHost):\(control.port)\(configuration.tls ? " (TLS)" : "")",
@@ -122,6 +143,7 @@ public final class RelayServer: Service, @unchecked Sendable {
                     record.session.close(with: ErrorFrame(code: .shuttingDown, message: "the server is shutting down"))
                 }
             }.get()
+            await running.apns?.shutdown()
             self.running = nil
             logger.notice("pttd stopped")
         }

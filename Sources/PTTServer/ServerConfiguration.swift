@@ -5,7 +5,8 @@ import PTTCore
 ///
 /// The config file is JSON with these keys, all optional (Docs/OPERATIONS in README):
 /// `controlHost`, `controlPort`, `mediaPort`, `adminHost`, `adminPort`, `tls`, `heartbeatIntervalMs`,
-/// `heartbeatMissLimit`, `createChannelsOnJoin`, `mediaSecurity`, `floor` (see ``FloorConfiguration``).
+/// `heartbeatMissLimit`, `createChannelsOnJoin`, `mediaSecurity`, `implicitFloorRequest`, `mediaSilenceTimeoutMs`,
+/// `maxConnections`, `floor` (see ``FloorConfiguration``), `wake` (see ``WakeConfiguration``) and `apns` (see ``APNsSettings``).
 public struct ServerConfiguration: Sendable, Equatable {
     /// Address the control listener binds (all interfaces by default: devices on the LAN connect here).
     public var controlHost = "0.0.0.0"
@@ -31,6 +32,10 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var floor = FloorConfiguration()
     /// Largest number of control connections at once; more are refused at accept.
     public var maxConnections = 10_000
+    /// The notifier's limits (wake deadline, queue and storage bounds).
+    public var wake = WakeConfiguration()
+    /// APNs credentials; without them wakes go over Local Push connections only.
+    public var apns: APNsSettings?
 
     public init() {}
 }
@@ -39,6 +44,7 @@ extension ServerConfiguration: Codable {
     enum CodingKeys: String, CodingKey {
         case controlHost, controlPort, mediaPort, adminHost, adminPort, tls, heartbeatIntervalMs, heartbeatMissLimit
         case createChannelsOnJoin, mediaSecurity, floor, maxConnections, implicitFloorRequest, mediaSilenceTimeoutMs
+        case wake, apns
     }
 
     public init(from decoder: Decoder) throws {
@@ -58,6 +64,8 @@ extension ServerConfiguration: Codable {
         config.maxConnections = try c.decodeIfPresent(Int.self, forKey: .maxConnections) ?? config.maxConnections
         config.implicitFloorRequest = try c.decodeIfPresent(Bool.self, forKey: .implicitFloorRequest) ?? config.implicitFloorRequest
         if let ms = try c.decodeIfPresent(Int.self, forKey: .mediaSilenceTimeoutMs) { config.mediaSilenceTimeout = .milliseconds(ms) }
+        config.wake = try c.decodeIfPresent(WakeConfiguration.self, forKey: .wake) ?? config.wake
+        config.apns = try c.decodeIfPresent(APNsSettings.self, forKey: .apns)
         self = config
     }
 
@@ -77,6 +85,8 @@ extension ServerConfiguration: Codable {
         try c.encode(maxConnections, forKey: .maxConnections)
         try c.encode(implicitFloorRequest, forKey: .implicitFloorRequest)
         try c.encode(Int(mediaSilenceTimeout.milliseconds), forKey: .mediaSilenceTimeoutMs)
+        try c.encode(wake, forKey: .wake)
+        try c.encodeIfPresent(apns, forKey: .apns)
     }
 
     /// Checks ranges; the message names the offending setting.
@@ -89,6 +99,7 @@ extension ServerConfiguration: Codable {
         guard ["srtp", "none"].contains(mediaSecurity) else { throw .invalid("mediaSecurity must be 'srtp' or 'none', got '\(mediaSecurity)'") }
         guard mediaSilenceTimeout >= .seconds(1) else { throw .invalid("mediaSilenceTimeoutMs must be at least 1000") }
         guard maxConnections >= 1 else { throw .invalid("maxConnections must be at least 1") }
+        try apns?.validate()
     }
 
     /// Reads a JSON config file; errors say which file and what is wrong in it.

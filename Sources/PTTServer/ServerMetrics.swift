@@ -74,6 +74,16 @@ public final class ServerMetrics: Sendable {
     public func authFailed(reason: String) { authFailures[reason]?.increment() }
     public func mediaDropped(reason: String, count: Int = 1) { mediaDrops[reason]?.increment(by: Int64(count)) }
 
+    /// Counts one push outcome (`ptt_pushes_total{kind, transport, outcome, reason}`). Reasons come from a
+    /// closed set or from APNs; anything else is counted as `other`, so the label set stays bounded.
+    public func push(kind: String, transport: String, outcome: String, reason: String) {
+        let bounded = reason.utf8.count <= 40 && reason.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == " ") }
+            ? reason : "other"
+        registry.makeCounter(name: "ptt_pushes_total",
+                             labels: [("kind", kind), ("transport", transport), ("outcome", outcome), ("reason", bounded)],
+                             help: "Pushes (wakes, leaves, announcements) by transport and outcome").increment()
+    }
+
     /// The Prometheus text exposition of every metric.
     public func exposition() -> [UInt8] { registry.emitToBuffer() }
 }

@@ -56,6 +56,20 @@ public final class Store: Sendable {
                 );
                 """)
         }
+        migrator.registerMigration("v2-announcements") { db in
+            try db.execute(sql: """
+                CREATE TABLE announcement (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    membershipId TEXT NOT NULL REFERENCES membership(id) ON DELETE CASCADE,
+                    channelId TEXT NOT NULL,
+                    collapseId TEXT,
+                    text TEXT NOT NULL,
+                    createdAt DOUBLE NOT NULL,
+                    expiresAt DOUBLE NOT NULL
+                );
+                CREATE INDEX announcement_membership ON announcement(membershipId);
+                """)
+        }
         return migrator
     }
 
@@ -81,6 +95,38 @@ public final class Store: Sendable {
                     mediaKey: Array(row["mediaKey"] as Data), joinedAt: Date(timeIntervalSince1970: row["joinedAt"]))
             }
             return ChannelDirectory(channels: channels, users: users, memberships: memberships)
+        }
+    }
+
+    /// Every stored announcement (their memberships exist: removing a membership removes them).
+    public func loadAnnouncements() throws -> [StoredAnnouncement] {
+        try queue.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM announcement").compactMap { row -> StoredAnnouncement? in
+                guard let channel = ChannelID(string: row["channelId"]) else { return nil }
+                return StoredAnnouncement(
+                    id: row["id"], member: MemberID(row["membershipId"]), channel: channel, collapseID: row["collapseId"],
+                    text: row["text"], createdAt: Date(timeIntervalSince1970: row["createdAt"]),
+                    expiresAt: Date(timeIntervalSince1970: row["expiresAt"]))
+            }
+        }
+    }
+
+    /// Writes announcement changes in one transaction; throws (and writes nothing) on failure.
+    public func write(_ changes: [AnnouncementChange]) throws {
+        guard !changes.isEmpty else { return }
+        try queue.write { db in
+            for change in changes {
+                switch change {
+                case .put(let a):
+                    try db.execute(sql: """
+                        INSERT OR REPLACE INTO announcement (id, membershipId, channelId, collapseId, text, createdAt, expiresAt)
+                        VALUES (?, ?, ?, ?, ?, ?, ?)
+                        """, arguments: [a.id, a.member.rawValue, a.channel.description, a.collapseID, a.text,
+                                         a.createdAt.timeIntervalSince1970, a.expiresAt.timeIntervalSince1970])
+                case .remove(let id):
+                    try db.execute(sql: "DELETE FROM announcement WHERE id = ?", arguments: [id])
+                }
+            }
         }
     }
 

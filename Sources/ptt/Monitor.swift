@@ -6,7 +6,14 @@ import PTTProtocol
 struct Monitor: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Join a channel and print every event as one JSON line until interrupted or --seconds pass.",
-        discussion: "The membership ends when the monitor stops, unless --stay is given.")
+        discussion: """
+            The membership ends when the monitor stops, unless --stay is given.
+
+            Each `push` frame is printed and acknowledged with `push-ack` right away (--no-ack leaves it \
+            unacknowledged: stored announcements are then delivered again on the next connection). With \
+            --role push-provider the monitor stands in for a suspended device's Local Push extension and prints \
+            one `push` line per wake.
+            """)
 
     @OptionGroup var connection: ConnectionOptions
     @Option(help: "Channel name or id.") var channel: String
@@ -15,6 +22,8 @@ struct Monitor: AsyncParsableCommand {
     @Flag(help: "Join receive-only.") var receiveOnly = false
     @Flag(help: "Keep the membership when the monitor stops.") var stay = false
     @Flag(help: "Also print heartbeats.") var heartbeats = false
+    @Flag(name: .customLong("no-ack"), help: "Do not acknowledge pushes (stored announcements are then delivered again on the next connection).")
+    var noAck = false
 
     func run() async throws {
         let client = try await connection.connect()
@@ -28,11 +37,13 @@ struct Monitor: AsyncParsableCommand {
         }
         printLine(joined)
         let showHeartbeats = heartbeats
+        let acknowledge = !noAck
         try await runUntilInterrupted(seconds: seconds) {
             for await message in client.messages {
                 if case .heartbeat = message, !showHeartbeats { continue }
                 if case .heartbeatAck = message, !showHeartbeats { continue }
                 printLine(message)
+                if case .push(let frame) = message, acknowledge { client.send(.pushAck(PushAck(id: frame.id))) }
             }
             if !Task.isCancelled { stderr("ptt: the server closed the connection") }
         }

@@ -33,11 +33,11 @@ struct ChannelCommand: AsyncParsableCommand {
             print("")
             if detail.members.isEmpty { return print("no members") }
             print(Table.render(
-                header: ["MEMBER", "NAME", "USER", "CONNECTED", "AUDIO", "PRIORITY", "RECV-ONLY", "TOKEN", "LAST HEARTBEAT"],
+                header: ["MEMBER", "NAME", "USER", "CONNECTED", "AUDIO", "PRIORITY", "RECV-ONLY", "TOKEN", "WAKE", "LAST WAKE", "LAST HEARTBEAT"],
                 rows: detail.members.map {
                     [$0.id, $0.name, $0.user, $0.connected ? "yes" : ($0.connections.isEmpty ? "no" : $0.connections.joined(separator: ",")),
                      $0.audioReachable ? "yes" : "no", "\($0.priority)", $0.receiveOnly ? "yes" : "no", $0.pushToken ? "yes" : "no",
-                     $0.lastHeartbeat ?? "-"]
+                     $0.wakeRoute, lastWakeCell($0.lastWake), $0.lastHeartbeat ?? "-"]
                 }))
         }
     }

@@ -10,7 +10,7 @@ struct PTTCtl: AsyncParsableCommand {
         commandName: "pttctl",
         abstract: "Inspect and manage channels and users of a running pttd.",
         discussion: "Finds the admin address and token in pttd's data directory (--data, or $PTTD_DATA, default ./.pttd), or takes --url and --token ($PTTCTL_URL, $PTTCTL_TOKEN).",
-        subcommands: [Channels.self, ChannelCommand.self, Kick.self, Revoke.self, UserCommand.self, Metrics.self])
+        subcommands: [Channels.self, ChannelCommand.self, Kick.self, Revoke.self, AnnounceCommand.self, UserCommand.self, WakesCommand.self, Metrics.self])
 }
 
 /// Where to find the admin API.

@@ -47,6 +47,10 @@ enum ProtocolSamples {
         .init(wireType: "floor-idle", message: .floorIdle(FloorChannelEvent(channel: plainChannel))),
         .init(wireType: "floor-revoked", message: .floorRevoked(FloorRevoked(channel: channel, cause: "preempted"))),
         .init(wireType: "floor-revoke-pending", message: .floorRevokePending(FloorRevokePending(channel: channel, by: bob, graceMs: 1_000))),
+        .init(wireType: "push", message: .push(PushFrame(
+            id: "3f1e9c1a-7a7b-4b7e-9d55-0c8a8b0e1f20", pushType: "pushtotalk", priority: 10, expiration: 0,
+            payload: PushPayload(channel: channelID, activeSpeaker: "Ann", burst: "9a0b1c2d3e4f5061", sentAt: 1_763_773_200_123)))),
+        .init(wireType: "push-ack", message: .pushAck(PushAck(id: "3f1e9c1a-7a7b-4b7e-9d55-0c8a8b0e1f20"))),
     ]
 
     /// The case of a message, by an exhaustive switch: adding a case to ControlMessage breaks this until a
@@ -77,9 +81,11 @@ enum ProtocolSamples {
         case .floorIdle: 21
         case .floorRevoked: 22
         case .floorRevokePending: 23
+        case .push: 24
+        case .pushAck: 25
         }
     }
-    static let caseCount = 24
+    static let caseCount = 26
 
     /// The body bytes of `json` written literally.
     static func body(_ json: String) -> Data { Data(json.utf8) }

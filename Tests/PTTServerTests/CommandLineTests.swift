@@ -71,6 +71,50 @@ struct CommandLineTests {
         #expect(daemon.standardError.contains("pttd stopped"))
     }
 
+    @Test("a push-provider monitor stands in for a suspended device: one wake line per talk burst, counted by pttctl wakes")
+    func wakeLine() async throws {
+        let data = TestServer.temporaryDirectory()
+        let home = TestServer.temporaryDirectory()
+        let (daemon, info) = try await startDaemon(data: data)
+        defer { daemon.signal(SIGKILL) }
+        let added = try await Subprocess.run("pttctl", ["user", "add", "jane", "--data", data])
+        let secret = try #require(added.split(separator: "\n").first { $0.hasPrefix("secret: ") }?.dropFirst("secret: ".count))
+        let env = ["PTT_HOME": home, "PTT_SERVER": "127.0.0.1:\(info.controlPort)", "PTT_USER": "jane", "PTT_SECRET": String(secret)]
+        let monitor = try Subprocess("ptt", ["monitor", "--channel", "deck", "--role", "push-provider", "--device", "phone-2", "--seconds", "120"],
+                                     environment: env)
+        defer { monitor.signal(SIGKILL) }
+        _ = try await monitor.waitForLine { $0.contains(#""type":"joined""#) }
+        let channel = try await Subprocess.run("pttctl", ["channel", "deck", "--data", data])
+        #expect(channel.contains("local-push"))
+
+        let talk = try Subprocess("ptt", ["talk", "--channel", "deck", "--file", Fixtures.path("burst-20ms-mono.opus")], environment: env)
+        let wake = try await monitor.waitForLine(timeout: .seconds(30)) { $0.contains(#""type":"push""#) }
+        #expect(wake.contains(#""activeSpeaker":"jane""#))
+        #expect(wake.contains(#""pushType":"pushtotalk""#))
+        #expect(try await talk.waitForExit() == 0)
+
+        let json = try await Subprocess.run("pttctl", ["wakes", "--json", "--data", data])
+        let totals = try JSONDecoder().decode(WakeTotals.self, from: Data(json.utf8))
+        #expect(totals.counts.map(\.count).reduce(0, +) == 1)
+        #expect(wakeCount(totals, "wake", "local-push", "sent") == 1)
+        let table = try await Subprocess.run("pttctl", ["wakes", "--data", data])
+        #expect(table.contains("local-push"))
+        #expect(monitor.outputLines.filter { $0.contains(#""type":"push""#) }.count == 1)
+
+        // An announcement reaches the monitor too, and the monitor acknowledges it.
+        _ = try await Subprocess.run("pttctl", ["announce", "deck", "Muster at station 5", "--ttl", "10m", "--data", data])
+        let announced = try await monitor.waitForLine { $0.contains("Muster at station 5") }
+        #expect(announced.contains(#""priority":5"#))
+        let deadline = ContinuousClock.now + .seconds(10)
+        while true {
+            let text = try await Subprocess.run("pttctl", ["wakes", "--json", "--data", data])
+            let now = try JSONDecoder().decode(WakeTotals.self, from: Data(text.utf8))
+            if wakeCount(now, "announce", "local-push", "acknowledged") == 1, now.storedAnnouncements == 0 { break }
+            guard ContinuousClock.now < deadline else { throw TestFailure("the announcement was never acknowledged: \(now)") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
     @Test("pttctl explains what is wrong instead of failing silently")
     func pttctlErrors() async throws {
         let empty = TestServer.temporaryDirectory()

@@ -31,6 +31,14 @@ struct ConfigurationTests {
             (#"{"mediaSecurity": "rot13"}"#, "mediaSecurity"),
             (#"{"floor": {"maxTalkTimeMs": -1}}"#, "maxTalkTimeMs"),
             ("not json", "not valid JSON"),
+            (#"{"wake": {"maxDelayMs": 0}}"#, "maxDelayMs"),
+            (#"{"wake": {"announcementTtlSeconds": 99999999}}"#, "announcementTtlSeconds"),
+            (#"{"apns": {"keyFile": "k.p8", "keyId": "short", "teamId": "TEAM123456", "bundleId": "com.example.walkie"}}"#, "apns.keyId"),
+            (#"{"apns": {"keyFile": "k.p8", "keyId": "KEY1234567", "teamId": "TEAM 12345", "bundleId": "com.example.walkie"}}"#, "apns.teamId"),
+            (#"{"apns": {"keyFile": "k.p8", "keyId": "KEY1234567", "teamId": "TEAM123456", "bundleId": ""}}"#, "apns.bundleId"),
+            (#"{"apns": {"keyFile": "k.p8", "keyId": "KEY1234567", "teamId": "TEAM123456", "bundleId": "b", "environment": "staging"}}"#, "apns.environment"),
+            (#"{"apns": {"keyFile": "k.p8", "keyId": "KEY1234567", "teamId": "TEAM123456", "bundleId": "b", "endpoint": "http://x"}}"#, "apns.endpoint"),
+            (#"{"apns": {"keyId": "KEY1234567", "teamId": "TEAM123456", "bundleId": "b"}}"#, "keyFile"),
         ]
         for (text, expected) in cases {
             let path = try write(text)
@@ -45,9 +53,35 @@ struct ConfigurationTests {
         #expect(throws: ConfigurationError.self) { try ServerConfiguration.load(from: "/nonexistent/config.json") }
     }
 
-    @Test("the encoded defaults read back as the defaults")
+    @Test("the encoded defaults read back as the defaults, with and without APNs")
     func roundTrip() throws {
         let data = try JSONEncoder().encode(ServerConfiguration())
         #expect(try JSONDecoder().decode(ServerConfiguration.self, from: data) == ServerConfiguration())
+        var withAPNs = ServerConfiguration()
+        withAPNs.apns = APNsSettings(keyFile: "/etc/pttd/AuthKey.p8", keyId: "KEY1234567", teamId: "TEAM123456", bundleId: "com.example.walkie",
+                                     environment: "sandbox")
+        withAPNs.wake.maxDelay = .milliseconds(1500)
+        let decoded = try JSONDecoder().decode(ServerConfiguration.self, from: JSONEncoder().encode(withAPNs))
+        #expect(decoded == withAPNs)
+        #expect(decoded.apns?.topic == "com.example.walkie.voip-ptt")
+        #expect(decoded.apns?.baseURL == "https://api.sandbox.push.apple.com")
+    }
+
+    @Test("a missing or unreadable APNs key stops the server at start with a message naming the file")
+    func badKeyFile() async throws {
+        let directory = TestServer.temporaryDirectory()
+        let garbage = directory + "/AuthKey_GARBAGE.p8"
+        try "not a key".write(toFile: garbage, atomically: true, encoding: .utf8)
+        for keyFile in [directory + "/AuthKey_MISSING.p8", garbage] {
+            do {
+                let server = try await TestServer.start { c in
+                    c.apns = APNsSettings(keyFile: keyFile, keyId: "KEY1234567", teamId: "TEAM123456", bundleId: "com.example.walkie")
+                }
+                await server.stop()
+                Issue.record("started with \(keyFile)")
+            } catch {
+                #expect("\(error)".contains(keyFile), "\(error)")
+            }
+        }
     }
 }

@@ -21,7 +21,8 @@ final class TestServer: Sendable {
         return path
     }
 
-    static func start(data: String? = nil, _ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
+    static func start(data: String? = nil, wallClock: any WallClock = SystemWallClock(),
+                      _ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
         var configuration = ServerConfiguration()
         configuration.controlHost = "127.0.0.1"
         configuration.controlPort = 0
@@ -32,7 +33,8 @@ final class TestServer: Sendable {
         var logger = Logger(label: "pttd-test")
         logger.logLevel = ProcessInfo.processInfo.environment["PTT_TEST_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .critical
         let directory = DataDirectory(path: data ?? temporaryDirectory())
-        let server = RelayServer(configuration: configuration, dataDirectory: directory, logger: logger, group: MultiThreadedEventLoopGroup.singleton)
+        let server = RelayServer(configuration: configuration, dataDirectory: directory, logger: logger, wallClock: wallClock,
+                                 group: MultiThreadedEventLoopGroup.singleton)
         try await server.start()
         let info = try require_(server.runtimeInfo)
         return TestServer(server: server, data: directory, endpoint: ServerEndpoint(host: "127.0.0.1", port: info.controlPort),
@@ -63,6 +65,15 @@ final class TestServer: Sendable {
             acknowledgeHeartbeats: acknowledgeHeartbeats, timeout: .seconds(10))
         return Peer(client: client)
     }
+}
+
+/// A wall clock a test moves by hand (announcement expiry).
+final class ManualWallClock: WallClock, @unchecked Sendable {
+    // @unchecked: guarded by `lock`.
+    private let lock = NSLock()
+    private var offset: TimeInterval = 0
+    func now() -> Date { lock.withLock { Date().addingTimeInterval(offset) } }
+    func advance(by seconds: TimeInterval) { lock.withLock { offset += seconds } }
 }
 
 /// `#require` for use outside test functions.

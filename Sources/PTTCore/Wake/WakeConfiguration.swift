@@ -1,0 +1,64 @@
+/// The notifier's limits.
+///
+/// Encoded as the `wake` object of the server's config file, durations in whole milliseconds or seconds:
+/// `{"maxDelayMs": 2000, "outboxCapacity": 256, "storedPerMember": 32, "announcementTtlSeconds": 3600,
+///   "apnsConcurrency": 64}`. Every key is optional; a missing key takes its default.
+public struct WakeConfiguration: Sendable, Equatable {
+    /// A wake (zero expiry: now or never) that cannot be handed to a transport within this long after its
+    /// burst started, or before its burst ends, is dropped and counted as expired. Default 2 s.
+    public var maxDelay: Duration
+    /// Pushes waiting for one connection (or for APNs) at most; beyond it the lowest-priority, oldest is dropped.
+    public var outboxCapacity: Int
+    /// Announcements stored per member at most; beyond it the oldest is dropped.
+    public var storedPerMember: Int
+    /// How long an announcement stays deliverable when the operator gives no TTL. Default 1 hour.
+    public var announcementTTL: Duration
+    /// APNs requests in flight at once at most.
+    public var apnsConcurrency: Int
+
+    /// The longest TTL an announcement may have (30 days, as APNs stores notifications).
+    public static let maxAnnouncementTTL: Duration = .seconds(30 * 86_400)
+
+    public init(maxDelay: Duration = .seconds(2), outboxCapacity: Int = 256, storedPerMember: Int = 32,
+                announcementTTL: Duration = .seconds(3600), apnsConcurrency: Int = 64) {
+        self.maxDelay = maxDelay; self.outboxCapacity = outboxCapacity; self.storedPerMember = storedPerMember
+        self.announcementTTL = announcementTTL; self.apnsConcurrency = apnsConcurrency
+    }
+}
+
+extension WakeConfiguration: Codable {
+    public enum CodingKeys: String, CodingKey {
+        case maxDelayMs, outboxCapacity, storedPerMember, announcementTtlSeconds, apnsConcurrency
+    }
+
+    /// Decodes a configuration; missing keys take their defaults. Throws `DecodingError.dataCorrupted`
+    /// naming the key when a value is out of range.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let defaults = WakeConfiguration()
+        func value(_ key: CodingKeys, _ range: ClosedRange<Int64>, default fallback: Int64) throws -> Int64 {
+            guard let v = try c.decodeIfPresent(Int64.self, forKey: key) else { return fallback }
+            guard range.contains(v) else {
+                throw DecodingError.dataCorrupted(.init(
+                    codingPath: c.codingPath + [key],
+                    debugDescription: "\(key.stringValue) must be \(range.lowerBound)...\(range.upperBound), got \(v)"))
+            }
+            return v
+        }
+        maxDelay = .milliseconds(try value(.maxDelayMs, 1...60_000, default: defaults.maxDelay.milliseconds))
+        outboxCapacity = Int(try value(.outboxCapacity, 1...100_000, default: Int64(defaults.outboxCapacity)))
+        storedPerMember = Int(try value(.storedPerMember, 1...1000, default: Int64(defaults.storedPerMember)))
+        announcementTTL = .seconds(try value(.announcementTtlSeconds, 1...(30 * 86_400),
+                                             default: defaults.announcementTTL.components.seconds))
+        apnsConcurrency = Int(try value(.apnsConcurrency, 1...1000, default: Int64(defaults.apnsConcurrency)))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(maxDelay.milliseconds, forKey: .maxDelayMs)
+        try c.encode(outboxCapacity, forKey: .outboxCapacity)
+        try c.encode(storedPerMember, forKey: .storedPerMember)
+        try c.encode(announcementTTL.components.seconds, forKey: .announcementTtlSeconds)
+        try c.encode(apnsConcurrency, forKey: .apnsConcurrency)
+    }
+}

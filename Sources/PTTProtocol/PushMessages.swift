@@ -1,0 +1,77 @@
+/// The `aps` dictionary of a push payload. Empty (`{}`) for pushtotalk wakes, as Apple requires;
+/// an alert for announcements.
+public struct APS: Codable, Sendable, Equatable {
+    public var alert: Alert?
+    public init(alert: Alert? = nil) { self.alert = alert }
+
+    /// A user-visible alert.
+    public struct Alert: Codable, Sendable, Equatable {
+        public var title: String?
+        public var body: String
+        public init(title: String? = nil, body: String) { self.title = title; self.body = body }
+    }
+}
+
+/// What a push carries: the same JSON over the Local Push connection (inside a `push` frame) and as the
+/// body of an APNs request, so an extension can hand it to `reportPushToTalkMessage(userInfo:)` unchanged.
+///
+/// Custom keys sit at the root, beside `aps`:
+/// - a wake: `channel`, `activeSpeaker`, `burst`, `sentAt`;
+/// - a leave: `channel`, `leaveChannel: true`, `reason`, `sentAt`;
+/// - an announcement: `channel`, `announcement`, `sentAt`, and an alert in `aps`.
+public struct PushPayload: Codable, Sendable, Equatable {
+    public var aps: APS
+    /// The channel UUID (lowercase), as the PushToTalk framework knows it.
+    public var channel: String
+    /// Display name of the member who started talking (wakes).
+    public var activeSpeaker: String?
+    /// Identifies the talk burst a wake belongs to: one wake per member per burst.
+    public var burst: String?
+    /// When the server made this push, in milliseconds since 1970: a client throws away a wake that arrives
+    /// after the burst could have ended.
+    public var sentAt: Int64
+    /// `true` tells the app to leave the channel (kicked, channel deleted, user removed).
+    public var leaveChannel: Bool?
+    /// Why the membership ended, with `leaveChannel`: `kicked`, `channel-deleted` or `user-removed`.
+    public var reason: String?
+    /// The text of an operator announcement.
+    public var announcement: String?
+
+    public init(aps: APS = APS(), channel: String, activeSpeaker: String? = nil, burst: String? = nil, sentAt: Int64,
+                leaveChannel: Bool? = nil, reason: String? = nil, announcement: String? = nil) {
+        self.aps = aps; self.channel = channel; self.activeSpeaker = activeSpeaker; self.burst = burst; self.sentAt = sentAt
+        self.leaveChannel = leaveChannel; self.reason = reason; self.announcement = announcement
+    }
+}
+
+/// `push` (server → client): a notification over the Local Push connection, with the fields APNs carries
+/// in headers.
+public struct PushFrame: Codable, Sendable, Equatable {
+    /// Unique per push; the client answers with `push-ack` carrying it.
+    public var id: String
+    /// `pushtotalk` for wakes and leaves, `alert` for announcements.
+    public var pushType: String
+    /// 10 (immediately) for pushtotalk, 5 for announcements.
+    public var priority: Int
+    /// 0: now or never (never stored). Otherwise the time, in seconds since 1970, after which it is not delivered.
+    public var expiration: Int64
+    /// Pushes with the same collapse id replace each other while stored.
+    public var collapseId: String?
+    public var payload: PushPayload
+    public init(id: String, pushType: String, priority: Int, expiration: Int64, collapseId: String? = nil, payload: PushPayload) {
+        self.id = id; self.pushType = pushType; self.priority = priority; self.expiration = expiration
+        self.collapseId = collapseId; self.payload = payload
+    }
+
+    /// `pushtotalk`, the push type of wakes and leaves.
+    public static let pushToTalk = "pushtotalk"
+    /// `alert`, the push type of announcements.
+    public static let alert = "alert"
+}
+
+/// `push-ack` (client → server): the client has the push with this id. A stored announcement is deleted
+/// once acknowledged; until then it is delivered again on every new connection until it expires.
+public struct PushAck: Codable, Sendable, Equatable {
+    public var id: String
+    public init(id: String) { self.id = id }
+}

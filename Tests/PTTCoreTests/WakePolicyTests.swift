@@ -1,0 +1,259 @@
+import Foundation
+@testable import PTTCore
+import TestSupport
+import Testing
+
+private typealias W = WakeFixture
+
+@Suite("Wake policy: who is woken for a talk burst")
+struct WakePolicyTests {
+    let ch1 = W.channel(1)
+    let ch2 = W.channel(2)
+    let b1 = BurstID("burst-1")
+    let b2 = BurstID("burst-2")
+
+    @Test func wakesEveryJoinedMemberNotReachableByAudioExceptTheSpeaker() {
+        var policy = WakePolicy()
+        let result = policy.burstStarted(b1, in: ch1, speaker: W.alice, candidates: [
+            W.candidate(W.alice),                           // the speaker
+            W.candidate(W.bob),                             // unreachable, local push
+            W.candidate(W.carol, reachable: true),          // hears the burst without a wake
+            W.candidate(W.dave, route: .apns),              // unreachable, APNs
+            W.candidate(W.erin, route: .none),              // unreachable, no route
+        ], now: W.at(1000))
+        #expect(result.ended == nil)
+        #expect(result.decisions == [
+            W.wake(W.bob, ch1, b1, .localPush, deadline: W.at(3000)),
+            W.wake(W.dave, ch1, b1, .apns, deadline: W.at(3000)),
+            .expired(member: W.erin, burst: b1, reason: .noRoute),
+        ])
+        #expect(policy.burst(in: ch1) == b1)
+        #expect(policy.burst(in: ch2) == nil)
+    }
+
+    @Test func theSpeakerIsNeverWokenWhateverItsRoute() {
+        for route in WakeRoute.allCases {
+            var policy = WakePolicy()
+            let result = policy.burstStarted(b1, in: ch1, speaker: W.alice, candidates: [
+                W.candidate(W.alice, route: route), W.candidate(W.alice, route: route),
+            ], now: W.at(0))
+            #expect(result.decisions.isEmpty, "route \(route)")
+            // Also not on a repeated start of the same burst.
+            #expect(policy.burstStarted(b1, in: ch1, speaker: W.alice, candidates: [W.candidate(W.alice, route: route)],
+                                        now: W.at(10)).decisions.isEmpty)
+        }
+    }
+
+    @Test func reachableMembersAreNeverWokenWhateverTheirRoute() {
+        var policy = WakePolicy()
+        let result = policy.burstStarted(b1, in: ch1, speaker: W.alice, candidates: WakeRoute.allCases.enumerated().map {
+            W.candidate(MemberID("m\($0.offset)"), reachable: true, route: $0.element)
+        }, now: W.at(0))
+        #expect(result.decisions.isEmpty)
+    }
+
+    @Test func aMemberWithNoRouteExpiresAtOnceAndIsNotWokenLaterInTheBurst() {
+        var policy = WakePolicy()
+        let first = policy.burstStarted(b1, in: ch1, speaker: W.alice, candidates: [W.candidate(W.bob, route: .none)],
+                                        now: W.at(0))
+        #expect(first.decisions == [.expired(member: W.bob, burst: b1, reason: .noRoute)])
+        // Bob's device connects its Local Push extension during the burst: the wake was already given up on.
+        let again = policy.burstStarted(b1, in: ch1, speaker: W.alice, candidates: [W.candidate(W.bob, route: .localPush)],
+                                        now: W.at(500))
+        #expect(again.decisions.isEmpty)
+    }
+
+    @Test func startingTheSameBurstAgainDecidesOnlyMembersNotDecidedYet() {
+        var policy = WakePolicy()
+        let first = policy.burstStarted(b1, in: ch1, speaker: W.alice, candidates: [W.candidate(W.alice), W.candidate(W.bob)],
+                                        now: W.at(0))
+        #expect(first.decisions.map(\.decidedMember) == [W.bob])
+        let second = policy.burstStarted(b1, in: ch1, speaker: W.alice, candidates: [
+            W.candidate(W.alice), W.candidate(W.bob), W.candidate(W.carol, route: .apns), W.candidate(W.dave, route: .none),
+        ], now: W.at(100))
+        #expect(second.ended == nil)
+        #expect(second.decisions == [
+            W.wake(W.carol, ch1, b1, .apns, deadline: W.at(2000)),
+            .expired(member: W.dave, burst: b1, reason: .noRoute),
+        ])
+        let third = policy.burstStarted(b1, in: ch1, speaker: W.alice, candidates: [
+            W.candidate(W.bob), W.candidate(W.carol), W.candidate(W.dave),
+        ], now: W.at(200))
+        #expect(third.decisions.isEmpty)
+        #expect(third.ended == nil)
+        #expect(policy.burst(in: ch1) == b1)
+    }
+
+    @Test func aMemberListedTwiceIsDecidedOnce() {
+        var policy = WakePolicy()
+        let result = policy.burstStarted(b1, in: ch1, speaker: W.alice, candidates: [
+            W.candidate(W.bob), W.candidate(W.bob, route: .apns), W.candidate(W.bob, route: .none),
+        ], now: W.at(0))
+        #expect(result.decisions == [W.wake(W.bob, ch1, b1, .localPush, deadline: W.at(2000))])
+    }
+
+    @Test func aMemberReachableAtFirstIsWokenOnceItIsNoLonger() {
+        var policy = WakePolicy()
+        let first = policy.burstStarted(b1, in: ch1, speaker: W.alice, candidates: [W.candidate(W.bob, reachable: true)],
+                                        now: W.at(0))
+        #expect(first.decisions.isEmpty)
+        let second = policy.burstStarted(b1, in: ch1, speaker: W.alice, candidates: [W.candidate(W.bob)], now: W.at(300))
+        #expect(second.decisions.map(\.decidedMember) == [W.bob])
+        let third = policy.burstStarted(b1, in: ch1, speaker: W.alice, candidates: [W.candidate(W.bob)], now: W.at(600))
+        #expect(third.decisions.isEmpty)
+    }
+
+    @Test func theDeadlineIsTheBurstStartPlusTheDefaultTwoSeconds() throws {
+        var policy = WakePolicy()
+        #expect(policy.configuration.maxDelay == .seconds(2))
+        let result = policy.burstStarted(b1, in: ch1, speaker: W.alice, candidates: [W.candidate(W.bob)], now: W.at(12_345))
+        let order = try #require(result.decisions.first?.order)
+        #expect(order.deadline == W.at(14_345))
+    }
+
+    @Test(arguments: [1, 250, 2000, 60_000])
+    func theDeadlineFollowsTheConfiguredMaxDelay(ms: Int) throws {
+        var policy = WakePolicy(configuration: WakeConfiguration(maxDelay: .milliseconds(ms)))
+        let result = policy.burstStarted(b1, in: ch1, speaker: W.alice,
+                                         candidates: [W.candidate(W.bob), W.candidate(W.carol, route: .apns)], now: W.at(7000))
+        #expect(result.decisions.compactMap(\.order).map(\.deadline) == [W.at(7000 + ms), W.at(7000 + ms)])
+    }
+
+    @Test func membersDecidedLaterInABurstKeepTheBurstsDeadline() throws {
+        var policy = WakePolicy()
+        _ = policy.burstStarted(b1, in: ch1, speaker: W.alice, candidates: [W.candidate(W.bob)], now: W.at(1000))
+        // Carol joins 1.5 s into the burst: her wake is due when the burst's wakes are, not 2 s from now.
+        let late = policy.burstStarted(b1, in: ch1, speaker: W.alice, candidates: [W.candidate(W.carol)], now: W.at(2500))
+        #expect(late.decisions == [W.wake(W.carol, ch1, b1, .localPush, deadline: W.at(3000))])
+    }
+
+    @Test func theDeadlineSaturatesAtTheEndOfTime() throws {
+        var policy = WakePolicy()
+        let now = PTTInstant(nanoseconds: .max - 1)
+        let result = policy.burstStarted(b1, in: ch1, speaker: W.alice, candidates: [W.candidate(W.bob)], now: now)
+        #expect(try #require(result.decisions.first?.order).deadline == PTTInstant(nanoseconds: .max))
+    }
+
+    @Test func aNewBurstInTheChannelEndsTheOldOneAndEveryoneIsEligibleAgain() {
+        var policy = WakePolicy()
+        let candidates = [W.candidate(W.alice), W.candidate(W.bob), W.candidate(W.carol, route: .none)]
+        let first = policy.burstStarted(b1, in: ch1, speaker: W.alice, candidates: candidates, now: W.at(0))
+        #expect(first.decisions.map(\.decidedMember) == [W.bob, W.carol])
+        // Bob answers: a new burst, and alice (no longer the speaker) needs a wake now.
+        let second = policy.burstStarted(b2, in: ch1, speaker: W.bob, candidates: candidates, now: W.at(5000))
+        #expect(second.ended == b1)
+        #expect(second.decisions == [
+            W.wake(W.alice, ch1, b2, .localPush, deadline: W.at(7000)),
+            .expired(member: W.carol, burst: b2, reason: .noRoute),
+        ])
+        #expect(policy.burst(in: ch1) == b2)
+        // The old burst is over: ending the channel now ends b2, once.
+        #expect(policy.burstEnded(in: ch1) == b2)
+        #expect(policy.burstEnded(in: ch1) == nil)
+    }
+
+    @Test func burstsInDifferentChannelsAreIndependent() {
+        var policy = WakePolicy()
+        let a = policy.burstStarted(b1, in: ch1, speaker: W.alice, candidates: [W.candidate(W.bob), W.candidate(W.carol)],
+                                    now: W.at(0))
+        let b = policy.burstStarted(b2, in: ch2, speaker: W.carol, candidates: [W.candidate(W.bob), W.candidate(W.alice)],
+                                    now: W.at(100))
+        #expect(a.ended == nil)
+        #expect(b.ended == nil, "a burst in another channel ends nothing")
+        #expect(a.decisions.map(\.decidedMember) == [W.bob, W.carol])
+        #expect(b.decisions == [
+            W.wake(W.bob, ch2, b2, .localPush, deadline: W.at(2100)),
+            W.wake(W.alice, ch2, b2, .localPush, deadline: W.at(2100)),
+        ])
+        #expect(policy.burstEnded(in: ch1) == b1)
+        #expect(policy.burst(in: ch1) == nil)
+        #expect(policy.burst(in: ch2) == b2)
+        // Channel 2's burst still remembers who was decided.
+        #expect(policy.burstStarted(b2, in: ch2, speaker: W.carol, candidates: [W.candidate(W.bob)], now: W.at(200))
+            .decisions.isEmpty)
+    }
+
+    @Test func burstEndedReturnsTheBurstOnceThenNil() {
+        var policy = WakePolicy()
+        #expect(policy.burstEnded(in: ch1) == nil)
+        _ = policy.burstStarted(b1, in: ch1, speaker: W.alice, candidates: [], now: W.at(0))
+        #expect(policy.burst(in: ch1) == b1, "a burst with nobody to wake still runs")
+        #expect(policy.burstEnded(in: ch1) == b1)
+        #expect(policy.burstEnded(in: ch1) == nil)
+        #expect(policy.burst(in: ch1) == nil)
+    }
+
+    @Test func afterABurstEndsTheNextBurstWakesEveryoneAgainAndEndsNothing() {
+        var policy = WakePolicy()
+        _ = policy.burstStarted(b1, in: ch1, speaker: W.alice, candidates: [W.candidate(W.bob)], now: W.at(0))
+        _ = policy.burstEnded(in: ch1)
+        let next = policy.burstStarted(b2, in: ch1, speaker: W.alice, candidates: [W.candidate(W.bob)], now: W.at(3000))
+        #expect(next.ended == nil)
+        #expect(next.decisions == [W.wake(W.bob, ch1, b2, .localPush, deadline: W.at(5000))])
+    }
+
+    @Test func aBurstStartedWithNoCandidatesStillDecidesLaterJoiners() {
+        var policy = WakePolicy()
+        #expect(policy.burstStarted(b1, in: ch1, speaker: W.alice, candidates: [], now: W.at(0)).decisions.isEmpty)
+        let later = policy.burstStarted(b1, in: ch1, speaker: W.alice, candidates: [W.candidate(W.dave, route: .apns)],
+                                        now: W.at(1000))
+        #expect(later.decisions == [W.wake(W.dave, ch1, b1, .apns, deadline: W.at(2000))])
+    }
+
+    @Test func thePolicyExposesItsConfiguration() {
+        let configuration = WakeConfiguration(maxDelay: .milliseconds(750), outboxCapacity: 3)
+        #expect(WakePolicy(configuration: configuration).configuration == configuration)
+    }
+}
+
+@Suite("Wake routes, kinds and burst ids")
+struct WakeRouteTests {
+    @Test(arguments: [
+        (true, true, true, WakeRoute.localPush),
+        (true, true, false, .localPush),
+        (true, false, true, .localPush),
+        (true, false, false, .localPush),
+        (false, true, true, .apns),
+        (false, true, false, .none),
+        (false, false, true, .none),
+        (false, false, false, .none),
+    ])
+    func localPushFirstThenAPNsWithTokenAndCredentialsElseNone(local: Bool, token: Bool, apns: Bool, expected: WakeRoute) {
+        #expect(WakeRoute.choose(localPushConnected: local, hasPushToken: token, apnsConfigured: apns) == expected)
+    }
+
+    @Test func wireNamesAreStable() {
+        #expect(WakeRoute.allCases.map(\.rawValue) == ["local-push", "apns", "none"])
+        #expect(PushKind.allCases.map(\.rawValue) == ["wake", "leave", "announce"])
+        #expect(PushOutcome.allCases.map(\.rawValue) == ["sent", "acknowledged", "expired", "rejected", "failed"])
+        let expiries: [PushExpiry] = [.noRoute, .deadline, .burstEnded, .backoff, .overflow, .disconnected, .ttl]
+        #expect(expiries.map(\.rawValue) == ["no-route", "deadline", "burst-ended", "backoff", "overflow", "disconnected", "ttl"])
+    }
+
+    /// Yields the given values in turn.
+    struct FixedGenerator: RandomNumberGenerator {
+        var values: [UInt64]
+        mutating func next() -> UInt64 { values.isEmpty ? 0 : values.removeFirst() }
+    }
+
+    @Test func randomBurstIDsAreSixteenLowercaseHexDigitsPaddedWithZeros() {
+        var generator = FixedGenerator(values: [0, 0xAB, .max])
+        #expect(BurstID.random(using: &generator).rawValue == "0000000000000000")
+        #expect(BurstID.random(using: &generator).rawValue == "00000000000000ab")
+        #expect(BurstID.random(using: &generator).rawValue == "ffffffffffffffff")
+    }
+
+    @Test func randomBurstIDsAreReproducibleWithASeedAndDistinct() {
+        var first = SplitMix64(seed: 42)
+        var second = SplitMix64(seed: 42)
+        let a = (0..<200).map { _ in BurstID.random(using: &first) }
+        let b = (0..<200).map { _ in BurstID.random(using: &second) }
+        #expect(a == b)
+        #expect(Set(a).count == 200)
+        for id in a {
+            #expect(id.rawValue.utf8.count == 16)
+            #expect(id.rawValue.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }, "\(id)")
+            #expect(id.description == id.rawValue)
+        }
+    }
+}

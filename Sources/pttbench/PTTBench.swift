@@ -101,6 +101,8 @@ struct PTTBench: AsyncParsableCommand {
     @Flag(name: .long, help: "Progress messages on standard error.")
     var verbose = false
 
+    @OptionGroup(title: "Wakes") var wakeOptions: WakeBenchOptions
+
     func validate() throws {
         guard (1...5000).contains(listeners) else { throw ValidationError("--listeners must be 1...5000") }
         guard ["srtp", "none"].contains(security) else { throw ValidationError("--security must be srtp or none") }
@@ -127,6 +129,7 @@ struct PTTBench: AsyncParsableCommand {
         guard fileLimit < 0 || fileLimit >= neededFiles else {
             throw ValidationError("open-file limit \(fileLimit) is below the \(neededFiles) this run needs (ulimit -n)")
         }
+        if let wakes = wakeOptions.wakes { return try await runWakes(members: wakes, bursts: wakeOptions.bursts) }
         let payloads = try makePayloads()
         progress("\(payloads.count) Opus packets of \(payloads.map(\.count).min()!)–\(payloads.map(\.count).max()!) bytes")
         if let externalRelay {

@@ -28,11 +28,12 @@ func freeRTPPortPair() async throws -> Int {
     throw TestFailure("no free RTP port pair")
 }
 
-/// Waits (bounded) until something listens on UDP `port` on this machine (/proc/net/udp).
-func waitForUDPListener(port: Int, timeout: Duration = .seconds(10)) async throws {
+/// Waits (bounded) until something listens on UDP `port` on this machine (/proc/net/udp); gives up early
+/// once `alive` says the process that should listen has exited.
+func waitForUDPListener(port: Int, timeout: Duration = .seconds(10), while alive: () -> Bool = { true }) async throws {
     let hex = ":" + String(format: "%04X", port)
     let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
+    while ContinuousClock.now < deadline, alive() {
         let table = ["/proc/net/udp", "/proc/net/udp6"].compactMap { try? String(contentsOfFile: $0, encoding: .utf8) }.joined(separator: "\n")
         if table.split(separator: "\n").contains(where: { $0.split(separator: " ").dropFirst().first?.hasSuffix(hex) == true }) { return }
         try await Task.sleep(for: .milliseconds(20))
@@ -117,13 +118,25 @@ struct InteropTests {
                                                                              "-c", "\(packets.count)", "-a", "duration:40"])
         defer { capture.signal(SIGKILL) }
         try await capture.waitForStandardError(containing: "Capturing on")
-        let ffmpeg = try Subprocess(try #require(Tools.path("ffmpeg")), [
-            "-hide_banner", "-loglevel", "error", "-protocol_whitelist", "file,udp,rtp", "-i", directory + "/bob.sdp",
-            "-c", "copy", "-frames:a", "\(packets.count)", "-y", directory + "/recorded.ogg"])
-        defer { ffmpeg.signal(SIGKILL) }
-        do { try await waitForUDPListener(port: listenPort, timeout: .seconds(30)) } catch {
-            throw TestFailure("\(error); ffmpeg running: \(ffmpeg.process.isRunning), says: \(ffmpeg.standardError)")
+        // On a loaded machine ffmpeg sometimes gives up ("Connection timed out") before it listens: start it
+        // again, at most three times, until its port is open.
+        var ffmpeg: Subprocess?
+        defer { ffmpeg?.signal(SIGKILL) }
+        var attempts: [String] = []
+        while ffmpeg == nil {
+            let started = try Subprocess(try #require(Tools.path("ffmpeg")), [
+                "-hide_banner", "-loglevel", "error", "-protocol_whitelist", "file,udp,rtp", "-i", directory + "/bob.sdp",
+                "-c", "copy", "-frames:a", "\(packets.count)", "-y", directory + "/recorded.ogg"])
+            do {
+                try await waitForUDPListener(port: listenPort, timeout: .seconds(30), while: { started.process.isRunning })
+                ffmpeg = started
+            } catch {
+                started.signal(SIGKILL)
+                attempts.append("\(error); ffmpeg running: \(started.process.isRunning), says: \(started.standardError)")
+                if attempts.count == 3 { throw TestFailure(attempts.joined(separator: "\n")) }
+            }
         }
+        guard let ffmpeg else { return }
 
         let talker = try Subprocess("ptt", ["talk", "--channel", "deck", "--file", Fixtures.path(fixture)]
                                     + commonArguments(server, user: "alice", secret: aliceSecret))

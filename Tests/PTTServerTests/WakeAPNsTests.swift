@@ -46,8 +46,9 @@ struct WakeAPNsTests {
         }
     }
 
-    static func setUp(tokenBytes: Int = 32) async throws -> Setup {
+    static func setUp(tokenBytes: Int = 32, doubleStopped: Bool = false) async throws -> Setup {
         let double = try await APNsDouble.start()
+        if doubleStopped { try await double.shutdown() }  // its files stay: the server starts, APNs refuses connections
         let server = try await TestServer.start { c in
             c.apns = double.settings
             c.floor.endOfMediaTimeout = .seconds(60)
@@ -139,6 +140,21 @@ struct WakeAPNsTests {
             try await setup.takeFloor()
             _ = try await setup.totals { wakeCount($0, "wake", "apns", "expired", "backoff") == 1 }
             #expect(setup.double.requests().count == 1)
+        } catch {
+            await setup.stop()
+            throw error
+        }
+        await setup.stop()
+    }
+
+    @Test("an unreachable APNs server: the wake fails, is counted as such, and APNs is backed off")
+    func unreachable() async throws {
+        let setup = try await Self.setUp(doubleStopped: true)
+        do {
+            try await setup.takeFloor()
+            let totals = try await setup.totals { wakeCount($0, "wake", "apns", "failed", "connection-refused") == 1 }
+            #expect(totals.apnsBackoffUntil != nil)
+            #expect(try await member(setup.server, "deck", user: "bob").pushToken)
         } catch {
             await setup.stop()
             throw error

@@ -60,9 +60,10 @@ extension ControlPlane {
             notifier.apnsBackoff.recordSuccess()
             recordPush(item.kind, member: item.member, transport: .apns, outcome: .sent, burst: item.burst)
         case .rejected(_, let reason):
-            recordPush(item.kind, member: item.member, transport: .apns, outcome: .rejected, reason: reason, burst: item.burst)
+            recordPush(item.kind, member: item.member, transport: .apns, outcome: .rejected, reason: Self.boundedReason(reason), burst: item.burst)
         case .failed(let reason):
-            recordPush(item.kind, member: item.member, transport: .apns, outcome: .failed, reason: reason, burst: item.burst)
+            logger.notice("APNs unreachable", metadata: ["error": "\(reason)"])
+            recordPush(item.kind, member: item.member, transport: .apns, outcome: .failed, reason: Self.failureCategory(reason), burst: item.burst)
         }
         switch outcome.action {
         case .removeToken:
@@ -73,6 +74,21 @@ extension ControlPlane {
         case .refreshProviderToken, .none:
             break
         }
+    }
+
+    /// An APNs reason as counted: APNs's reasons are short words (`Unregistered`, `TooManyRequests`); anything
+    /// else is `other`, so the set of counters stays bounded whatever the server answers.
+    static func boundedReason(_ reason: String) -> String {
+        reason.utf8.count <= 40 && !reason.isEmpty && reason.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == " ") } ? reason : "other"
+    }
+
+    /// A transport failure as counted (the whole error is logged).
+    static func failureCategory(_ reason: String) -> String {
+        let text = reason.lowercased()
+        if text.contains("timeout") || text.contains("timed out") || text.contains("deadline") { return "timeout" }
+        if text.contains("refused") { return "connection-refused" }
+        if text.contains("tls") || text.contains("ssl") || text.contains("certificate") || text.contains("handshake") { return "tls" }
+        return "transport"
     }
 
     /// APNs says a token is dead (410, or 400 BadDeviceToken): it is removed from its membership, unless the

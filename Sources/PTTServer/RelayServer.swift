@@ -139,6 +139,7 @@ public final class RelayServer: Service, @unchecked Sendable {
             await running.relay.close()
             let plane = running.plane
             try? await plane.eventLoop.submit {
+                plane.notifierStopped()
                 for record in plane.sessions.values {
                     record.session.close(with: ErrorFrame(code: .shuttingDown, message: "the server is shutting down"))
                 }

@@ -61,6 +61,15 @@ extension ControlPlane {
         for item in outbox.removeAll() { pushExpired(item, transport: .localPush, reason: .disconnected) }
     }
 
+    /// The server stops: the notifier's timers are cancelled (stored announcements stay stored).
+    func notifierStopped() {
+        notifier.sweepTimer?.cancel()
+        notifier.sweepTimer = nil
+        notifier.sweepAt = nil
+        notifier.expiryTimer?.cancel()
+        notifier.expiryTimer = nil
+    }
+
     /// Arms one timer for the earliest deadline of anything waiting, so expired pushes are dropped and
     /// counted when they expire rather than when their connection next moves.
     func armSweep() {

@@ -103,6 +103,9 @@ extension ControlPlane {
         switch outcome {
         case .sent, .acknowledged:
             logger.debug("push \(outcome.rawValue)", metadata: ["kind": "\(kind.rawValue)", "member": "\(member)", "transport": "\(transport.rawValue)"])
+        case .expired where reason == PushExpiry.noRoute.rawValue && kind == .wake:
+            // Counted in the burst's summary line: one line per unreachable member would flood the log.
+            logger.debug("push expired", metadata: ["kind": "\(kind.rawValue)", "member": "\(member)", "reason": "\(reason ?? "-")"])
         case .expired, .rejected, .failed:
             logger.info("push \(outcome.rawValue)", metadata: ["kind": "\(kind.rawValue)", "member": "\(member)", "transport": "\(transport.rawValue)",
                                                               "reason": "\(reason ?? "-")", "burst": "\(burst?.rawValue ?? "-")"])

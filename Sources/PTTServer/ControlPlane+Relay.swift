@@ -46,17 +46,15 @@ extension ControlPlane {
         return removed
     }
 
-    /// Channels touched by a set of directory changes.
-    static func channels(touchedBy changes: [DirectoryChange], in directory: ChannelDirectory) -> Set<ChannelID> {
-        var touched = Set<ChannelID>()
+    /// Channels touched by a set of directory changes, given the memberships they remove.
+    static func channels(touchedBy changes: [DirectoryChange], removing removed: Set<MemberID>, in directory: ChannelDirectory) -> Set<ChannelID> {
+        var touched = Set(removed.compactMap { directory.memberships[$0]?.channel })
         for change in changes {
             switch change {
             case .putChannel(let c): touched.insert(c.id)
             case .removeChannel(let id): touched.insert(id)
             case .putMembership(let m): touched.insert(m.channel)
-            case .removeMembership(let id): if let m = directory.memberships[id] { touched.insert(m.channel) }
-            case .removeUser(let name): touched.formUnion(directory.memberships.values.filter { $0.user == name }.map(\.channel))
-            case .putUser: break
+            case .removeMembership, .removeUser, .putUser: break
             }
         }
         return touched

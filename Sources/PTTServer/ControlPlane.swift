@@ -190,8 +190,8 @@ public final class ControlPlane: @unchecked Sendable {
             logger.error("storage write failed", metadata: ["error": "\(error)"])
             throw error
         }
-        let touched = Self.channels(touchedBy: changes, in: directory)
         let removed = Self.memberships(removedBy: changes, in: directory)
+        let touched = Self.channels(touchedBy: changes, removing: removed, in: directory)
         directory.apply(changes)
         for id in removed {
             heardMedia[id] = nil

@@ -139,6 +139,14 @@ struct PushOutboxTests {
         #expect(outbox.remove(member: W.alice).isEmpty)
     }
 
+    @Test func removeIDTakesThatItemOnlyAndKeepsTheOrder() {
+        var outbox = outbox([W.item("a", priority: 5), W.item("b"), W.item("c", priority: 5), W.item("d")])
+        #expect(outbox.remove(id: "c")?.id == "c")
+        #expect(outbox.remove(id: "c") == nil)
+        #expect(outbox.remove(id: "unknown") == nil)
+        #expect(outbox.waitingIDs == ["b", "d", "a"])
+    }
+
     @Test func removeAllEmptiesTheOutboxInHandOverOrder() {
         var outbox = outbox([W.item("a", priority: 5), W.item("b"), W.item("c")])
         #expect(outbox.removeAll().map(\.id) == ["b", "c", "a"])

@@ -66,6 +66,11 @@ public struct PushOutbox<Payload: Sendable>: Sendable {
         remove { $0.burst == burst }
     }
 
+    /// Removes and returns the item with this id, if it waits here.
+    public mutating func remove(id: String) -> OutboxItem<Payload>? {
+        remove { $0.id == id }.first
+    }
+
     /// Removes and returns the items for a member.
     public mutating func remove(member: MemberID) -> [OutboxItem<Payload>] {
         remove { $0.member == member }

@@ -28,11 +28,9 @@ extension ControlPlane {
                                text: text, createdAt: now, expiresAt: expiresAt)
         }
         let plan = notifier.book.planAdd(announcements)
-        do { try store.write(plan.changes) } catch {
-            logger.error("storage write failed", metadata: ["error": "\(error)"])
+        do { try commitAnnouncements(plan.changes) } catch {
             throw AdminError(error: "internal", message: "could not store the announcement: \(error)")
         }
-        notifier.book.apply(plan.changes)
         for old in plan.overflowed {
             recordPush(.announce, member: old.member, transport: .none, outcome: .expired, reason: PushExpiry.overflow.rawValue)
         }
@@ -60,13 +58,18 @@ extension ControlPlane {
     }
 
     private func withdrawQueued(id: String) {
-        for key in Array(notifier.outboxes.keys) {
-            var outbox = notifier.outboxes[key]!
-            guard outbox.waitingIDs.contains(id) else { continue }
-            var kept = PushOutbox<PushFrame>(capacity: outbox.capacity)
-            for item in outbox.removeAll() where item.id != id { _ = kept.enqueue(item) }
-            notifier.outboxes[key] = kept.isEmpty ? nil : kept
+        for key in Array(notifier.outboxes.keys) where notifier.outboxes[key]!.remove(id: id) != nil {
+            if notifier.outboxes[key]!.isEmpty { notifier.outboxes[key] = nil }
         }
+    }
+
+    /// Writes announcement changes to storage, then applies them; on a storage failure nothing changes.
+    func commitAnnouncements(_ changes: [AnnouncementChange]) throws {
+        do { try store.write(changes) } catch {
+            logger.error("storage write failed", metadata: ["error": "\(error)"])
+            throw error
+        }
+        notifier.book.apply(changes)
     }
 
     /// A session said hello: the stored announcements of its device's memberships are handed to it, when it
@@ -88,11 +91,7 @@ extension ControlPlane {
     func handlePushAck(_ ack: PushAck, device: DeviceKey) {
         for membership in directory.memberships(user: device.user, device: device.device) {
             guard notifier.book.announcement(ack.id, for: membership.id) != nil else { continue }
-            do { try store.write([AnnouncementChange.remove(id: ack.id)]) } catch {
-                logger.error("storage write failed", metadata: ["error": "\(error)"])
-                return
-            }
-            notifier.book.apply([.remove(id: ack.id)])
+            do { try commitAnnouncements([.remove(id: ack.id)]) } catch { return }
             recordPush(.announce, member: membership.id, transport: .localPush, outcome: .acknowledged)
             armAnnouncementExpiry()
             return
@@ -102,12 +101,7 @@ extension ControlPlane {
     /// Deletes expired announcements from storage and counts them.
     func removeExpiredAnnouncements(_ expired: [StoredAnnouncement]) {
         guard !expired.isEmpty else { return }
-        let changes = expired.map { AnnouncementChange.remove(id: $0.id) }
-        do { try store.write(changes) } catch {
-            logger.error("storage write failed", metadata: ["error": "\(error)"])
-            return
-        }
-        notifier.book.apply(changes)
+        do { try commitAnnouncements(expired.map { .remove(id: $0.id) }) } catch { return }
         for announcement in expired {
             recordPush(.announce, member: announcement.member, transport: .none, outcome: .expired, reason: PushExpiry.ttl.rawValue)
         }

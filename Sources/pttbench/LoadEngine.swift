@@ -4,13 +4,6 @@ import Glibc
 import Media
 import Synchronization
 
-/// One member's media parameters, as `joined` gave them.
-struct MemberMedia: Sendable {
-    var ssrc: UInt32
-    var listenSSRC: UInt32
-    var key: [UInt8]
-}
-
 /// The load side of a run, on one dedicated thread: the talker's socket and every listener's socket, one epoll
 /// set, a timerfd for pacing. No event-loop framework and no allocation per packet: receivers read with
 /// `recvmmsg`, read the RTP header in place and record the latency in a histogram; a sample of packets is
@@ -22,57 +15,6 @@ struct MemberMedia: Sendable {
 final class LoadEngine: @unchecked Sendable {
     // @unchecked: after `start()` every mutable field is touched only by the engine's thread, except the
     // atomics; `result` is written by the thread before `finished` is set and read by others only after.
-
-    enum Mode: Sendable {
-        case rate(Double)
-        case flood(window: Int)
-    }
-
-    struct Configuration: Sendable {
-        var relayPort: Int
-        var secure: Bool
-        var listeners: [MemberMedia]
-        var talker: MemberMedia
-        var payloads: [[UInt8]]
-        var mode: Mode
-        var seconds: Double
-        var maxPackets: Int
-        var verifyEvery: Int
-        var receiveBuffer: Int
-        /// Arrival = the kernel's receive timestamp (SO_TIMESTAMPNS), not when this thread got to the packet.
-        var kernelTimestamps = true
-        var serverPID: Int32
-        var serverCore: Int
-        var benchCore: Int
-        var keepAliveInterval: Double = 5
-    }
-
-    struct Result: Sendable {
-        var sent = 0
-        var sendErrors = 0
-        var sendSeconds = 0.0
-        var activeSeconds = 0.0
-        var delivered = 0
-        var p50: Double?, p90: Double?, p99: Double?, p999: Double?, maxLatency: Double?, meanLatency: Double?
-        var latencyOverflow = 0
-        var verified = 0
-        var verifyFailed = 0
-        var unmatched = 0
-        var wrongSSRC = 0
-        var duplicates = 0
-        var burstRestarts = 0
-        var strayBeforeStart = 0
-        var rtcpReceived = 0
-        var floodStalls = 0
-        var missingTimestamps = 0
-        var listenersWithNothing = 0
-        var minPerListener = 0
-        var maxPerListener = 0
-        var keepAlivesSent = 0
-        var start: CPUSnapshot?
-        var end: CPUSnapshot?
-        var failure: String?
-    }
 
     let configuration: Configuration
     /// 0: keep-alives only; 1: run; 2: abort.
@@ -127,44 +69,6 @@ final class LoadEngine: @unchecked Sendable {
         close(talkerFD)
         listenSSRCs.deallocate()
         sendTimes.deallocate()
-    }
-
-    /// A UDP socket on 127.0.0.1 (its own port), connected to the relay.
-    private static func openSocket(relayPort: Int, receiveBuffer: Int, timestamps: Bool) throws -> (fd: Int32, port: Int) {
-        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw BenchError("socket(): \(String(cString: strerror(errno))) (too many open files? see ulimit -n)") }
-        if timestamps {
-            var on: Int32 = 1
-            guard setsockopt(fd, SOL_SOCKET, LinuxSys.soTimestampNS, &on, 4) == 0 else {
-                close(fd)
-                throw BenchError("SO_TIMESTAMPNS: \(String(cString: strerror(errno)))")
-            }
-        }
-        if receiveBuffer > 0 {
-            var size = Int32(receiveBuffer)
-            // SO_RCVBUFFORCE (33) passes net.core.rmem_max when running as root; else SO_RCVBUF.
-            if setsockopt(fd, SOL_SOCKET, 33, &size, 4) != 0 {
-                _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, 4)
-            }
-        }
-        var local = sockaddr_in()
-        local.sin_family = sa_family_t(AF_INET)
-        local.sin_addr.s_addr = inet_addr("127.0.0.1")
-        local.sin_port = 0
-        var remote = local
-        remote.sin_port = in_port_t(UInt16(relayPort).bigEndian)
-        let length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-        let connected = withUnsafePointer(to: &remote) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, length) } }
-        guard bound == 0, connected == 0 else {
-            let message = String(cString: strerror(errno))
-            close(fd)
-            throw BenchError("bind/connect UDP socket: \(message)")
-        }
-        var actual = sockaddr_in()
-        var actualLength = length
-        _ = withUnsafeMutablePointer(to: &actual) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &actualLength) } }
-        return (fd, Int(UInt16(bigEndian: actual.sin_port)))
     }
 
     func start() {
@@ -527,8 +431,4 @@ final class LoadEngine: @unchecked Sendable {
     }
 }
 
-struct BenchError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}
 #endif

@@ -48,7 +48,7 @@ extension WakeConfiguration: Codable {
         maxDelay = .milliseconds(try value(.maxDelayMs, 1...60_000, default: defaults.maxDelay.milliseconds))
         outboxCapacity = Int(try value(.outboxCapacity, 1...100_000, default: Int64(defaults.outboxCapacity)))
         storedPerMember = Int(try value(.storedPerMember, 1...1000, default: Int64(defaults.storedPerMember)))
-        announcementTTL = .seconds(try value(.announcementTtlSeconds, 1...(30 * 86_400),
+        announcementTTL = .seconds(try value(.announcementTtlSeconds, 1...Self.maxAnnouncementTTL.components.seconds,
                                              default: defaults.announcementTTL.components.seconds))
         apnsConcurrency = Int(try value(.apnsConcurrency, 1...1000, default: Int64(defaults.apnsConcurrency)))
     }

@@ -33,15 +33,15 @@ extension ControlPlane {
             let (next, expired) = notifier.apnsOutbox.next(now: now)
             for item in expired { pushExpired(item, transport: .apns, reason: .deadline) }
             guard let item = next else { break }
-            let payload: Data
-            do { payload = try JSONEncoder().encode(item.payload.frame.payload) } catch {
+            // Only wakes and leaves go through APNs, both pushtotalk (priority 10, expiration 0).
+            let notification: APNsNotification
+            do {
+                notification = try .pushToTalk(deviceToken: item.payload.token, payload: item.payload.frame.payload,
+                                               apnsID: UUID(uuidString: item.payload.frame.id))
+            } catch {
                 recordPush(item.kind, member: item.member, transport: .apns, outcome: .failed, reason: "encoding", burst: item.burst)
                 continue
             }
-            let notification = APNsNotification(
-                deviceToken: item.payload.token, pushType: item.payload.frame.pushType, priority: item.payload.frame.priority,
-                expiration: item.payload.frame.expiration, collapseId: item.payload.frame.collapseId, payload: payload,
-                apnsID: UUID(uuidString: item.payload.frame.id))
             notifier.apnsInFlight += 1
             apns.send(notification, on: eventLoop, now: wallNow).whenSuccess { [self] outcome in
                 notifier.apnsInFlight -= 1

@@ -63,9 +63,7 @@ extension ControlPlane {
 
     /// The server stops: the notifier's timers are cancelled (stored announcements stay stored).
     func notifierStopped() {
-        notifier.sweepTimer?.cancel()
-        notifier.sweepTimer = nil
-        notifier.sweepAt = nil
+        cancelSweep()
         notifier.expiryTimer?.cancel()
         notifier.expiryTimer = nil
     }
@@ -74,12 +72,7 @@ extension ControlPlane {
     /// counted when they expire rather than when their connection next moves.
     func armSweep() {
         let earliest = (notifier.outboxes.values.compactMap(\.nextDeadline) + [notifier.apnsOutbox.nextDeadline].compactMap { $0 }).min()
-        guard let earliest else {
-            notifier.sweepTimer?.cancel()
-            notifier.sweepTimer = nil
-            notifier.sweepAt = nil
-            return
-        }
+        guard let earliest else { return cancelSweep() }
         if let at = notifier.sweepAt, at <= earliest, notifier.sweepTimer != nil { return }
         notifier.sweepTimer?.cancel()
         notifier.sweepAt = earliest
@@ -91,14 +84,27 @@ extension ControlPlane {
         }
     }
 
+    private func cancelSweep() {
+        notifier.sweepTimer?.cancel()
+        notifier.sweepTimer = nil
+        notifier.sweepAt = nil
+    }
+
     /// Drops and counts every waiting push past its deadline.
     func sweepOutboxes() {
         let now = clock.now()
+        expireWaiting(.deadline, local: { $0.expire(now: now) }, apns: { $0.expire(now: now) })
+        armSweep()
+    }
+
+    /// Drops and counts the waiting pushes that `local` and `apns` take out of every connection's outbox and
+    /// out of the APNs outbox.
+    func expireWaiting(_ reason: PushExpiry, local: (inout PushOutbox<PushFrame>) -> [OutboxItem<PushFrame>],
+                       apns: (inout PushOutbox<APNsJob>) -> [OutboxItem<APNsJob>]) {
         for id in Array(notifier.outboxes.keys) {
-            for item in notifier.outboxes[id]!.expire(now: now) { pushExpired(item, transport: .localPush, reason: .deadline) }
+            for item in local(&notifier.outboxes[id]!) { pushExpired(item, transport: .localPush, reason: reason) }
             if notifier.outboxes[id]!.isEmpty { notifier.outboxes[id] = nil }
         }
-        for item in notifier.apnsOutbox.expire(now: now) { pushExpired(item, transport: .apns, reason: .deadline) }
-        armSweep()
+        for item in apns(&notifier.apnsOutbox) { pushExpired(item, transport: .apns, reason: reason) }
     }
 }

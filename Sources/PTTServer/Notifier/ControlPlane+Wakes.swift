@@ -36,17 +36,9 @@ extension ControlPlane {
             case .wake(let order):
                 guard let membership = directory.memberships[order.member] else { continue }
                 let frame = PushFrames.wake(channel: channel, speaker: speakerMembership.displayName, burst: burst, sentAt: sentAt)
-                let item = OutboxItem(id: frame.id, kind: .wake, member: order.member, priority: frame.priority,
-                                      deadline: order.deadline, burst: burst, payload: frame)
                 woken += 1
-                switch order.route {
-                case .localPush:
-                    if let session = pushProviderSession(of: membership) { queuePush(item, to: session) }
-                case .apns:
-                    if let token = membership.pushToken { queueAPNs(item, token: token) }
-                case .none:
-                    break
-                }
+                handOver(OutboxItem(id: frame.id, kind: .wake, member: order.member, priority: frame.priority,
+                                    deadline: order.deadline, burst: burst, payload: frame), to: membership, via: order.route)
             }
         }
         if !decisions.isEmpty {
@@ -64,34 +56,32 @@ extension ControlPlane {
 
     /// Drops every wake of a burst that is still waiting for its transport (zero expiry: never later).
     func dropWaitingWakes(of burst: BurstID) {
-        for id in Array(notifier.outboxes.keys) {
-            for item in notifier.outboxes[id]!.expire(burst: burst) {
-                recordPush(item.kind, member: item.member, transport: .localPush, outcome: .expired, reason: PushExpiry.burstEnded.rawValue, burst: item.burst)
-            }
-            if notifier.outboxes[id]!.isEmpty { notifier.outboxes[id] = nil }
+        expireWaiting(.burstEnded, local: { $0.expire(burst: burst) }, apns: { $0.expire(burst: burst) })
+    }
+
+    /// Queues a wake or leave on the member's route: its Local Push connection, or APNs with its token.
+    /// With no route it expires at once.
+    func handOver(_ item: OutboxItem<PushFrame>, to membership: Membership, via route: WakeRoute) {
+        switch route {
+        case .localPush:
+            if let session = pushProviderSession(of: membership) { return queuePush(item, to: session) }
+        case .apns:
+            if let token = membership.pushToken { return queueAPNs(item, token: token) }
+        case .none:
+            break
         }
-        for item in notifier.apnsOutbox.expire(burst: burst) {
-            recordPush(item.kind, member: item.member, transport: .apns, outcome: .expired, reason: PushExpiry.burstEnded.rawValue, burst: item.burst)
-        }
+        recordPush(item.kind, member: membership.id, transport: .none, outcome: .expired, reason: PushExpiry.noRoute.rawValue, burst: item.burst)
     }
 
     /// A membership was ended by someone else (kicked, channel deleted, user removed): a device whose app is
-    /// not connected is told to leave the channel with a pushtotalk push (zero expiry). Call before the
-    /// membership is removed, while its push token is known.
+    /// not connected is told to leave the channel with a pushtotalk push (zero expiry). Takes the membership
+    /// as it was, so its push token is still known after it is removed.
     func sendLeave(to membership: Membership, reason: String) {
         guard appSession(of: membership) == nil else { return }  // a connected app gets `left`
-        let route = wakeRoute(membership)
         let frame = PushFrames.leave(channel: membership.channel, reason: reason, sentAt: wallClock.now())
-        let item = OutboxItem(id: frame.id, kind: .leave, member: membership.id, priority: frame.priority,
-                              deadline: clock.now() + configuration.wake.maxDelay, payload: frame)
-        switch route {
-        case .localPush:
-            if let session = pushProviderSession(of: membership) { queuePush(item, to: session) }
-        case .apns:
-            if let token = membership.pushToken { queueAPNs(item, token: token) }
-        case .none:
-            recordPush(.leave, member: membership.id, transport: .none, outcome: .expired, reason: PushExpiry.noRoute.rawValue)
-        }
+        handOver(OutboxItem(id: frame.id, kind: .leave, member: membership.id, priority: frame.priority,
+                            deadline: clock.now() + configuration.wake.maxDelay, payload: frame),
+                 to: membership, via: wakeRoute(membership))
         armSweep()
     }
 

@@ -36,7 +36,7 @@ struct BenchReport: Codable {
         var benchCPU: Int?
 
         static func current(serverCPU: Int?, benchCPU: Int?) -> Machine {
-            let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+            let cpuinfo = ProcStats.read("/proc/cpuinfo") ?? ""
             let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
                 .map { $0.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "?" } ?? "?"
             var name = utsname()

@@ -6,7 +6,7 @@ import Glibc
 enum ProcStats {
     static let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
 
-    private static func read(_ path: String) -> String? {
+    static func read(_ path: String) -> String? {
         // /proc files report size 0: read in chunks.
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }

@@ -34,7 +34,14 @@ func waitForUDPListener(port: Int, timeout: Duration = .seconds(10), while alive
     let hex = ":" + String(format: "%04X", port)
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline, alive() {
-        let table = ["/proc/net/udp", "/proc/net/udp6"].compactMap { try? String(contentsOfFile: $0, encoding: .utf8) }.joined(separator: "\n")
+        // /proc files report size 0, and String(contentsOfFile:) then reads one page only: with many sockets
+        // open (the whole suite in parallel) the line looked for is past it. Read to the end.
+        let table = ["/proc/net/udp", "/proc/net/udp6"].compactMap { path in
+            FileHandle(forReadingAtPath: path).flatMap { handle in
+                defer { try? handle.close() }
+                return (try? handle.readToEnd()).flatMap { $0 }.map { String(decoding: $0, as: UTF8.self) }
+            }
+        }.joined(separator: "\n")
         if table.split(separator: "\n").contains(where: { $0.split(separator: " ").dropFirst().first?.hasSuffix(hex) == true }) { return }
         try await Task.sleep(for: .milliseconds(20))
     }
@@ -118,25 +125,13 @@ struct InteropTests {
                                                                              "-c", "\(packets.count)", "-a", "duration:40"])
         defer { capture.signal(SIGKILL) }
         try await capture.waitForStandardError(containing: "Capturing on")
-        // On a loaded machine ffmpeg sometimes gives up ("Connection timed out") before it listens: start it
-        // again, at most three times, until its port is open.
-        var ffmpeg: Subprocess?
-        defer { ffmpeg?.signal(SIGKILL) }
-        var attempts: [String] = []
-        while ffmpeg == nil {
-            let started = try Subprocess(try #require(Tools.path("ffmpeg")), [
-                "-hide_banner", "-loglevel", "error", "-protocol_whitelist", "file,udp,rtp", "-i", directory + "/bob.sdp",
-                "-c", "copy", "-frames:a", "\(packets.count)", "-y", directory + "/recorded.ogg"])
-            do {
-                try await waitForUDPListener(port: listenPort, timeout: .seconds(30), while: { started.process.isRunning })
-                ffmpeg = started
-            } catch {
-                started.signal(SIGKILL)
-                attempts.append("\(error); ffmpeg running: \(started.process.isRunning), says: \(started.standardError)")
-                if attempts.count == 3 { throw TestFailure(attempts.joined(separator: "\n")) }
-            }
+        let ffmpeg = try Subprocess(try #require(Tools.path("ffmpeg")), [
+            "-hide_banner", "-loglevel", "error", "-protocol_whitelist", "file,udp,rtp", "-i", directory + "/bob.sdp",
+            "-c", "copy", "-frames:a", "\(packets.count)", "-y", directory + "/recorded.ogg"])
+        defer { ffmpeg.signal(SIGKILL) }
+        do { try await waitForUDPListener(port: listenPort, timeout: .seconds(30), while: { ffmpeg.process.isRunning }) } catch {
+            throw TestFailure("\(error); ffmpeg running: \(ffmpeg.process.isRunning), says: \(ffmpeg.standardError)")
         }
-        guard let ffmpeg else { return }
 
         let talker = try Subprocess("ptt", ["talk", "--channel", "deck", "--file", Fixtures.path(fixture)]
                                     + commonArguments(server, user: "alice", secret: aliceSecret))

@@ -62,6 +62,7 @@ let package = Package(
             dependencies: [
                 "PTTCore", "PTTProtocol", "Opus", "Media",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
@@ -146,6 +147,7 @@ let package = Package(
             dependencies: [
                 "PTTServer", "PTTClient", "PTTProtocol", "PTTCore", "Media", "Opus",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -37,8 +37,26 @@ public struct ControlFrameEncoder: MessageToByteEncoder {
     public init() {}
 
     public func encode(data: ControlMessage, out: inout ByteBuffer) throws {
-        let body = try ControlMessageCoding.encode(data)
-        // Never send what the other side must refuse.
+        try ControlFrame.write(data, into: &out)
+    }
+}
+
+/// One control frame, encoded once: the bytes can be written to any number of connections
+/// (a broadcast encodes its message once, not once per member).
+public struct ControlFrame: Sendable {
+    /// The 4-byte length and the JSON body.
+    public let bytes: ByteBuffer
+
+    public init(_ message: ControlMessage) throws {
+        var buffer = ByteBuffer()
+        try Self.write(message, into: &buffer)
+        bytes = buffer
+    }
+
+    /// Appends `message` as a frame. Throws ``ControlFrameError/tooLarge(length:)`` rather than write
+    /// what the other side must refuse.
+    public static func write(_ message: ControlMessage, into out: inout ByteBuffer) throws {
+        let body = try ControlMessageCoding.encode(message)
         guard body.count <= ControlFrameLimit.maxBodyBytes else { throw ControlFrameError.tooLarge(length: body.count) }
         out.writeInteger(UInt32(body.count))
         out.writeBytes(body)

@@ -145,13 +145,16 @@ public enum ControlMessageCoding {
 
     /// Decodes a JSON body. The error names what was wrong, for the `malformed-frame` error text.
     public static func decode(_ body: Data) throws(ControlFrameError) -> ControlMessage {
+        let message: ControlMessage
         do {
-            return try JSONDecoder().decode(ControlMessage.self, from: body)
+            message = try JSONDecoder().decode(ControlMessage.self, from: body)
         } catch let error as DecodingError {
             throw .malformed(Self.describe(error))
         } catch {
             throw .malformed("\(error)")
         }
+        if let key = JSONDuplicateKeys.first(in: body) { throw .malformed("duplicate key '\(key)'") }
+        return message
     }
 
     static func describe(_ error: DecodingError) -> String {

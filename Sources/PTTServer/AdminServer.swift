@@ -2,18 +2,38 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import PTTCore
+import Synchronization
 
 /// The admin HTTP listener (JSON API and `/metrics`), loopback-only unless configured otherwise.
 final class AdminServer: Sendable {
-    let channel: Channel
+    let channel: NIOCore.Channel
 
+    /// Connections beyond `limits.adminMaxConnections` are closed at accept; each one has an idle and a
+    /// request deadline (``AdminDeadlines``), so slow or silent clients cannot hold descriptors.
     static func bind(host: String, port: Int, group: EventLoopGroup, router: AdminRouter, token: String,
-                     metrics: ServerMetrics, logger: Logger) async throws -> AdminServer {
+                     limits: ConnectionLimits, metrics: ServerMetrics, logger: Logger) async throws -> AdminServer {
+        let open = Atomic<Int>(0)
+        let idle = TimeAmount.nanoseconds(limits.adminIdleTimeout.nanoseconds)
+        let request = TimeAmount.nanoseconds(limits.adminRequestTimeout.nanoseconds)
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 64)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { child in
-                child.pipeline.configureHTTPServerPipeline(withErrorHandling: true).flatMapThrowing {
+                guard open.add(1, ordering: .relaxed).newValue <= limits.adminMaxConnections else {
+                    open.subtract(1, ordering: .relaxed)
+                    metrics.adminConnectionsRefused.increment()
+                    logger.warning("admin connection refused: limit reached", metadata: ["limit": "\(limits.adminMaxConnections)"])
+                    return child.close()
+                }
+                metrics.adminConnectionsOpen.increment()
+                child.closeFuture.whenComplete { _ in
+                    open.subtract(1, ordering: .relaxed)
+                    metrics.adminConnectionsOpen.decrement()
+                }
+                return child.eventLoop.makeCompletedFuture {
+                    try child.pipeline.syncOperations.addHandler(AdminDeadlines(idleTimeout: idle, requestTimeout: request, metrics: metrics, logger: logger))
+                    try child.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
                     try child.pipeline.syncOperations.addHandler(AdminHTTPHandler(router: router, token: token, metrics: metrics, logger: logger))
                 }
             }
@@ -21,7 +41,7 @@ final class AdminServer: Sendable {
         return AdminServer(channel: channel)
     }
 
-    private init(channel: Channel) { self.channel = channel }
+    private init(channel: NIOCore.Channel) { self.channel = channel }
 
     var port: Int { channel.localAddress?.port ?? 0 }
 }

@@ -208,9 +208,14 @@ public final class ControlPlane: @unchecked Sendable {
     }
 
     /// Sends the same message to the app session of every member of a channel, except `excluding`.
+    /// The frame is encoded once and the same bytes go to every connection.
     func broadcast(_ message: ControlMessage, to channel: ChannelID, excluding: MemberID? = nil) {
+        let frame: ControlFrame
+        do { frame = try ControlFrame(message) } catch {
+            return logger.error("cannot encode a broadcast", metadata: ["type": "\(message.type)", "error": "\(error)"])
+        }
         for member in directory.members(of: channel) where member.id != excluding {
-            appSession(of: member)?.send(message)
+            appSession(of: member)?.send(frame)
         }
     }
 }

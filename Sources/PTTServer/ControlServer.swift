@@ -1,52 +1,100 @@
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOSSL
+import PTTCore
 import PTTProtocol
 import Synchronization
 
 /// Accepts control connections (TCP, TLS unless disabled) and builds each one's pipeline:
-/// TLS → frame decoder/encoder → ``ControlSessionHandler``.
+/// TLS → frame decoder → ``ControlSessionHandler``.
+///
+/// Every accept asks ``AdmissionControl`` first: a refused connection is closed at once and counted by
+/// reason, so neither a full server nor one busy or hostile address can hold more than its share.
 final class ControlServer: Sendable {
-    let channel: Channel
+    let channel: NIOCore.Channel
+    private let admission: NIOLockedValueBox<AdmissionControl>
 
     static func bind(host: String, port: Int, group: EventLoopGroup, tls: NIOSSLContext?, plane: ControlPlane,
-                     configuration: ServerConfiguration, metrics: ServerMetrics, logger: Logger) async throws -> ControlServer {
+                     configuration: ServerConfiguration, maxConnections: Int, clock: any PTTClock,
+                     metrics: ServerMetrics, logger: Logger) async throws -> ControlServer {
+        let admission = NIOLockedValueBox(AdmissionControl(limits: configuration.limits, maxConnections: maxConnections))
         let nextSessionID = Atomic<UInt64>(0)
-        let open = Atomic<Int>(0)
-        let limit = configuration.maxConnections
         let heartbeatInterval = configuration.heartbeatInterval
         let missLimit = configuration.heartbeatMissLimit
-        let helloTimeout = max(configuration.heartbeatInterval, .seconds(10))
+        let limits = ConnectionLimitsInEffect(configuration.limits)
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(.maxMessagesPerRead, value: 4)
             .childChannelInitializer { child in
-                let current = open.add(1, ordering: .relaxed).newValue
-                child.closeFuture.whenComplete { _ in open.subtract(1, ordering: .relaxed) }
-                if current > limit {
-                    metrics.connectionsRefused.increment()
-                    logger.warning("connection refused: limit reached", metadata: ["limit": "\(limit)"])
+                let remote = child.remoteAddress
+                let address = remote?.ipAddress ?? "unknown"
+                let loopback = remote.map(Self.isLoopback) ?? false
+                let decision = admission.withLockedValue { $0.connectionOpened(from: address, loopback: loopback, now: clock.now()) }
+                if case .refuse(let why, let first) = decision {
+                    metrics.connectionRefused(why)
+                    if first {
+                        logger.warning("control connection refused", metadata: [
+                            "remote": "\(address)", "reason": "\(why.rawValue)", "limit": "\(Self.limitText(why, configuration.limits, maxConnections))"])
+                    }
                     return child.close()
                 }
+                metrics.connectionsAccepted.increment()
                 let id = nextSessionID.add(1, ordering: .relaxed).newValue
+                let outcome = ConnectionOutcome()
+                child.closeFuture.whenComplete { _ in
+                    let authenticated = outcome.authenticated.load(ordering: .relaxed)
+                    let notice = admission.withLockedValue {
+                        $0.connectionClosed(from: address, loopback: loopback, authenticated: authenticated, now: clock.now())
+                    }
+                    if case .blocked(let address, let failures, let until) = notice {
+                        metrics.addressesBlocked.increment()
+                        logger.warning("address blocked after failed hellos", metadata: [
+                            "remote": "\(address)", "failures": "\(failures)",
+                            "seconds": "\(until.since(clock.now()).components.seconds)"])
+                    }
+                }
                 return child.eventLoop.makeCompletedFuture {
                     let sync = child.pipeline.syncOperations
                     if let tls { try sync.addHandler(NIOSSLServerHandler(context: tls)) }
                     try sync.addHandler(ByteToMessageHandler(ControlFrameDecoder()))
-                    try sync.addHandler(MessageToByteHandler(ControlFrameEncoder()))
                     try sync.addHandler(ControlSessionHandler(
                         plane: plane, metrics: metrics, sessionID: id, heartbeatInterval: heartbeatInterval,
-                        heartbeatMissLimit: missLimit, helloTimeout: helloTimeout, logger: logger))
+                        heartbeatMissLimit: missLimit, limits: limits, outcome: outcome, logger: logger))
                 }
             }
             .bind(host: host, port: port).get()
-        return ControlServer(channel: channel)
+        return ControlServer(channel: channel, admission: admission)
     }
 
-    private init(channel: Channel) { self.channel = channel }
+    private init(channel: NIOCore.Channel, admission: NIOLockedValueBox<AdmissionControl>) {
+        self.channel = channel
+        self.admission = admission
+    }
 
     var port: Int { channel.localAddress?.port ?? 0 }
+
+    /// Addresses tracked by admission control now (bounded).
+    var trackedAddresses: Int { admission.withLockedValue { $0.trackedAddresses } }
+
+    static func isLoopback(_ address: SocketAddress) -> Bool {
+        switch address {
+        case .v4(let v4): return UInt32(bigEndian: v4.address.sin_addr.s_addr) >> 24 == 127
+        case .v6:
+            guard let ip = address.ipAddress else { return false }
+            return ip == "::1" || ip.hasPrefix("::ffff:127.")
+        case .unixDomainSocket: return true
+        }
+    }
+
+    private static func limitText(_ why: AdmissionControl.Refusal, _ limits: ConnectionLimits, _ maxConnections: Int) -> String {
+        switch why {
+        case .serverFull: "\(maxConnections) connections"
+        case .addressFull: "\(limits.perAddressConnections) connections per address"
+        case .addressBlocked: "\(limits.failedHellosPerAddress) failed hellos in \(limits.failedHelloWindow.components.seconds) s"
+        }
+    }
 }

@@ -1,25 +1,52 @@
+import Logging
 import NIOCore
+import PTTCore
 import PTTProtocol
+import Synchronization
 
 /// One control connection as the ``ControlPlane`` sees it: something to send frames to and to close.
 ///
-/// Thread-safe: writes hop to the connection's event loop.
+/// Thread-safe: writes hop to the connection's event loop. What is written and not yet taken by the
+/// socket is bounded by `limits.outboundQueueBytes`: a peer that stops reading is disconnected
+/// (`slow-reader`) instead of growing the server's memory. Every close happens within
+/// `limits.closeGrace`, whether or not the last frame could be written.
 public final class ControlSession: Sendable, Hashable, CustomStringConvertible {
     public let id: UInt64
-    let channel: Channel
+    let channel: NIOCore.Channel
     public let remoteAddress: String
-    private let onRequestDone: @Sendable () -> Void
+    private let queueLimit: Int
+    private let closeGrace: TimeAmount
+    private let metrics: ServerMetrics
+    private let logger: Logger
+    /// Bytes handed to the channel and not yet written to the socket.
+    private let queuedBytes = Atomic<Int>(0)
+    private let closing = Atomic<Bool>(false)
 
-    init(id: UInt64, channel: Channel, onRequestDone: @escaping @Sendable () -> Void) {
+    init(id: UInt64, channel: NIOCore.Channel, limits: ConnectionLimitsInEffect, metrics: ServerMetrics, logger: Logger) {
         self.id = id
         self.channel = channel
         self.remoteAddress = channel.remoteAddress.map { "\($0)" } ?? "unknown"
-        self.onRequestDone = onRequestDone
+        self.queueLimit = limits.outboundQueueBytes
+        self.closeGrace = limits.closeGrace
+        self.metrics = metrics
+        self.logger = logger
+        metrics.sessionsInMemory.increment()
     }
+
+    deinit { metrics.sessionsInMemory.decrement() }
+
+    /// Bytes queued for this connection now.
+    var queued: Int { queuedBytes.load(ordering: .relaxed) }
 
     /// Queues a frame for this connection.
     public func send(_ message: ControlMessage) {
-        channel.writeAndFlush(message, promise: nil)
+        guard let frame = encode(message) else { return }
+        send(frame)
+    }
+
+    /// Queues an already encoded frame (the same bytes may go to many connections).
+    func send(_ frame: ControlFrame) {
+        send(frame, promise: nil)
     }
 
     /// Queues a frame and reports, from the connection's event loop, when it was written to the socket
@@ -27,26 +54,80 @@ public final class ControlSession: Sendable, Hashable, CustomStringConvertible {
     func send(_ message: ControlMessage, written: @escaping @Sendable (Result<Void, Error>) -> Void) {
         let promise = channel.eventLoop.makePromise(of: Void.self)
         promise.futureResult.whenComplete(written)
-        channel.writeAndFlush(message, promise: promise)
+        guard let frame = encode(message) else { return promise.fail(ChannelError.ioOnClosedChannel) }
+        send(frame, promise: promise)
     }
 
-    /// Sends `error` (if any), then closes the connection once it is written.
+    private func encode(_ message: ControlMessage) -> ControlFrame? {
+        do { return try ControlFrame(message) } catch {
+            logger.error("cannot encode a control frame", metadata: ["type": "\(message.type)", "error": "\(error)"])
+            return nil
+        }
+    }
+
+    private func send(_ frame: ControlFrame, promise: EventLoopPromise<Void>?) {
+        let size = frame.bytes.readableBytes
+        let queued = queuedBytes.add(size, ordering: .relaxed).newValue
+        guard queued <= queueLimit else {
+            queuedBytes.subtract(size, ordering: .relaxed)
+            promise?.fail(ChannelError.outputClosed)
+            if beginClosing() {
+                metrics.connectionClosed(.slowReader)
+                logger.notice("closing control connection: the peer does not read",
+                              metadata: ["session": "\(id)", "remote": "\(remoteAddress)", "queuedBytes": "\(queued - size)", "limit": "\(queueLimit)"])
+                channel.close(promise: nil)
+            }
+            return
+        }
+        let written = channel.eventLoop.makePromise(of: Void.self)
+        written.futureResult.whenComplete { [self] result in
+            queuedBytes.subtract(size, ordering: .relaxed)
+            promise?.completeWith(result)
+        }
+        channel.writeAndFlush(frame.bytes, promise: written)
+    }
+
+    /// Marks the session as closing; true for the first caller only.
+    private func beginClosing() -> Bool {
+        !closing.exchange(true, ordering: .relaxed)
+    }
+
+    /// Sends `error` (if any), then closes the connection once it is written, or after `limits.closeGrace`
+    /// if it cannot be (a peer that does not read, a TLS handshake that never completes).
     public func close(with error: ErrorFrame? = nil) {
-        guard let error else {
+        guard beginClosing() else { return }
+        let channel = self.channel
+        guard let error, let frame = encode(.error(error)), queued + frame.bytes.readableBytes <= queueLimit else {
             channel.close(promise: nil)
             return
         }
-        let channel = self.channel
-        channel.writeAndFlush(ControlMessage.error(error)).whenComplete { _ in channel.close(promise: nil) }
+        let metrics = self.metrics
+        let deadline = channel.eventLoop.scheduleTask(in: closeGrace) {
+            guard channel.isActive else { return }
+            metrics.connectionClosed(.graceExpired)
+            channel.close(promise: nil)
+        }
+        let written = channel.eventLoop.makePromise(of: Void.self)
+        written.futureResult.whenComplete { _ in
+            deadline.cancel()
+            channel.close(promise: nil)
+        }
+        send(frame, promise: written)
     }
 
     /// Tells the connection's handler that the plane has finished one of its requests (for backpressure).
-    func requestDone() { onRequestDone() }
+    func requestDone() { fire(.requestDone) }
 
     /// Tells the connection's handler that `hello` succeeded: heartbeats start.
-    func authenticated() {
+    func authenticated() { fire(.authenticated) }
+
+    private func fire(_ event: ControlSessionEvent) {
         let channel = self.channel
-        channel.eventLoop.execute { channel.pipeline.fireUserInboundEventTriggered(ControlSessionEvent.authenticated) }
+        if channel.eventLoop.inEventLoop {
+            channel.pipeline.fireUserInboundEventTriggered(event)
+        } else {
+            channel.eventLoop.execute { channel.pipeline.fireUserInboundEventTriggered(event) }
+        }
     }
 
     public static func == (lhs: ControlSession, rhs: ControlSession) -> Bool { lhs.id == rhs.id }
@@ -56,5 +137,21 @@ public final class ControlSession: Sendable, Hashable, CustomStringConvertible {
 
 /// Events the plane sends down a session's pipeline.
 enum ControlSessionEvent: Sendable {
+    /// `hello` succeeded.
     case authenticated
+    /// The plane finished one request of this connection.
+    case requestDone
+}
+
+/// The connection limits as NIO types, computed once per server.
+struct ConnectionLimitsInEffect: Sendable {
+    var helloTimeout: TimeAmount
+    var closeGrace: TimeAmount
+    var outboundQueueBytes: Int
+
+    init(_ limits: ConnectionLimits) {
+        helloTimeout = .nanoseconds(limits.helloTimeout.nanoseconds)
+        closeGrace = .nanoseconds(limits.closeGrace.nanoseconds)
+        outboundQueueBytes = limits.outboundQueueBytes
+    }
 }

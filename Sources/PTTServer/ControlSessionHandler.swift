@@ -1,14 +1,16 @@
 import Logging
 import NIOCore
 import PTTProtocol
+import Synchronization
 
-/// The per-connection handler: enforces `hello` first, runs heartbeats, applies backpressure, and hands
-/// every request to the ``ControlPlane`` on its event loop in arrival order.
-final class ControlSessionHandler: ChannelDuplexHandler, @unchecked Sendable {
+/// The per-connection handler: enforces `hello` first within its deadline, runs heartbeats, applies
+/// backpressure, and hands every request to the ``ControlPlane`` on its event loop in arrival order.
+///
+/// It writes nothing itself: every frame goes through the ``ControlSession``, which bounds the bytes
+/// waiting for the socket and closes within the grace period.
+final class ControlSessionHandler: ChannelInboundHandler, @unchecked Sendable {
     // @unchecked: all mutable state is touched only on the connection's event loop.
     typealias InboundIn = ControlMessage
-    typealias OutboundIn = ControlMessage
-    typealias OutboundOut = ControlMessage
 
     /// Requests handed to the plane and not yet finished before reading from the socket pauses.
     static let maxRequestsInFlight = 32
@@ -17,13 +19,19 @@ final class ControlSessionHandler: ChannelDuplexHandler, @unchecked Sendable {
     private let metrics: ServerMetrics
     private let heartbeatInterval: TimeAmount
     private let heartbeatMissLimit: Int
-    private let helloTimeout: TimeAmount
+    private let limits: ConnectionLimitsInEffect
     private let sessionID: UInt64
+    private let outcome: ConnectionOutcome
     private var logger: Logger
 
     private var session: ControlSession?
+    /// Set when the connection became active: the hello deadline runs and the plane knows the session.
+    private var started = false
     private var sawHello = false
+    private var authenticated = false
     private var closing = false
+    /// An error to send once the requests already handed to the plane are answered.
+    private var pendingReject: ErrorFrame?
     private var requestsInFlight = 0
     private var readPending = false
     private var heartbeatTask: RepeatedTask?
@@ -31,25 +39,22 @@ final class ControlSessionHandler: ChannelDuplexHandler, @unchecked Sendable {
     private var heartbeatSeq: UInt64 = 0
     private var unacknowledged = 0
 
+    /// `outcome` records whether the connection authenticated, for admission control when it closes.
     init(plane: ControlPlane, metrics: ServerMetrics, sessionID: UInt64, heartbeatInterval: Duration, heartbeatMissLimit: Int,
-         helloTimeout: Duration, logger: Logger) {
+         limits: ConnectionLimitsInEffect, outcome: ConnectionOutcome, logger: Logger) {
         self.plane = plane
         self.metrics = metrics
         self.sessionID = sessionID
         self.heartbeatInterval = .nanoseconds(heartbeatInterval.nanoseconds)
         self.heartbeatMissLimit = heartbeatMissLimit
-        self.helloTimeout = .nanoseconds(helloTimeout.nanoseconds)
+        self.limits = limits
+        self.outcome = outcome
         self.logger = logger
         self.logger[metadataKey: "session"] = "\(sessionID)"
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
-        let eventLoop = context.eventLoop
-        let session = ControlSession(id: sessionID, channel: context.channel) {
-            eventLoop.execute { loopBound.value.requestFinished() }
-        }
-        self.session = session
+        session = ControlSession(id: sessionID, channel: context.channel, limits: limits, metrics: metrics, logger: logger)
         if context.channel.isActive { start(context: context) }
     }
 
@@ -58,30 +63,39 @@ final class ControlSessionHandler: ChannelDuplexHandler, @unchecked Sendable {
         context.fireChannelActive()
     }
 
+    /// From TCP accept: the hello deadline runs whatever TLS is doing.
     private func start(context: ChannelHandlerContext) {
-        guard helloTimer == nil, let session else { return }
-        metrics.connectionsAccepted.increment()
+        guard !started, let session else { return }
+        started = true
         metrics.connectionsOpen.increment()
         logger.debug("control connection opened", metadata: ["remote": "\(session.remoteAddress)"])
         let plane = self.plane
         plane.eventLoop.execute { plane.sessionOpened(session) }
-        let timeout = helloTimeout
+        let timeout = limits.helloTimeout
         let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
         helloTimer = context.eventLoop.scheduleTask(in: timeout) {
             let handler = loopBound.value
-            guard !handler.sawHello else { return }
-            handler.reject(.notAuthenticated, "no hello within \(timeout.nanoseconds / 1_000_000) ms", reason: "not-authenticated")
+            guard !handler.authenticated, !handler.closing else { return }
+            handler.metrics.connectionClosed(.helloTimeout)
+            handler.reject(.notAuthenticated, "no hello within \(timeout.nanoseconds / 1_000_000) ms", reason: "not-authenticated",
+                           waitForAnswers: false)
         }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         heartbeatTask?.cancel()
         helloTimer?.cancel()
-        metrics.connectionsOpen.decrement()
+        heartbeatTask = nil
+        helloTimer = nil
         if let session {
-            logger.debug("control connection closed", metadata: ["remote": "\(session.remoteAddress)"])
-            let plane = self.plane
-            plane.eventLoop.execute { plane.sessionClosed(session) }
+            if started {
+                metrics.connectionsOpen.decrement()
+                logger.debug("control connection closed", metadata: ["remote": "\(session.remoteAddress)"])
+                let plane = self.plane
+                plane.eventLoop.execute { plane.sessionClosed(session) }
+            }
+            // The plane drops its reference when it handles the close; nothing here keeps the session alive.
+            self.session = nil
         }
         context.fireChannelInactive()
     }
@@ -92,14 +106,12 @@ final class ControlSessionHandler: ChannelDuplexHandler, @unchecked Sendable {
         switch message {
         case .hello:
             if sawHello {
-                reject(.alreadyAuthenticated, "hello was already sent on this connection", reason: "already-authenticated")
-                return
+                return reject(.alreadyAuthenticated, "hello was already sent on this connection", reason: "already-authenticated")
             }
             sawHello = true
-            helloTimer?.cancel()
         case .heartbeat(let beat):
             guard sawHello else { return reject(.notAuthenticated, "the first frame must be hello", reason: "not-authenticated") }
-            context.writeAndFlush(wrapOutboundOut(.heartbeatAck(HeartbeatAck(seq: beat.seq))), promise: nil)
+            session.send(.heartbeatAck(HeartbeatAck(seq: beat.seq)))
             return
         case .heartbeatAck(let ack):
             guard sawHello else { return reject(.notAuthenticated, "the first frame must be hello", reason: "not-authenticated") }
@@ -119,31 +131,42 @@ final class ControlSessionHandler: ChannelDuplexHandler, @unchecked Sendable {
     }
 
     func read(context: ChannelHandlerContext) {
-        if requestsInFlight >= Self.maxRequestsInFlight {
+        if requestsInFlight >= Self.maxRequestsInFlight || closing {
             readPending = true
         } else {
             context.read()
         }
     }
 
-    private func requestFinished() {
+    private func requestFinished(context: ChannelHandlerContext) {
         requestsInFlight -= 1
-        if readPending, requestsInFlight < Self.maxRequestsInFlight / 2, let session {
+        if requestsInFlight == 0, let error = pendingReject {
+            pendingReject = nil
+            session?.close(with: error)
+            return
+        }
+        if readPending, !closing, requestsInFlight < Self.maxRequestsInFlight / 2 {
             readPending = false
-            session.channel.read()
+            context.read()
         }
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let event = event as? ControlSessionEvent, case .authenticated = event {
+        guard let event = event as? ControlSessionEvent else { return context.fireUserInboundEventTriggered(event) }
+        switch event {
+        case .authenticated:
+            authenticated = true
+            outcome.authenticated.store(true, ordering: .relaxed)
+            helloTimer?.cancel()
+            helloTimer = nil
             startHeartbeats(context: context)
-        } else {
-            context.fireUserInboundEventTriggered(event)
+        case .requestDone:
+            requestFinished(context: context)
         }
     }
 
     private func startHeartbeats(context: ChannelHandlerContext) {
-        guard heartbeatTask == nil else { return }
+        guard heartbeatTask == nil, !closing else { return }
         let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
         heartbeatTask = context.eventLoop.scheduleRepeatedTask(initialDelay: heartbeatInterval, delay: heartbeatInterval) { _ in
             loopBound.value.heartbeatTick()
@@ -155,10 +178,15 @@ final class ControlSessionHandler: ChannelDuplexHandler, @unchecked Sendable {
         if unacknowledged > 0 { metrics.heartbeatsMissed.increment() }
         if unacknowledged >= heartbeatMissLimit {
             metrics.sessionsTimedOut.increment()
+            metrics.connectionClosed(.heartbeatTimeout)
             logger.info("closing session: heartbeats not acknowledged", metadata: ["missed": "\(unacknowledged)", "remote": "\(session.remoteAddress)"])
             closing = true
             heartbeatTask?.cancel()
             session.close(with: ErrorFrame(code: .heartbeatTimeout, message: "\(unacknowledged) heartbeats were not acknowledged"))
+            // The link is presumed dead: the plane forgets the session now (no events or wakes routed to
+            // it), not when the socket finally closes.
+            let plane = self.plane
+            plane.eventLoop.execute { plane.sessionClosed(session) }
             return
         }
         heartbeatSeq += 1
@@ -175,14 +203,32 @@ final class ControlSessionHandler: ChannelDuplexHandler, @unchecked Sendable {
         }
     }
 
-    /// Answers a protocol violation with an `error` frame, counts it and closes the connection.
-    private func reject(_ code: ErrorCode, _ message: String, reason: String) {
+    /// Answers a protocol violation with an `error` frame, counts it and closes the connection. Requests
+    /// already handed to the plane are answered first (`waitForAnswers`): a `join` followed by a bad
+    /// frame in the same write gets its `joined`, then the error. Reading stops at once.
+    private func reject(_ code: ErrorCode, _ message: String, reason: String, waitForAnswers: Bool = true) {
         guard !closing, let session else { return }
         closing = true
+        heartbeatTask?.cancel()
         if code == .notAuthenticated || code == .alreadyAuthenticated || code == .frameTooLarge || code == .malformedFrame {
             metrics.frameRejected(reason: reason)
         }
         logger.info("closing control connection", metadata: ["code": "\(code.rawValue)", "why": "\(message)", "remote": "\(session.remoteAddress)"])
-        session.close(with: ErrorFrame(code: code, message: message))
+        let error = ErrorFrame(code: code, message: message)
+        guard waitForAnswers, requestsInFlight > 0 else { return session.close(with: error) }
+        pendingReject = error
+        // The plane answers every request it was handed; should it not within the grace period, close anyway.
+        let channel = session.channel
+        channel.eventLoop.scheduleTask(in: limits.closeGrace) { [metrics] in
+            guard channel.isActive else { return }
+            metrics.connectionClosed(.graceExpired)
+            channel.close(promise: nil)
+        }
     }
+}
+
+/// What admission control learns about a connection when it closes.
+final class ConnectionOutcome: Sendable {
+    /// Whether a `hello` succeeded on it.
+    let authenticated = Atomic<Bool>(false)
 }

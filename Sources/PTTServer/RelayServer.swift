@@ -64,7 +64,11 @@ public final class RelayServer: Service, @unchecked Sendable {
         var fingerprint: String?
         if configuration.tls {
             let (identity, created) = try TLSIdentity.loadOrCreate(in: dataDirectory)
-            tls = try NIOSSLContext(configuration: identity.serverConfiguration())
+            var tlsConfiguration = try identity.serverConfiguration()
+            // A peer that never answers our close_notify (dead link, stalled handshake) does not hold the
+            // socket longer than the close grace period.
+            tlsConfiguration.shutdownTimeout = .nanoseconds(configuration.limits.closeGrace.nanoseconds)
+            tls = try NIOSSLContext(configuration: tlsConfiguration)
             fingerprint = identity.fingerprint
             logger.notice(created ? "created a self-signed TLS certificate" : "loaded TLS certificate",
                           metadata: ["sha256": "\(identity.fingerprint)", "file": "\(dataDirectory.certificate)"])
@@ -104,13 +108,22 @@ public final class RelayServer: Service, @unchecked Sendable {
             plane.syncRelayAll()
             plane.armAnnouncementExpiry()
         }.get()
+        let descriptors = DescriptorBudget.raise(configuredMax: configuration.maxConnections,
+                                                 adminMaxConnections: configuration.limits.adminMaxConnections)
+        if descriptors.maxControlConnections < configuration.maxConnections {
+            logger.warning("fewer control connections than maxConnections: the descriptor limit does not allow more", metadata: [
+                "maxConnections": "\(configuration.maxConnections)", "allowed": "\(descriptors.maxControlConnections)",
+                "descriptorLimit": "\(descriptors.limit)"])
+        }
         let control = try await ControlServer.bind(host: configuration.controlHost, port: configuration.controlPort, group: group,
-                                                   tls: tls, plane: plane, configuration: configuration, metrics: metrics, logger: logger)
+                                                   tls: tls, plane: plane, configuration: configuration,
+                                                   maxConnections: descriptors.maxControlConnections, clock: clock,
+                                                   metrics: metrics, logger: logger)
         let admin: AdminServer
         do {
             admin = try await AdminServer.bind(host: configuration.adminHost, port: configuration.adminPort, group: group,
                                                router: AdminRouter(plane: plane, metrics: metrics), token: adminToken,
-                                               metrics: metrics, logger: logger)
+                                               limits: configuration.limits, metrics: metrics, logger: logger)
         } catch {
             try? await control.channel.close()
             await relay.close()

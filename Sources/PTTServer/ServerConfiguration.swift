@@ -6,7 +6,8 @@ import PTTCore
 /// The config file is JSON with these keys, all optional (Docs/OPERATIONS in README):
 /// `controlHost`, `controlPort`, `mediaPort`, `adminHost`, `adminPort`, `tls`, `heartbeatIntervalMs`,
 /// `heartbeatMissLimit`, `createChannelsOnJoin`, `mediaSecurity`, `implicitFloorRequest`, `mediaSilenceTimeoutMs`,
-/// `maxConnections`, `floor` (see ``FloorConfiguration``), `wake` (see ``WakeConfiguration``) and `apns` (see ``APNsSettings``).
+/// `maxConnections`, `floor` (see ``FloorConfiguration``), `wake` (see ``WakeConfiguration``), `limits` (see
+/// ``ConnectionLimits``) and `apns` (see ``APNsSettings``).
 public struct ServerConfiguration: Sendable, Equatable {
     /// Address the control listener binds (all interfaces by default: devices on the LAN connect here).
     public var controlHost = "0.0.0.0"
@@ -36,6 +37,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var wake = WakeConfiguration()
     /// APNs credentials; without them wakes go over Local Push connections only.
     public var apns: APNsSettings?
+    /// Deadlines, queue bounds and per-address limits of control and admin connections.
+    public var limits = ConnectionLimits()
 
     public init() {}
 }
@@ -44,7 +47,7 @@ extension ServerConfiguration: Codable {
     enum CodingKeys: String, CodingKey {
         case controlHost, controlPort, mediaPort, adminHost, adminPort, tls, heartbeatIntervalMs, heartbeatMissLimit
         case createChannelsOnJoin, mediaSecurity, floor, maxConnections, implicitFloorRequest, mediaSilenceTimeoutMs
-        case wake, apns
+        case wake, apns, limits
     }
 
     public init(from decoder: Decoder) throws {
@@ -66,6 +69,7 @@ extension ServerConfiguration: Codable {
         if let ms = try c.decodeIfPresent(Int.self, forKey: .mediaSilenceTimeoutMs) { config.mediaSilenceTimeout = .milliseconds(ms) }
         config.wake = try c.decodeIfPresent(WakeConfiguration.self, forKey: .wake) ?? config.wake
         config.apns = try c.decodeIfPresent(APNsSettings.self, forKey: .apns)
+        config.limits = try c.decodeIfPresent(ConnectionLimits.self, forKey: .limits) ?? config.limits
         self = config
     }
 
@@ -87,6 +91,7 @@ extension ServerConfiguration: Codable {
         try c.encode(Int(mediaSilenceTimeout.milliseconds), forKey: .mediaSilenceTimeoutMs)
         try c.encode(wake, forKey: .wake)
         try c.encodeIfPresent(apns, forKey: .apns)
+        try c.encode(limits, forKey: .limits)
     }
 
     /// Checks ranges; the message names the offending setting.

@@ -1,3 +1,4 @@
+import PTTCore
 import Prometheus
 
 /// The server's counters and gauges, created once and kept (incrementing a kept handle is cheap).
@@ -9,7 +10,14 @@ public final class ServerMetrics: Sendable {
 
     public let connectionsOpen: Gauge
     public let connectionsAccepted: Counter
-    public let connectionsRefused: Counter
+    private let connectionsRefused: [String: Counter]
+    private let connectionsClosed: [String: Counter]
+    public let addressesBlocked: Counter
+    /// Control sessions alive in memory (should follow `connectionsOpen` back to zero).
+    public let sessionsInMemory: Gauge
+    public let adminConnectionsOpen: Gauge
+    public let adminConnectionsRefused: Counter
+    private let adminTimeouts: [String: Counter]
     public let sessionsReplaced: Counter
     public let channels: Gauge
     public let members: Gauge
@@ -35,7 +43,16 @@ public final class ServerMetrics: Sendable {
         self.registry = registry
         connectionsOpen = registry.makeGauge(name: "ptt_control_connections", help: "Control connections open now")
         connectionsAccepted = registry.makeCounter(name: "ptt_control_connections_accepted_total", help: "Control connections accepted")
-        connectionsRefused = registry.makeCounter(name: "ptt_control_connections_refused_total", help: "Control connections refused at the connection limit")
+        connectionsRefused = Self.labelled(registry, "ptt_control_connections_refused_total", "Control connections refused at accept",
+                                           key: "reason", AdmissionControl.Refusal.allCases.map(\.rawValue))
+        connectionsClosed = Self.labelled(registry, "ptt_control_connections_closed_total", "Control connections closed by the server for cost",
+                                          key: "reason", ControlCloseReason.allCases.map(\.rawValue))
+        addressesBlocked = registry.makeCounter(name: "ptt_addresses_blocked_total", help: "Source addresses blocked after repeated failed hellos")
+        sessionsInMemory = registry.makeGauge(name: "ptt_control_sessions_in_memory", help: "Control session objects alive (closed ones are freed)")
+        adminConnectionsOpen = registry.makeGauge(name: "ptt_admin_connections", help: "Admin API connections open now")
+        adminConnectionsRefused = registry.makeCounter(name: "ptt_admin_connections_refused_total", help: "Admin API connections refused at the limit")
+        adminTimeouts = Self.labelled(registry, "ptt_admin_connections_timed_out_total", "Admin API connections closed at a deadline",
+                                      key: "phase", ["idle", "request"])
         sessionsReplaced = registry.makeCounter(name: "ptt_sessions_replaced_total", help: "Sessions closed because the same device and role connected again")
         channels = registry.makeGauge(name: "ptt_channels", help: "Channels")
         members = registry.makeGauge(name: "ptt_members", help: "Channel memberships")
@@ -62,6 +79,10 @@ public final class ServerMetrics: Sendable {
                                     "receive-only", "socket-error"])
         adminRequests = registry.makeCounter(name: "ptt_admin_requests_total", help: "Admin API requests")
         adminUnauthorized = registry.makeCounter(name: "ptt_admin_unauthorized_total", help: "Admin API requests without the right token")
+        // Shown at 0 from the start, like the other labelled counters.
+        for kind in PushKind.allCases {
+            for transport in [WakeRoute.localPush, .apns] { _ = pushCounter(kind: kind.rawValue, transport: transport.rawValue, outcome: "sent", reason: "") }
+        }
     }
 
     private static func labelled(_ registry: PrometheusCollectorRegistry, _ name: String, _ help: String, key: String, _ values: [String]) -> [String: Counter] {
@@ -73,15 +94,22 @@ public final class ServerMetrics: Sendable {
     public func frameRejected(reason: String) { (framesRejected[reason] ?? framesRejected["other"])?.increment() }
     public func authFailed(reason: String) { authFailures[reason]?.increment() }
     public func mediaDropped(reason: String, count: Int = 1) { mediaDrops[reason]?.increment(by: Int64(count)) }
+    public func connectionRefused(_ reason: AdmissionControl.Refusal) { connectionsRefused[reason.rawValue]?.increment() }
+    func connectionClosed(_ reason: ControlCloseReason) { connectionsClosed[reason.rawValue]?.increment() }
+    public func adminTimedOut(phase: String) { adminTimeouts[phase]?.increment() }
 
     /// Counts one push outcome (`ptt_pushes_total{kind, transport, outcome, reason}`). Reasons come from a
     /// closed set or from APNs; anything else is counted as `other`, so the label set stays bounded.
     public func push(kind: String, transport: String, outcome: String, reason: String) {
         let bounded = reason.utf8.count <= 40 && reason.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == " ") }
             ? reason : "other"
+        pushCounter(kind: kind, transport: transport, outcome: outcome, reason: bounded).increment()
+    }
+
+    private func pushCounter(kind: String, transport: String, outcome: String, reason: String) -> Counter {
         registry.makeCounter(name: "ptt_pushes_total",
-                             labels: [("kind", kind), ("transport", transport), ("outcome", outcome), ("reason", bounded)],
-                             help: "Pushes (wakes, leaves, announcements) by transport and outcome").increment()
+                             labels: [("kind", kind), ("transport", transport), ("outcome", outcome), ("reason", reason)],
+                             help: "Pushes (wakes, leaves, announcements) by transport and outcome")
     }
 
     /// The Prometheus text exposition of every metric.

@@ -11,6 +11,11 @@ struct PTTCtl: AsyncParsableCommand {
         abstract: "Inspect and manage channels and users of a running pttd.",
         discussion: "Finds the admin address and token in pttd's data directory (--data, or $PTTD_DATA, default ./.pttd), or takes --url and --token ($PTTCTL_URL, $PTTCTL_TOKEN).",
         subcommands: [Channels.self, ChannelCommand.self, Kick.self, Revoke.self, AnnounceCommand.self, UserCommand.self, WakesCommand.self, Metrics.self])
+
+    /// `pttctl --data DIR user add NAME` works like `pttctl user add NAME --data DIR`.
+    static func main() async {
+        await main(AdminOptions.movingLeadingOptions(Array(CommandLine.arguments.dropFirst())))
+    }
 }
 
 /// Where to find the admin API.
@@ -23,6 +28,29 @@ struct AdminOptions: ParsableArguments {
 
     @Option(name: .long, help: "Admin token.")
     var token: String?
+
+    /// The admin options, which belong to every subcommand, may also come before the subcommand's name:
+    /// those are moved behind it (before a `--`, if any), where the subcommand parses them.
+    static func movingLeadingOptions(_ arguments: [String]) -> [String] {
+        let names: Set<String> = ["--data", "--url", "--token"]
+        var moved: [String] = []
+        var index = arguments.startIndex
+        while index < arguments.endIndex, arguments[index].hasPrefix("--"), arguments[index] != "--" {
+            let argument = arguments[index]
+            let name = argument.split(separator: "=", maxSplits: 1).first.map(String.init) ?? argument
+            guard names.contains(name) else { break }
+            moved.append(argument)
+            if !argument.contains("="), index + 1 < arguments.endIndex {
+                moved.append(arguments[index + 1])
+                index += 1
+            }
+            index += 1
+        }
+        guard !moved.isEmpty else { return arguments }
+        var rest = Array(arguments[index...])
+        rest.insert(contentsOf: moved, at: rest.firstIndex(of: "--") ?? rest.endIndex)
+        return rest
+    }
 
     func client() throws -> AdminClient {
         let env = ProcessInfo.processInfo.environment

@@ -91,6 +91,10 @@ struct AdminAPITests {
         #expect(text.contains("ptt_joins_total 1"))
         #expect(text.contains("ptt_members 1"))
         #expect(text.contains("ptt_control_connections 1"))
+        // Labelled counters are there at 0 before anything happened, pushes included.
+        #expect(text.contains(#"ptt_pushes_total{kind="wake",transport="local-push",outcome="sent",reason=""} 0"#))
+        #expect(text.contains(#"ptt_control_connections_refused_total{reason="per-address-limit"} 0"#))
+        #expect(text.contains(#"ptt_control_connections_closed_total{reason="slow-reader"} 0"#))
     }
 }
 

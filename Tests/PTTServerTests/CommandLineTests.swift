@@ -5,22 +5,8 @@ import Testing
 /// The commands as a user runs them: `pttd` in its own process, `pttctl` and `ptt monitor` against it.
 @Suite("pttd, pttctl and ptt as a user runs them")
 struct CommandLineTests {
-    /// Starts `pttd` on free ports with TLS and waits until it has written runtime.json.
     func startDaemon(data: String) async throws -> (Subprocess, RuntimeInfo) {
-        let runtime = data + "/runtime.json"
-        try? FileManager.default.removeItem(atPath: runtime)
-        let daemon = try Subprocess("pttd", ["--data", data, "--control-host", "127.0.0.1", "--control-port", "0", "--admin-port", "0", "--media-port", "0"])
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            if let bytes = FileManager.default.contents(atPath: runtime), let info = try? JSONDecoder().decode(RuntimeInfo.self, from: bytes),
-               info.pid == daemon.process.processIdentifier {
-                return (daemon, info)
-            }
-            guard daemon.process.isRunning else { throw TestFailure("pttd exited: \(daemon.standardError)") }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        daemon.signal(SIGKILL)
-        throw TestFailure("pttd did not write runtime.json: \(daemon.standardError)")
+        try await Subprocess.startDaemon(data: data)
     }
 
     @Test("two monitors show up in pttctl; after kill -9 and a restart the memberships are still there")
@@ -31,8 +17,10 @@ struct CommandLineTests {
         defer { daemon.signal(SIGKILL) }
         #expect(daemon.standardError.contains(info.fingerprint ?? "missing"), "pttd should print its certificate fingerprint")
 
-        let added = try await Subprocess.run("pttctl", ["user", "add", "jane", "--data", data])
+        // The admin options work before the subcommand as well as after it.
+        let added = try await Subprocess.run("pttctl", ["--data", data, "user", "add", "jane"])
         let secret = try #require(added.split(separator: "\n").first { $0.hasPrefix("secret: ") }?.dropFirst("secret: ".count))
+        #expect(try await Subprocess.run("pttctl", ["--data=\(data)", "user", "list"]).contains("jane"))
         let env = ["PTT_HOME": home, "PTT_SERVER": "127.0.0.1:\(info.controlPort)", "PTT_USER": "jane", "PTT_SECRET": String(secret)]
         let first = try Subprocess("ptt", ["monitor", "--channel", "deck", "--name", "first", "--stay", "--seconds", "60"], environment: env)
         defer { first.signal(SIGKILL) }

@@ -1,5 +1,6 @@
 import Foundation
-import PTTServer
+import PTTCore
+@testable import PTTServer
 import Testing
 
 @Suite("The config file")
@@ -23,6 +24,26 @@ struct ConfigurationTests {
         #expect(configuration.tls)
     }
 
+    @Test("connection limits: every key optional, defaults kept for the rest")
+    func limits() throws {
+        let path = try write(#"{"limits": {"helloTimeoutMs": 3000, "perAddressConnections": 8, "exemptLoopback": false, "adminIdleTimeoutMs": 500}}"#)
+        let limits = try ServerConfiguration.load(from: path).limits
+        #expect(limits.helloTimeout == .seconds(3))
+        #expect(limits.perAddressConnections == 8)
+        #expect(!limits.exemptLoopback)
+        #expect(limits.adminIdleTimeout == .milliseconds(500))
+        #expect(limits.outboundQueueBytes == ConnectionLimits().outboundQueueBytes)
+        #expect(limits.failedHelloWindow == .seconds(60))
+    }
+
+    @Test("control connections are capped below the descriptor limit, keeping a reserve")
+    func descriptorBudget() {
+        #expect(DescriptorBudget.allowed(configuredMax: 10_000, adminMaxConnections: 32, limit: 1024) == 1024 - 128 - 32)
+        #expect(DescriptorBudget.allowed(configuredMax: 100, adminMaxConnections: 32, limit: 1024) == 100)
+        #expect(DescriptorBudget.allowed(configuredMax: 100, adminMaxConnections: 32, limit: 50) == 1)
+        #expect(DescriptorBudget.allowed(configuredMax: 10_000, adminMaxConnections: 32, limit: .max) == 10_000)
+    }
+
     @Test("a bad file names the file and what is wrong in it")
     func errors() throws {
         let cases: [(String, String)] = [
@@ -33,6 +54,10 @@ struct ConfigurationTests {
             ("not json", "not valid JSON"),
             (#"{"wake": {"maxDelayMs": 0}}"#, "maxDelayMs"),
             (#"{"wake": {"announcementTtlSeconds": 99999999}}"#, "announcementTtlSeconds"),
+            (#"{"limits": {"outboundQueueBytes": 1000}}"#, "outboundQueueBytes must be 131072"),
+            (#"{"limits": {"helloTimeoutMs": 0}}"#, "helloTimeoutMs"),
+            (#"{"limits": {"perAddressConnections": 0}}"#, "perAddressConnections"),
+            (#"{"limits": {"exemptLoopback": "yes"}}"#, "limits.exemptLoopback"),
             (#"{"apns": {"keyFile": "k.p8", "keyId": "short", "teamId": "TEAM123456", "bundleId": "com.example.walkie"}}"#, "apns.keyId"),
             (#"{"apns": {"keyFile": "k.p8", "keyId": "KEY1234567", "teamId": "TEAM 12345", "bundleId": "com.example.walkie"}}"#, "apns.teamId"),
             (#"{"apns": {"keyFile": "k.p8", "keyId": "KEY1234567", "teamId": "TEAM123456", "bundleId": ""}}"#, "apns.bundleId"),

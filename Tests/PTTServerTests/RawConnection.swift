@@ -9,16 +9,18 @@ final class RawConnection: Sendable {
     let channel: Channel
     let messages: AsyncStream<ControlMessage>
 
-    static func connect(to endpoint: ServerEndpoint) async throws -> RawConnection {
+    /// Connects from `source` (a loopback address such as 127.0.0.2) when given.
+    static func connect(to endpoint: ServerEndpoint, from source: String? = nil) async throws -> RawConnection {
         let (stream, continuation) = AsyncStream<ControlMessage>.makeStream()
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(ControlFrameDecoder()))
                     try channel.pipeline.syncOperations.addHandler(Collector(continuation: continuation))
                 }
             }
-            .connect(host: endpoint.host, port: endpoint.port).get()
+        if let source { bootstrap = bootstrap.bind(to: try SocketAddress(ipAddress: source, port: 0)) }
+        let channel = try await bootstrap.connect(host: endpoint.host, port: endpoint.port).get()
         return RawConnection(channel: channel, messages: stream)
     }
 

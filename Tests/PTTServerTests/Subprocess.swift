@@ -1,4 +1,5 @@
 import Foundation
+import PTTProtocol
 
 /// The built executables (`pttd`, `pttctl`, `ptt`) next to the test bundle, run as a user would.
 enum Executables {
@@ -114,5 +115,35 @@ final class Subprocess: @unchecked Sendable {
             throw TestFailure("\(executable) \(arguments.joined(separator: " ")) exited \(status): \(child.standardError)")
         }
         return child.outputLines.joined(separator: "\n")
+    }
+}
+
+extension Subprocess {
+    /// Starts `pttd` on free loopback ports (TLS unless `arguments` say otherwise) and waits until it has
+    /// written runtime.json.
+    static func startDaemon(data: String, arguments: [String] = []) async throws -> (Subprocess, RuntimeInfo) {
+        let runtime = data + "/runtime.json"
+        try? FileManager.default.removeItem(atPath: runtime)
+        let daemon = try Subprocess("pttd", ["--data", data, "--control-host", "127.0.0.1", "--control-port", "0", "--admin-port", "0",
+                                             "--media-port", "0"] + arguments)
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            if let bytes = FileManager.default.contents(atPath: runtime), let info = try? JSONDecoder().decode(RuntimeInfo.self, from: bytes),
+               info.pid == daemon.process.processIdentifier {
+                return (daemon, info)
+            }
+            guard daemon.process.isRunning else { throw TestFailure("pttd exited: \(daemon.standardError)") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        daemon.signal(SIGKILL)
+        throw TestFailure("pttd did not write runtime.json: \(daemon.standardError)")
+    }
+
+    /// The resident set size of the process, in bytes (Linux: VmRSS in /proc/PID/status).
+    var residentBytes: Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+              let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") else { return nil }
+        return kilobytes * 1024
     }
 }

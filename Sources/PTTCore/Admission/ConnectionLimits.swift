@@ -1,0 +1,92 @@
+/// What one connection, one address and the admin port may cost the server.
+///
+/// Encoded as the `limits` object of the server's config file, durations in whole milliseconds or
+/// seconds: `{"helloTimeoutMs": 10000, "closeGraceMs": 2000, "outboundQueueBytes": 262144,
+///   "perAddressConnections": 64, "failedHellosPerAddress": 20, "failedHelloWindowSeconds": 60,
+///   "addressBlockSeconds": 60, "exemptLoopback": true, "adminMaxConnections": 32,
+///   "adminIdleTimeoutMs": 30000, "adminRequestTimeoutMs": 10000}`. Every key is optional.
+public struct ConnectionLimits: Sendable, Equatable {
+    /// A control connection that has not sent a valid `hello` this long after TCP accept is closed,
+    /// whatever state TLS is in.
+    public var helloTimeout: Duration = .seconds(10)
+    /// How long an `error` frame gets to reach the socket before its connection is closed anyway
+    /// (a peer that never reads, or never finishes the TLS handshake, does not hold the socket).
+    public var closeGrace: Duration = .seconds(2)
+    /// Bytes written to one control connection and not yet taken by its socket, at most; a connection
+    /// whose peer does not read past this is closed (`slow-reader`).
+    public var outboundQueueBytes = 256 * 1024
+    /// Control connections open at once from one address.
+    public var perAddressConnections = 64
+    /// Connections from one address that end without a successful `hello` (wrong secret, no hello,
+    /// a bad first frame), within `failedHelloWindow`, after which that address is refused for
+    /// `addressBlock`.
+    public var failedHellosPerAddress = 20
+    public var failedHelloWindow: Duration = .seconds(60)
+    public var addressBlock: Duration = .seconds(60)
+    /// Whether connections from this host (127.0.0.0/8, ::1) skip the per-address limits (the global
+    /// `maxConnections` still applies). Benchmarks and local tools open many connections from loopback.
+    public var exemptLoopback = true
+    /// Admin API connections open at once.
+    public var adminMaxConnections = 32
+    /// An admin connection with no request in progress is closed after this long.
+    public var adminIdleTimeout: Duration = .seconds(30)
+    /// An admin request must arrive whole (head and body) within this long of its first byte.
+    public var adminRequestTimeout: Duration = .seconds(10)
+
+    /// The smallest `outboundQueueBytes`: the largest frame must fit.
+    public static let minimumOutboundQueueBytes = 128 * 1024
+
+    public init() {}
+}
+
+extension ConnectionLimits: Codable {
+    public enum CodingKeys: String, CodingKey {
+        case helloTimeoutMs, closeGraceMs, outboundQueueBytes, perAddressConnections, failedHellosPerAddress
+        case failedHelloWindowSeconds, addressBlockSeconds, exemptLoopback, adminMaxConnections
+        case adminIdleTimeoutMs, adminRequestTimeoutMs
+    }
+
+    /// Decodes limits; missing keys take their defaults. Throws `DecodingError.dataCorrupted` naming the
+    /// key when a value is out of range.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let defaults = ConnectionLimits()
+        func value(_ key: CodingKeys, _ range: ClosedRange<Int64>, default fallback: Int64) throws -> Int64 {
+            guard let v = try c.decodeIfPresent(Int64.self, forKey: key) else { return fallback }
+            guard range.contains(v) else {
+                throw DecodingError.dataCorrupted(.init(
+                    codingPath: c.codingPath + [key],
+                    debugDescription: "\(key.stringValue) must be \(range.lowerBound)...\(range.upperBound), got \(v)"))
+            }
+            return v
+        }
+        helloTimeout = .milliseconds(try value(.helloTimeoutMs, 100...600_000, default: defaults.helloTimeout.milliseconds))
+        closeGrace = .milliseconds(try value(.closeGraceMs, 10...60_000, default: defaults.closeGrace.milliseconds))
+        outboundQueueBytes = Int(try value(.outboundQueueBytes, Int64(Self.minimumOutboundQueueBytes)...(1 << 30),
+                                           default: Int64(defaults.outboundQueueBytes)))
+        perAddressConnections = Int(try value(.perAddressConnections, 1...1_000_000, default: Int64(defaults.perAddressConnections)))
+        failedHellosPerAddress = Int(try value(.failedHellosPerAddress, 1...1_000_000, default: Int64(defaults.failedHellosPerAddress)))
+        failedHelloWindow = .seconds(try value(.failedHelloWindowSeconds, 1...86_400, default: defaults.failedHelloWindow.components.seconds))
+        addressBlock = .seconds(try value(.addressBlockSeconds, 0...86_400, default: defaults.addressBlock.components.seconds))
+        exemptLoopback = try c.decodeIfPresent(Bool.self, forKey: .exemptLoopback) ?? defaults.exemptLoopback
+        adminMaxConnections = Int(try value(.adminMaxConnections, 1...100_000, default: Int64(defaults.adminMaxConnections)))
+        adminIdleTimeout = .milliseconds(try value(.adminIdleTimeoutMs, 100...3_600_000, default: defaults.adminIdleTimeout.milliseconds))
+        adminRequestTimeout = .milliseconds(try value(.adminRequestTimeoutMs, 100...600_000,
+                                                      default: defaults.adminRequestTimeout.milliseconds))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(helloTimeout.milliseconds, forKey: .helloTimeoutMs)
+        try c.encode(closeGrace.milliseconds, forKey: .closeGraceMs)
+        try c.encode(outboundQueueBytes, forKey: .outboundQueueBytes)
+        try c.encode(perAddressConnections, forKey: .perAddressConnections)
+        try c.encode(failedHellosPerAddress, forKey: .failedHellosPerAddress)
+        try c.encode(failedHelloWindow.components.seconds, forKey: .failedHelloWindowSeconds)
+        try c.encode(addressBlock.components.seconds, forKey: .addressBlockSeconds)
+        try c.encode(exemptLoopback, forKey: .exemptLoopback)
+        try c.encode(adminMaxConnections, forKey: .adminMaxConnections)
+        try c.encode(adminIdleTimeout.milliseconds, forKey: .adminIdleTimeoutMs)
+        try c.encode(adminRequestTimeout.milliseconds, forKey: .adminRequestTimeoutMs)
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import NIOConcurrencyHelpers
+import PTTClient
+import PTTCore
+import PTTProtocol
+
+/// A control connection that writes frames and never reads what the server sends (a client whose app
+/// froze, or a hostile one). Its receive buffer is small, so the server's writes back up quickly.
+final class SilentConnection: Sendable {
+    let channel: NIOCore.Channel
+
+    /// Connects from `source` (a loopback address such as 127.0.0.2) when given.
+    static func connect(to endpoint: ServerEndpoint, from source: String? = nil, receiveBuffer: Int = 4096) async throws -> SilentConnection {
+        var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelOption(.autoRead, value: false)
+            .channelOption(.socketOption(.so_rcvbuf), value: SocketOptionValue(receiveBuffer))
+        if let source { bootstrap = bootstrap.bind(to: try SocketAddress(ipAddress: source, port: 0)) }
+        let channel = try await bootstrap.connect(host: endpoint.host, port: endpoint.port).get()
+        return SilentConnection(channel: channel)
+    }
+
+    private init(channel: NIOCore.Channel) { self.channel = channel }
+
+    func write(_ messages: [ControlMessage]) async throws {
+        var buffer = channel.allocator.buffer(capacity: 256 * messages.count)
+        for message in messages { try ControlFrame.write(message, into: &buffer) }
+        try await channel.writeAndFlush(buffer)
+    }
+
+    /// Whether the server closed it (seen as soon as the kernel reports the reset or end of stream).
+    var isClosed: Bool { !channel.isActive }
+
+    func close() async { try? await channel.close() }
+}
+
+/// A connection that reads and throws away everything the server sends: a fast client that does not
+/// keep what it receives (so a long test does not grow the test process).
+final class DiscardingConnection: Sendable {
+    let channel: NIOCore.Channel
+
+    static func connect(to endpoint: ServerEndpoint, from source: String? = nil) async throws -> DiscardingConnection {
+        var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Discard()) }
+            }
+        if let source { bootstrap = bootstrap.bind(to: try SocketAddress(ipAddress: source, port: 0)) }
+        return DiscardingConnection(channel: try await bootstrap.connect(host: endpoint.host, port: endpoint.port).get())
+    }
+
+    private init(channel: NIOCore.Channel) { self.channel = channel }
+
+    func write(_ messages: [ControlMessage]) async throws {
+        var buffer = channel.allocator.buffer(capacity: 256 * messages.count)
+        for message in messages { try ControlFrame.write(message, into: &buffer) }
+        try await channel.writeAndFlush(buffer)
+    }
+
+    func close() async { try? await channel.close() }
+
+    private final class Discard: ChannelInboundHandler, Sendable {
+        typealias InboundIn = ByteBuffer
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
+        func errorCaught(context: ChannelHandlerContext, error: Error) { context.close(promise: nil) }
+    }
+}
+
+/// Waits until `condition` holds, checking every `interval`; throws with `what` after `timeout`.
+func eventually(_ what: String, timeout: Duration = .seconds(10), interval: Duration = .milliseconds(20),
+                _ condition: () async throws -> Bool) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try await condition() { return }
+        try await Task.sleep(for: interval)
+    }
+    if try await condition() { return }
+    throw TestFailure("timed out after \(timeout) waiting for \(what)")
+}
+
+/// The value of one series in a Prometheus text exposition, e.g.
+/// `metric(text, #"ptt_control_connections_closed_total{reason="slow-reader"}"#)`.
+func metric(_ exposition: String, _ series: String) -> Double? {
+    for line in exposition.split(separator: "\n") where line.hasPrefix(series + " ") {
+        return Double(line.dropFirst(series.count + 1).trimmingCharacters(in: .whitespaces))
+    }
+    return nil
+}
+
+extension TestServer {
+    /// One series of this server's `/metrics` (0 when absent).
+    func metric(_ series: String) async throws -> Double {
+        PTTServerTests.metric(try await admin.getText("/metrics"), series) ?? 0
+    }
+}
+

@@ -2,8 +2,8 @@ import Foundation
 import PTTProtocol
 
 /// `pttd` running inside the server namespace of a `TestNetwork`, with users, and `ptt` clients on the
-/// client hosts: what the network fault scenarios share. Reads the admin API with `pttctl` inside the
-/// server namespace (the admin port listens on that namespace's loopback only).
+/// client hosts: what the network fault scenarios share. Reads the admin API from inside the server
+/// namespace (its port listens on that namespace's loopback only).
 final class FaultLab: Sendable {
     let network: TestNetwork
     let daemon: Subprocess
@@ -50,14 +50,16 @@ final class FaultLab: Sendable {
         return try network.spawn(in: host.namespace, "ptt", arguments, environment: environment)
     }
 
-    /// `pttctl ARGUMENTS --data DATA` in the server namespace.
-    func pttctl(_ arguments: [String]) async throws -> String {
-        try await network.run(in: network.server, "pttctl", arguments + ["--data", data])
+    /// `GET path` on the admin API, from inside the server namespace (it listens on that namespace's loopback).
+    func admin(_ path: String) throws -> String {
+        let token = try String(contentsOfFile: data + "/admin-token", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let port = URL(string: info.adminURL)?.port else { throw TestFailure("no admin port in \(info.adminURL)") }
+        return try NamespaceThread.httpGet(in: network.server, port: port, path: path, token: token)
     }
 
     /// The value of one metric (the exact name with labels, as Prometheus prints it), 0 when absent.
     func metric(_ name: String) async throws -> Double {
-        let text = try await pttctl(["metrics"])
+        let text = try admin("/metrics")
         for line in text.split(separator: "\n") where line.hasPrefix(name + " ") {
             return Double(line.split(separator: " ").last ?? "") ?? 0
         }
@@ -65,7 +67,7 @@ final class FaultLab: Sendable {
     }
 
     func channel(_ name: String) async throws -> ChannelDetail {
-        try JSONDecoder().decode(ChannelDetail.self, from: Data(try await pttctl(["channel", name, "--json"]).utf8))
+        try JSONDecoder().decode(ChannelDetail.self, from: Data(try admin("/api/channels/\(name)").utf8))
     }
 
     /// Polls `probe` every 50 ms until it returns a value, or fails after `timeout` with `what`.

@@ -132,52 +132,29 @@ final class LinkImpairment: @unchecked Sendable {
 
     // MARK: - TUN in another namespace
 
-    private typealias SetNamespace = @convention(c) (Int32, Int32) -> Int32
     private typealias IOControl = @convention(c) (Int32, UInt, UnsafeMutableRawPointer) -> Int32
 
-    /// Opens a new TUN device (IPv4 packets, no packet information header) inside `namespace`: a thread
-    /// of its own enters the namespace with `setns`, opens the device and leaves again; the descriptor
-    /// keeps the device in that namespace.
+    /// Opens a new TUN device (IPv4 packets, no packet information header) inside `namespace`; the
+    /// descriptor keeps the device there.
     static func openTUN(named name: String, inNamespace namespace: String) throws -> Int32 {
-        nonisolated(unsafe) var result: Result<Int32, TestFailure> = .failure(TestFailure("not run"))
-        let done = DispatchSemaphore(value: 0)
-        let thread = Thread {
-            result = openTUNOnThisThread(named: name, inNamespace: namespace)
-            done.signal()
-        }
-        thread.start()
-        done.wait()
-        return try result.get()
-    }
-
-    private static func openTUNOnThisThread(named name: String, inNamespace namespace: String) -> Result<Int32, TestFailure> {
-        // setns and ioctl through dlsym: ioctl is variadic in C, and setns may not be in Glibc's module map.
-        guard let setnsSymbol = dlsym(nil, "setns"), let ioctlSymbol = dlsym(nil, "ioctl") else {
-            return .failure(TestFailure("setns or ioctl not found"))
-        }
-        let setns = unsafeBitCast(setnsSymbol, to: SetNamespace.self)
-        let ioctl = unsafeBitCast(ioctlSymbol, to: IOControl.self)
-        let newNetworkNamespace: Int32 = 0x4000_0000  // CLONE_NEWNET
-        let home = open("/proc/thread-self/ns/net", O_RDONLY)
-        let target = open("/run/netns/\(namespace)", O_RDONLY)
-        defer { close(home); close(target) }
-        guard home >= 0, target >= 0 else { return .failure(TestFailure("cannot open the namespaces (errno \(errno))")) }
-        guard setns(target, newNetworkNamespace) == 0 else { return .failure(TestFailure("setns \(namespace): errno \(errno)")) }
-        defer { _ = setns(home, newNetworkNamespace) }
-        let descriptor = open("/dev/net/tun", O_RDWR | O_NONBLOCK)
-        guard descriptor >= 0 else { return .failure(TestFailure("open /dev/net/tun: errno \(errno)")) }
+        // ioctl through dlsym: it is variadic in C.
+        guard let symbol = dlsym(nil, "ioctl") else { throw TestFailure("ioctl not found") }
+        let ioctl = unsafeBitCast(symbol, to: IOControl.self)
+        let descriptor = try NamespaceThread.run(in: namespace) { open("/dev/net/tun", O_RDWR | O_NONBLOCK) }
+        guard descriptor >= 0 else { throw TestFailure("open /dev/net/tun: errno \(errno)") }
         var request = [UInt8](repeating: 0, count: 40)  // struct ifreq: name[16], then flags
         for (index, byte) in name.utf8.prefix(15).enumerated() { request[index] = byte }
         let flags: UInt16 = 0x0001 | 0x1000  // IFF_TUN | IFF_NO_PI
         request[16] = UInt8(flags & 0xFF)
         request[17] = UInt8(flags >> 8)
+        // TUNSETIFF creates the device in the namespace the descriptor was opened in.
         let status = request.withUnsafeMutableBytes { ioctl(descriptor, 0x4004_54CA, $0.baseAddress!) }  // TUNSETIFF
         guard status == 0 else {
             let code = errno
             close(descriptor)
-            return .failure(TestFailure("TUNSETIFF \(name): errno \(code)"))
+            throw TestFailure("TUNSETIFF \(name): errno \(code)")
         }
-        return .success(descriptor)
+        return descriptor
     }
 }
 

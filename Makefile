@@ -7,7 +7,7 @@ DATA ?= ./.pttd
 APT_PACKAGES := libopus-dev libsrtp2-dev libogg-dev libsqlite3-dev pkg-config
 PKG_CONFIG_NAMES := opus libsrtp2 ogg sqlite3
 # Real peers the tests talk to: command name → Debian package.
-TEST_TOOLS := opusenc:opus-tools opusinfo:opus-tools opusdec:opus-tools ffmpeg:ffmpeg tshark:tshark
+TEST_TOOLS := opusenc:opus-tools opusinfo:opus-tools opusdec:opus-tools ffmpeg:ffmpeg tshark:tshark ip:iproute2 tc:iproute2
 
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 

@@ -141,11 +141,12 @@ let package = Package(
             ]
         ),
         .testTarget(name: "OpusTests", dependencies: ["Opus", "TestSupport"]),
+        .testTarget(name: "PTTClientTests", dependencies: ["PTTClient", "TestSupport"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "Opus", "TestSupport"]),
         .testTarget(
             name: "PTTServerTests",
             dependencies: [
-                "PTTServer", "PTTClient", "PTTProtocol", "PTTCore", "Media", "Opus",
+                "PTTServer", "PTTClient", "PTTProtocol", "PTTCore", "Media", "Opus", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

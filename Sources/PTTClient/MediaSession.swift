@@ -15,18 +15,30 @@ public struct ReceivedAudio: Sendable, Equatable {
     public var ssrc: UInt32
     /// The speaker, from the CSRC list.
     public var speakerSSRC: UInt32?
-    /// When it arrived (monotonic nanoseconds).
+    /// When it arrived (monotonic nanoseconds, as ``clock()`` tells).
     public var arrival: UInt64
+
+    /// The monotonic clock of `arrival`, in nanoseconds.
+    public static func clock() -> UInt64 { NIODeadline.now().uptimeNanoseconds }
 }
 
 /// A member's audio over UDP to the relay: sends Opus as (S)RTP with the member's SSRC and key, receives
 /// the channel's stream, and keeps its address alive with RTCP receiver reports.
+///
+/// Roaming: when the socket closes by itself (a send failed because the local address went away or the
+/// network became unreachable, as when a phone moves to another Wi-Fi network), the session opens a new
+/// socket towards the relay, retrying with back-off, and carries on with the same SSRC, keys, SRTP
+/// contexts and sequence numbers. Its first authenticated packet moves the member's address on the relay.
 public final class MediaSession: Sendable {
     public let parameters: MediaParameters
     /// Every authenticated packet received, in arrival order.
     public let received: AsyncStream<ReceivedAudio>
-    private let channel: Channel
+    private let host: String
+    private let eventLoop: EventLoop
+    private let inbound: SRTPSession?
+    private let continuation: AsyncStream<ReceivedAudio>.Continuation
     private let sender: NIOLockedValueBox<Sender>
+    private let link = NIOLockedValueBox(Link())
     private let keepAlive: NIOLockedValueBox<RepeatedTask?>
 
     struct Sender {
@@ -34,6 +46,20 @@ public final class MediaSession: Sendable {
         var srtp: SRTPSession?
         var rtcpSRTP: SRTPSession?
     }
+
+    /// The current socket, if one is open.
+    struct Link {
+        var channel: Channel?
+        var closing = false
+        var reopened = 0
+        var replayed = 0
+    }
+
+    /// How many times the socket was opened again after it closed by itself (roaming).
+    public var socketReopens: Int { link.withLockedValue { $0.reopened } }
+
+    /// Packets dropped by SRTP replay protection: copies of packets already received (duplicated on the way).
+    public var replayedPackets: Int { link.withLockedValue { $0.replayed } }
 
     /// Opens a UDP socket towards the relay at `host` (the control connection's host) and the port in
     /// `parameters`, and sends a first keep-alive so the relay learns where to send.
@@ -49,37 +75,88 @@ public final class MediaSession: Sendable {
         }
         let (stream, continuation) = AsyncStream<ReceivedAudio>.makeStream(bufferingPolicy: .bufferingNewest(50_000))
         let inbound = secure ? try SRTPSession(direction: .inbound, key: key, ssrc: .specific(parameters.listenSSRC)) : nil
-        let channel = try await DatagramBootstrap(group: group)
-            .channelOption(.socketOption(.so_rcvbuf), value: 1 << 20)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(MediaReceiveHandler(srtp: inbound, continuation: continuation))
-                }
-            }
-            .connect(host: host, port: parameters.port).get()
         let outbound = secure ? try SRTPSession(direction: .outbound, key: key, ssrc: .specific(parameters.ssrc)) : nil
         var generator = SystemRandomNumberGenerator()
-        let session = MediaSession(parameters: parameters, received: stream, channel: channel,
-                                   sender: Sender(sequence: UInt16.random(in: 0...UInt16.max, using: &generator), srtp: outbound, rtcpSRTP: outbound))
+        let session = MediaSession(
+            parameters: parameters, received: stream, continuation: continuation, host: host, eventLoop: group.next(),
+            inbound: inbound,
+            sender: Sender(sequence: UInt16.random(in: 0...UInt16.max, using: &generator), srtp: outbound, rtcpSRTP: outbound))
+        let channel = try await session.makeChannel().get()
+        session.link.withLockedValue { $0.channel = channel }
         // A few keep-alives at first: the relay may not know this membership yet when the very first one
         // arrives (it learns of a join a moment after the control plane answers), and UDP may lose one.
-        session.sendKeepAlive()
-        for delay in [50, 200, 500, 1_000] {
-            channel.eventLoop.scheduleTask(in: .milliseconds(Int64(delay))) { [weak session] in session?.sendKeepAlive() }
-        }
+        session.sendKeepAlives(at: [0, 50, 200, 500, 1_000])
         let interval = TimeAmount.nanoseconds(keepAliveInterval.nanosecondsClamped)
         session.keepAlive.withLockedValue {
-            $0 = channel.eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { [weak session] _ in session?.sendKeepAlive() }
+            $0 = session.eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { [weak session] _ in session?.sendKeepAlive() }
         }
         return session
     }
 
-    private init(parameters: MediaParameters, received: AsyncStream<ReceivedAudio>, channel: Channel, sender: Sender) {
+    private init(parameters: MediaParameters, received: AsyncStream<ReceivedAudio>, continuation: AsyncStream<ReceivedAudio>.Continuation,
+                 host: String, eventLoop: EventLoop, inbound: SRTPSession?, sender: Sender) {
         self.parameters = parameters
         self.received = received
-        self.channel = channel
+        self.continuation = continuation
+        self.host = host
+        self.eventLoop = eventLoop
+        self.inbound = inbound
         self.sender = NIOLockedValueBox(sender)
         self.keepAlive = NIOLockedValueBox(nil)
+    }
+
+    /// A socket connected to the relay, on this session's event loop (the inbound SRTP context is used there only).
+    private func makeChannel() -> EventLoopFuture<Channel> {
+        let handler = MediaReceiveHandler(srtp: inbound, continuation: continuation, closed: { [weak self] in self?.socketClosed() },
+                                          replayed: { [weak self] in self?.link.withLockedValue { $0.replayed += 1 } })
+        return DatagramBootstrap(group: eventLoop)
+            .channelOption(.socketOption(.so_rcvbuf), value: 1 << 20)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler) }
+            }
+            .connect(host: host, port: parameters.port)
+    }
+
+    /// The socket closed. After `close()` that ends the stream; otherwise a send failed (address gone,
+    /// network unreachable) and a new socket is opened.
+    private func socketClosed() {
+        let reopen = link.withLockedValue { link -> Bool in
+            link.channel = nil
+            return !link.closing
+        }
+        if reopen { reopenSocket(after: .milliseconds(20)) } else { continuation.finish() }
+    }
+
+    private func reopenSocket(after delay: TimeAmount) {
+        eventLoop.scheduleTask(in: delay) { [weak self] in
+            guard let self, !self.link.withLockedValue({ $0.closing }) else { return }
+            self.makeChannel().whenComplete { result in
+                switch result {
+                case .success(let channel):
+                    let kept = self.link.withLockedValue { link -> Bool in
+                        guard !link.closing else { return false }
+                        link.channel = channel
+                        link.reopened += 1
+                        return true
+                    }
+                    if kept { self.sendKeepAlives(at: [0, 50, 200]) } else { channel.close(promise: nil) }
+                case .failure:
+                    self.reopenSocket(after: min(delay * 2, .seconds(1)))
+                }
+            }
+        }
+    }
+
+    private func sendKeepAlives(at delays: [Int64]) {
+        for delay in delays {
+            if delay == 0 { sendKeepAlive(); continue }
+            eventLoop.scheduleTask(in: .milliseconds(delay)) { [weak self] in self?.sendKeepAlive() }
+        }
+    }
+
+    private func write(_ bytes: [UInt8]) {
+        // While a new socket is being opened there is none: the packet is lost, as on the air.
+        link.withLockedValue { $0.channel }?.writeAndFlush(ByteBuffer(bytes: bytes), promise: nil)
     }
 
     /// Sends one Opus packet with the next sequence number.
@@ -92,7 +169,7 @@ public final class MediaSession: Sendable {
             if let srtp = sender.srtp { packet = try srtp.protect(packet) }
             return packet
         }
-        channel.writeAndFlush(ByteBuffer(bytes: bytes), promise: nil)
+        write(bytes)
     }
 
     /// Sends an RTCP receiver report: keeps this member's address known to the relay.
@@ -102,12 +179,16 @@ public final class MediaSession: Sendable {
             if let srtp = sender.rtcpSRTP { packet = try srtp.protectRTCP(packet) }
             return packet
         }) else { return }
-        channel.writeAndFlush(ByteBuffer(bytes: bytes), promise: nil)
+        write(bytes)
     }
 
     public func close() async {
         keepAlive.withLockedValue { $0?.cancel() }
-        try? await channel.close()
+        let channel = link.withLockedValue { link -> Channel? in
+            link.closing = true
+            return link.channel
+        }
+        if let channel { try? await channel.close() } else { continuation.finish() }
     }
 }
 
@@ -118,18 +199,29 @@ final class MediaReceiveHandler: ChannelInboundHandler, @unchecked Sendable {
 
     private let srtp: SRTPSession?
     private let continuation: AsyncStream<ReceivedAudio>.Continuation
+    private let closed: @Sendable () -> Void
+    private let replayed: @Sendable () -> Void
 
-    init(srtp: SRTPSession?, continuation: AsyncStream<ReceivedAudio>.Continuation) {
+    init(srtp: SRTPSession?, continuation: AsyncStream<ReceivedAudio>.Continuation, closed: @escaping @Sendable () -> Void,
+         replayed: @escaping @Sendable () -> Void) {
         self.srtp = srtp
         self.continuation = continuation
+        self.closed = closed
+        self.replayed = replayed
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var packet = Array(unwrapInboundIn(data).data.readableBytesView)
         guard !RTPHeader.isRTCP(packet) else { return }
         if let srtp {
-            guard let clear = try? srtp.unprotect(packet) else { return }
-            packet = clear
+            do {
+                packet = try srtp.unprotect(packet)
+            } catch SRTPError.replayFail {
+                replayed()  // a copy the network made (or an attacker replayed): dropped, and counted
+                return
+            } catch {
+                return
+            }
         }
         guard let header = try? RTPHeader.parse(packet) else { return }
         let payload = Array(packet[header.payloadRange(packetLength: packet.count)])
@@ -140,7 +232,7 @@ final class MediaReceiveHandler: ChannelInboundHandler, @unchecked Sendable {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        continuation.finish()
+        closed()
         context.fireChannelInactive()
     }
 

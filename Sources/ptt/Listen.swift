@@ -11,6 +11,10 @@ struct Listen: AsyncParsableCommand {
         discussion: """
             OUT is Ogg Opus by default (the packets as the relay sent them; silence between bursts is filled so the \
             file keeps real time), or WAV / raw PCM decoded with libopus (--format wav|raw). - writes to standard output.
+
+            Packets go through a jitter buffer first (--jitter-ms): reordered packets are put back in order, \
+            duplicates dropped, and packets still missing after that delay are concealed (libopus FEC and packet loss \
+            concealment in wav/raw, packets the decoder conceals in ogg). The summary on standard error counts them.
             """)
 
     @OptionGroup var connection: ConnectionOptions
@@ -20,12 +24,15 @@ struct Listen: AsyncParsableCommand {
     @Option(help: "Channels of decoded output (wav, raw).") var channels = 1
     @Option(help: "Stop after this many seconds.") var seconds: Double?
     @Option(help: "Stop after this many packets.") var packets: Int?
+    @Option(help: "Stop when nothing has been received for this many seconds, once something has.") var untilQuiet: Double?
+    @Option(help: "How long to wait for a missing packet before concealing it, in milliseconds.") var jitterMs = 60
     @Flag(help: "Join receive-only.") var receiveOnly = false
     @Flag(help: "Keep the membership afterwards.") var stay = false
 
     func run() async throws {
         guard ["ogg", "wav", "raw"].contains(format) else { throw ValidationError("--format must be ogg, wav or raw") }
         guard channels == 1 || channels == 2 else { throw ValidationError("--channels must be 1 or 2") }
+        guard (0...2_000).contains(jitterMs) else { throw ValidationError("--jitter-ms must be 0 to 2000") }
         let member = try await MemberConnection.open(connection, channel: channel, receiveOnly: receiveOnly)
         let sink: AudioSink
         do {
@@ -38,101 +45,93 @@ struct Listen: AsyncParsableCommand {
         stderr("ptt: listening on \(channel) (\(member.joined.media.security))")
         let stream = member.media.received
         let limit = packets
-        let box = SinkBox(sink)
+        let box = SinkBox(sink, jitter: JitterBuffer(delay: UInt64(jitterMs) * 1_000_000))
+        let quiet = untilQuiet.map { UInt64($0 * 1e9) }
         try await runUntilInterrupted(seconds: seconds) {
-            for await packet in stream {
-                try box.write(packet)
-                if let limit, box.count >= limit { return }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await packet in stream {
+                        try box.insert(packet)
+                        if let limit, box.count >= limit { return }
+                    }
+                }
+                // Holes are given up on when their time is over even if no further packet arrives.
+                group.addTask {
+                    while true {
+                        try await Task.sleep(for: .milliseconds(10))
+                        try box.tick()
+                        if let quiet, let last = box.lastArrival, ReceivedAudio.clock() - last > quiet { return }
+                    }
+                }
+                try await group.next()
+                group.cancelAll()
             }
         }
         do { try box.finish() } catch { stderr("ptt: \(error)") }
-        stderr("ptt: wrote \(box.count) packets to \(out)")
+        // Duplicates: SRTP replay protection drops most copies before the jitter buffer sees them.
+        let summary = box.summary
+        stderr("ptt: wrote \(summary.written) packets to \(out) (concealed \(summary.concealed), reordered \(summary.reordered), "
+               + "duplicates \(summary.duplicates + member.media.replayedPackets), late \(summary.late), "
+               + "socket reopened \(member.media.socketReopens))")
         await member.close(leave: !stay)
     }
 }
 
-/// Shares the sink between the receiving task and the command (one at a time).
+/// The jitter buffer and the sink, shared by the receiving task, the ticker and the command (one at a time).
 final class SinkBox: @unchecked Sendable {
+    // @unchecked: guarded by `lock`.
     private let lock = NSLock()
     private let sink: AudioSink
-    init(_ sink: AudioSink) { self.sink = sink }
+    private var jitter: JitterBuffer<ReceivedAudio>
+    private var lost = 0
+    /// When the last packet arrived.
+    private var last: UInt64?
+
+    init(_ sink: AudioSink, jitter: JitterBuffer<ReceivedAudio>) {
+        self.sink = sink
+        self.jitter = jitter
+    }
+
     var count: Int { lock.withLock { sink.count } }
-    func write(_ packet: ReceivedAudio) throws { try lock.withLock { try sink.write(packet) } }
-    func finish() throws { try lock.withLock { try sink.finish() } }
-}
+    var lastArrival: UInt64? { lock.withLock { last } }
 
-/// Writes received packets as Ogg Opus, or decodes them to WAV / raw PCM; fills silence between bursts.
-final class AudioSink {
-    private let path: String
-    private let format: String
-    private let channels: Int
-    private var ogg: OggOpusFileWriter?
-    private var wav: WAVFileWriter?
-    private var rawHandle: FileHandle?
-    private var decoder: OpusDecoder?
-    private var nextTimestamp: UInt32?
-    private(set) var count = 0
-
-    /// The most silence filled in one gap.
-    static let maxGapSamples = 48_000 * 10
-
-    init(path: String, format: String, channels: Int) throws {
-        self.path = path
-        self.format = format
-        self.channels = channels
-        if format != "ogg" { decoder = try OpusDecoder(sampleRate: 48_000, channels: channels) }
-        if format == "wav" {
-            let pcm = try WAVFormat(sampleRate: 48_000, channelCount: channels)
-            wav = path == "-" ? try WAVFileWriter(handle: .standardOutput, format: pcm) : try WAVFileWriter(path: path, format: pcm)
-        } else if format == "raw" {
-            if path == "-" { rawHandle = .standardOutput } else {
-                guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
-                    throw ValidationText("cannot create \(path)")
-                }
-                rawHandle = handle
-            }
+    func insert(_ packet: ReceivedAudio) throws {
+        try lock.withLock {
+            last = packet.arrival
+            jitter.insert(packet, sequence: packet.sequenceNumber, arrival: packet.arrival)
+            try write(jitter.release(now: ReceivedAudio.clock()))
         }
     }
 
-    func write(_ packet: ReceivedAudio) throws {
-        guard let samples = OggOpusPacket.sampleCount(of: packet.payload) else { return }
-        var gap = 0
-        if let expected = nextTimestamp {
-            let delta = Int(Int32(bitPattern: packet.timestamp &- expected))
-            if delta > 0 { gap = min(delta, Self.maxGapSamples) }
+    func tick() throws {
+        try lock.withLock {
+            guard let deadline = jitter.nextDeadline, deadline <= ReceivedAudio.clock() else { return }
+            try write(jitter.release(now: ReceivedAudio.clock()))
         }
-        nextTimestamp = packet.timestamp &+ UInt32(samples)
-        if format == "ogg" {
-            if ogg == nil {
-                let stereo = (packet.payload.first ?? 0) & 0x04 != 0
-                let writer = try OggOpusWriter(channels: stereo ? 2 : 1)
-                ogg = path == "-" ? try OggOpusFileWriter(handle: .standardOutput, writer: writer) : try OggOpusFileWriter(path: path, writer: writer)
-            }
-            // Silence as 20 ms DTX packets (a TOC byte alone: the decoder conceals).
-            var filled = 0
-            while gap - filled >= 960 {
-                try ogg!.write(packet: [0xF8], samples: 960)
-                filled += 960
-            }
-            try ogg!.write(packet: packet.payload, samples: samples)
-        } else {
-            let silence = [Int16](repeating: 0, count: gap * channels)
-            let pcm = try decoder!.decode(packet.payload)
-            try emit(silence)
-            try emit(pcm)
-        }
-        count += 1
-    }
-
-    private func emit(_ pcm: [Int16]) throws {
-        guard !pcm.isEmpty else { return }
-        if let wav { try wav.write(pcm) }
-        if let rawHandle { try rawHandle.write(contentsOf: RawPCM.bytes(pcm)) }
     }
 
     func finish() throws {
-        try ogg?.finish()
-        try wav?.finish()
-        try rawHandle?.synchronize()
+        try lock.withLock {
+            try write(jitter.flush())
+            try sink.finish()
+        }
+    }
+
+    var summary: (written: Int, concealed: Int, reordered: Int, duplicates: Int, late: Int) {
+        lock.withLock {
+            let stats = jitter.statistics
+            return (sink.count, sink.concealed, stats.reordered, stats.duplicates, stats.late)
+        }
+    }
+
+    private func write(_ output: [JitterBuffer<ReceivedAudio>.Output]) throws {
+        for item in output {
+            switch item {
+            case .gap(let count): lost += count
+            case .packet(let packet, _):
+                try sink.write(packet, lostBefore: lost)
+                lost = 0
+            }
+        }
     }
 }

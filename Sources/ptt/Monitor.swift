@@ -22,11 +22,13 @@ struct Monitor: AsyncParsableCommand {
     @Flag(help: "Join receive-only.") var receiveOnly = false
     @Flag(help: "Keep the membership when the monitor stops.") var stay = false
     @Flag(help: "Also print heartbeats.") var heartbeats = false
+    @Flag(help: "Print the server's welcome first (it lists the memberships this device already holds).") var welcome = false
     @Flag(name: .customLong("no-ack"), help: "Do not acknowledge pushes (stored announcements are then delivered again on the next connection).")
     var noAck = false
 
     func run() async throws {
         let client = try await connection.connect()
+        if welcome { printLine(.welcome(client.welcome)) }
         let joined: ControlMessage
         do {
             joined = try await client.request(.join(Join(channel: channel, displayName: name, receiveOnly: receiveOnly)))

@@ -36,7 +36,9 @@ struct Talk: AsyncParsableCommand {
             try await member.takeFloor(waitingAtMost: wait)
             let (packets, seconds, revoked) = try await send(input, over: member)
             member.client.send(.floorRelease(FloorCommand(channel: channel)))
-            stderr("ptt: sent \(packets) packets (\(String(format: "%.2f", seconds)) s) to \(channel)\(revoked.map { "; floor revoked: \($0)" } ?? "")")
+            let reopens = member.media.socketReopens
+            stderr("ptt: sent \(packets) packets (\(String(format: "%.2f", seconds)) s) to \(channel)\(revoked.map { "; floor revoked: \($0)" } ?? "")"
+                   + (reopens > 0 ? "; media socket reopened \(reopens) times (address changed)" : ""))
             await member.close(leave: !stay)
             if revoked != nil { throw ExitCode(4) }
         } catch let error as ExitCode {

@@ -86,7 +86,7 @@ extension ControlPlane {
             throw AdminError(error: "not-found", message: "no single member '\(memberReference)' in channel '\(channel.name)'")
         }
         do { try endMembership(member, in: channel, reason: "kicked") } catch {
-            throw AdminError(error: "internal", message: "could not store the change: \(error)")
+            throw AdminError(error: "internal", message: "could not store the change: \(Store.describe(error))")
         }
         metrics.kicks.increment()
     }
@@ -128,7 +128,7 @@ extension ControlPlane {
         for membership in memberships {
             guard let channel = directory.channels[membership.channel] else { continue }
             do { try endMembership(membership, in: channel, reason: "user-removed") } catch {
-                throw AdminError(error: "internal", message: "could not store the change: \(error)")
+                throw AdminError(error: "internal", message: "could not store the change: \(Store.describe(error))")
             }
         }
         try adminCommit([.removeUser(name)])
@@ -139,6 +139,6 @@ extension ControlPlane {
     }
 
     private func adminCommit(_ changes: [DirectoryChange]) throws(AdminError) {
-        do { try commit(changes) } catch { throw AdminError(error: "internal", message: "could not store the change: \(error)") }
+        do { try commit(changes) } catch { throw AdminError(error: "internal", message: "could not store the change: \(Store.describe(error))") }
     }
 }

@@ -80,7 +80,7 @@ extension ControlPlane {
         }
         changes.append(.putMembership(planned.membership))
         do { try commit(changes) } catch {
-            return sendError(session, re: join.id, .internal, "could not store the membership")
+            return sendError(session, re: join.id, .internal, "could not store the membership: \(Store.describe(error))")
         }
         metrics.joins.increment()
         if changes.count > 1 { logger.info("channel created on join", metadata: ["channel": "\(channel.name)", "by": "\(device.user)"]) }
@@ -99,7 +99,7 @@ extension ControlPlane {
             try endMembership(membership, in: channel, reason: "left", re: leave.id, requester: session)
             metrics.leaves.increment()
         } catch {
-            sendError(session, re: leave.id, .internal, "could not store the change")
+            sendError(session, re: leave.id, .internal, "could not store the change: \(Store.describe(error))")
         }
     }
 
@@ -114,7 +114,7 @@ extension ControlPlane {
         } catch let error as DirectoryError {
             return sendError(session, re: request.id, .badRequest, error.description)
         } catch {
-            return sendError(session, re: request.id, .internal, "could not store the token")
+            return sendError(session, re: request.id, .internal, "could not store the token: \(Store.describe(error))")
         }
         logger.info("push token registered", metadata: ["channel": "\(channel.name)", "member": "\(membership.id)", "bytes": "\(token.count)"])
         session.send(.pushTokenRegistered(PushTokenRegistered(re: request.id, channel: channelInfo(channel))))

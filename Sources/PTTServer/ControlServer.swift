@@ -10,6 +10,7 @@ import Synchronization
 /// Accepts control connections (TCP, TLS unless disabled) and builds each one's pipeline:
 /// TLS → frame decoder → ``ControlSessionHandler``.
 ///
+/// At most `limits.maxPendingHellos` connections are between accept and `hello` at once (``HelloGate``).
 /// Every accept asks ``AdmissionControl`` first: a refused connection is closed at once and counted by
 /// reason, so neither a full server nor one busy or hostile address can hold more than its share.
 final class ControlServer: Sendable {
@@ -24,8 +25,13 @@ final class ControlServer: Sendable {
         let heartbeatInterval = configuration.heartbeatInterval
         let missLimit = configuration.heartbeatMissLimit
         let limits = ConnectionLimitsInEffect(configuration.limits)
+        let gate = HelloGate(limit: configuration.limits.maxPendingHellos)
         let channel = try await ServerBootstrap(group: group)
-            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.backlog, value: 1024)
+            .serverChannelOption(.maxMessagesPerRead, value: 16)
+            .serverChannelInitializer { server in
+                server.eventLoop.makeCompletedFuture { try server.pipeline.syncOperations.addHandler(HelloGateHandler(gate: gate)) }
+            }
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(.maxMessagesPerRead, value: 4)
@@ -63,17 +69,23 @@ final class ControlServer: Sendable {
                     try sync.addHandler(ByteToMessageHandler(ControlFrameDecoder()))
                     try sync.addHandler(ControlSessionHandler(
                         plane: plane, metrics: metrics, sessionID: id, heartbeatInterval: heartbeatInterval,
-                        heartbeatMissLimit: missLimit, limits: limits, outcome: outcome, logger: logger))
+                        heartbeatMissLimit: missLimit, limits: limits, outcome: outcome, gate: gate, logger: logger))
                 }
             }
             .bind(host: host, port: port).get()
-        return ControlServer(channel: channel, admission: admission)
+        return ControlServer(channel: channel, admission: admission, gate: gate)
     }
 
-    private init(channel: NIOCore.Channel, admission: NIOLockedValueBox<AdmissionControl>) {
+    private let gate: HelloGate
+
+    private init(channel: NIOCore.Channel, admission: NIOLockedValueBox<AdmissionControl>, gate: HelloGate) {
         self.channel = channel
         self.admission = admission
+        self.gate = gate
     }
+
+    /// Connections accepted and not yet past `hello` now.
+    var pendingHellos: Int { gate.pending }
 
     var port: Int { channel.localAddress?.port ?? 0 }
 

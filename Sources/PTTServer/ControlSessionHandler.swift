@@ -22,6 +22,7 @@ final class ControlSessionHandler: ChannelInboundHandler, @unchecked Sendable {
     private let limits: ConnectionLimitsInEffect
     private let sessionID: UInt64
     private let outcome: ConnectionOutcome
+    private let gate: HelloGate
     private var logger: Logger
 
     private var session: ControlSession?
@@ -41,7 +42,7 @@ final class ControlSessionHandler: ChannelInboundHandler, @unchecked Sendable {
 
     /// `outcome` records whether the connection authenticated, for admission control when it closes.
     init(plane: ControlPlane, metrics: ServerMetrics, sessionID: UInt64, heartbeatInterval: Duration, heartbeatMissLimit: Int,
-         limits: ConnectionLimitsInEffect, outcome: ConnectionOutcome, logger: Logger) {
+         limits: ConnectionLimitsInEffect, outcome: ConnectionOutcome, gate: HelloGate, logger: Logger) {
         self.plane = plane
         self.metrics = metrics
         self.sessionID = sessionID
@@ -49,6 +50,7 @@ final class ControlSessionHandler: ChannelInboundHandler, @unchecked Sendable {
         self.heartbeatMissLimit = heartbeatMissLimit
         self.limits = limits
         self.outcome = outcome
+        self.gate = gate
         self.logger = logger
         self.logger[metadataKey: "session"] = "\(sessionID)"
     }
@@ -75,7 +77,7 @@ final class ControlSessionHandler: ChannelInboundHandler, @unchecked Sendable {
         let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
         helloTimer = context.eventLoop.scheduleTask(in: timeout) {
             let handler = loopBound.value
-            guard !handler.authenticated, !handler.closing else { return }
+            guard !handler.sawHello, !handler.closing else { return }
             handler.metrics.connectionClosed(.helloTimeout)
             handler.reject(.notAuthenticated, "no hello within \(timeout.nanoseconds / 1_000_000) ms", reason: "not-authenticated",
                            waitForAnswers: false)
@@ -109,6 +111,9 @@ final class ControlSessionHandler: ChannelInboundHandler, @unchecked Sendable {
                 return reject(.alreadyAuthenticated, "hello was already sent on this connection", reason: "already-authenticated")
             }
             sawHello = true
+            // The deadline is for the client: a hello that arrived in time waits for the plane however busy it is.
+            helloTimer?.cancel()
+            helloTimer = nil
         case .heartbeat(let beat):
             guard sawHello else { return reject(.notAuthenticated, "the first frame must be hello", reason: "not-authenticated") }
             session.send(.heartbeatAck(HeartbeatAck(seq: beat.seq)))
@@ -157,6 +162,7 @@ final class ControlSessionHandler: ChannelInboundHandler, @unchecked Sendable {
         case .authenticated:
             authenticated = true
             outcome.authenticated.store(true, ordering: .relaxed)
+            gate.left(ObjectIdentifier(context.channel))
             helloTimer?.cancel()
             helloTimer = nil
             startHeartbeats(context: context)

@@ -22,6 +22,22 @@ public final class Store: Sendable {
         try Self.migrator.migrate(queue)
     }
 
+    /// SQLite's own check of the database file: `["ok"]` when it is sound.
+    func integrityCheck() throws -> [String] {
+        try queue.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+    }
+
+    /// What went wrong with a write, in words for a client or an operator: a full disk is named as such.
+    static func describe(_ error: any Error) -> String {
+        guard let error = error as? DatabaseError else { return "\(error)" }
+        switch error.resultCode {
+        case .SQLITE_FULL: return "the server's disk is full"
+        case .SQLITE_IOERR: return "the server's disk failed (I/O error)"
+        case .SQLITE_READONLY: return "the server's database is read-only"
+        default: return "storage error \(error.resultCode.rawValue): \(error.message ?? "")"
+        }
+    }
+
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in

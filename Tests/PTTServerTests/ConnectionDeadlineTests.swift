@@ -40,6 +40,31 @@ struct ConnectionDeadlineTests {
         await server.stop()
     }
 
+    @Test("at most maxPendingHellos connections wait for hello; the next is accepted when one leaves")
+    func helloGate() async throws {
+        let server = try await TestServer.start { $0.limits.maxPendingHellos = 2 }
+        let secret = try await server.addUser("alice")
+        let first = try await SilentConnection.connect(to: server.endpoint)
+        let second = try await SilentConnection.connect(to: server.endpoint)
+        try await eventually("two connections waiting for hello") { try await server.metric("ptt_control_connections") == 2 }
+        // The third completes TCP in the kernel's backlog but is not accepted while the gate is full.
+        let third = try await RawConnection.connect(to: server.endpoint)
+        try await third.write(.hello(Hello(user: "alice", secret: secret, device: "third")))
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await server.metric("ptt_control_connections") == 2)
+        await first.close()
+        var iterator = third.messages.makeAsyncIterator()
+        let welcome = await iterator.next()
+        #expect(welcome?.type == "welcome")
+        // Authenticated connections do not count: a fourth is accepted although two are open.
+        let fourth = try await server.connect("alice", secret: secret, device: "fourth")
+        #expect(try await fourth.join("deck").channel.name == "deck")
+        await fourth.close()
+        await second.close()
+        try? await third.channel.close()
+        await server.stop()
+    }
+
     @Test("a join followed by a bad frame in the same write is answered, then the error closes the connection")
     func answeredBeforeClose() async throws {
         let server = try await TestServer.start()

@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOPosix
+import NIOSSL
 import NIOConcurrencyHelpers
 import PTTClient
 import PTTCore
@@ -94,3 +95,62 @@ extension TestServer {
     }
 }
 
+
+/// A control connection (TLS or not) that hands every frame the server sends to `onMessage`, on its
+/// event loop: many of them can run in one test process without a task each.
+final class RecordingConnection: Sendable {
+    let channel: NIOCore.Channel
+
+    /// One TLS context for every connection of a test (certificates are not checked: these tests are about load).
+    static func tlsContext() throws -> NIOSSLContext {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.certificateVerification = .none
+        return try NIOSSLContext(configuration: tls)
+    }
+
+    static func connect(to endpoint: ServerEndpoint, tls: NIOSSLContext?, timeout: TimeAmount = .seconds(60),
+                        onMessage: @escaping @Sendable (ControlMessage) -> Void) async throws -> RecordingConnection {
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connectTimeout(timeout)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let sync = channel.pipeline.syncOperations
+                    if let tls { try sync.addHandler(try NIOSSLClientHandler(context: tls, serverHostname: nil)) }
+                    try sync.addHandler(ByteToMessageHandler(ControlFrameDecoder()))
+                    try sync.addHandler(Deliver(onMessage))
+                }
+            }
+            .connect(host: endpoint.host, port: endpoint.port).get()
+        return RecordingConnection(channel: channel)
+    }
+
+    private init(channel: NIOCore.Channel) { self.channel = channel }
+
+    func write(_ messages: [ControlMessage]) async throws {
+        var buffer = channel.allocator.buffer(capacity: 256 * messages.count)
+        for message in messages { try ControlFrame.write(message, into: &buffer) }
+        try await channel.writeAndFlush(buffer)
+    }
+
+    func close() async { try? await channel.close() }
+
+    private final class Deliver: ChannelInboundHandler, Sendable {
+        typealias InboundIn = ControlMessage
+        let onMessage: @Sendable (ControlMessage) -> Void
+        init(_ onMessage: @escaping @Sendable (ControlMessage) -> Void) { self.onMessage = onMessage }
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) { onMessage(unwrapInboundIn(data)) }
+        func errorCaught(context: ChannelHandlerContext, error: Error) { context.close(promise: nil) }
+    }
+}
+
+/// The process's open-file limit, raised to the hard limit; nil if it cannot be read.
+func raiseDescriptorLimit() -> Int? {
+    var limits = rlimit()
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits) == 0 else { return nil }
+    if limits.rlim_cur < limits.rlim_max {
+        limits.rlim_cur = limits.rlim_max
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits)
+        _ = getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits)
+    }
+    return limits.rlim_cur == rlim_t.max ? Int.max : Int(clamping: limits.rlim_cur)
+}

@@ -2,7 +2,7 @@
 ///
 /// Encoded as the `limits` object of the server's config file, durations in whole milliseconds or
 /// seconds: `{"helloTimeoutMs": 10000, "closeGraceMs": 2000, "outboundQueueBytes": 262144,
-///   "perAddressConnections": 64, "failedHellosPerAddress": 20, "failedHelloWindowSeconds": 60,
+///   "maxPendingHellos": 1024, "perAddressConnections": 64, "failedHellosPerAddress": 20, "failedHelloWindowSeconds": 60,
 ///   "addressBlockSeconds": 60, "exemptLoopback": true, "adminMaxConnections": 32,
 ///   "adminIdleTimeoutMs": 30000, "adminRequestTimeoutMs": 10000}`. Every key is optional.
 public struct ConnectionLimits: Sendable, Equatable {
@@ -15,6 +15,9 @@ public struct ConnectionLimits: Sendable, Equatable {
     /// Bytes written to one control connection and not yet taken by its socket, at most; a connection
     /// whose peer does not read past this is closed (`slow-reader`).
     public var outboundQueueBytes = 256 * 1024
+    /// Control connections accepted and not yet past `hello` (TLS handshake included) at once; at the
+    /// bound the listener stops accepting and new connections wait in the kernel's backlog.
+    public var maxPendingHellos = 1024
     /// Control connections open at once from one address.
     public var perAddressConnections = 64
     /// Connections from one address that end without a successful `hello` (wrong secret, no hello,
@@ -41,7 +44,7 @@ public struct ConnectionLimits: Sendable, Equatable {
 
 extension ConnectionLimits: Codable {
     public enum CodingKeys: String, CodingKey {
-        case helloTimeoutMs, closeGraceMs, outboundQueueBytes, perAddressConnections, failedHellosPerAddress
+        case helloTimeoutMs, closeGraceMs, outboundQueueBytes, maxPendingHellos, perAddressConnections, failedHellosPerAddress
         case failedHelloWindowSeconds, addressBlockSeconds, exemptLoopback, adminMaxConnections
         case adminIdleTimeoutMs, adminRequestTimeoutMs
     }
@@ -64,6 +67,7 @@ extension ConnectionLimits: Codable {
         closeGrace = .milliseconds(try value(.closeGraceMs, 10...60_000, default: defaults.closeGrace.milliseconds))
         outboundQueueBytes = Int(try value(.outboundQueueBytes, Int64(Self.minimumOutboundQueueBytes)...(1 << 30),
                                            default: Int64(defaults.outboundQueueBytes)))
+        maxPendingHellos = Int(try value(.maxPendingHellos, 1...1_000_000, default: Int64(defaults.maxPendingHellos)))
         perAddressConnections = Int(try value(.perAddressConnections, 1...1_000_000, default: Int64(defaults.perAddressConnections)))
         failedHellosPerAddress = Int(try value(.failedHellosPerAddress, 1...1_000_000, default: Int64(defaults.failedHellosPerAddress)))
         failedHelloWindow = .seconds(try value(.failedHelloWindowSeconds, 1...86_400, default: defaults.failedHelloWindow.components.seconds))
@@ -80,6 +84,7 @@ extension ConnectionLimits: Codable {
         try c.encode(helloTimeout.milliseconds, forKey: .helloTimeoutMs)
         try c.encode(closeGrace.milliseconds, forKey: .closeGraceMs)
         try c.encode(outboundQueueBytes, forKey: .outboundQueueBytes)
+        try c.encode(maxPendingHellos, forKey: .maxPendingHellos)
         try c.encode(perAddressConnections, forKey: .perAddressConnections)
         try c.encode(failedHellosPerAddress, forKey: .failedHellosPerAddress)
         try c.encode(failedHelloWindow.components.seconds, forKey: .failedHelloWindowSeconds)

@@ -29,7 +29,7 @@ extension ControlPlane {
         }
         let plan = notifier.book.planAdd(announcements)
         do { try commitAnnouncements(plan.changes) } catch {
-            throw AdminError(error: "internal", message: "could not store the announcement: \(error)")
+            throw AdminError(error: "internal", message: "could not store the announcement: \(Store.describe(error))")
         }
         for old in plan.overflowed {
             recordPush(.announce, member: old.member, transport: .none, outcome: .expired, reason: PushExpiry.overflow.rawValue)

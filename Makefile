@@ -64,11 +64,14 @@ clean:
 ## libFuzzer: `make fuzz` builds every fuzz target (Sources/Fuzz/) with the fuzzer and address
 ## sanitizers and runs each for FUZZ_SECONDS on a scratch copy of its seeds (fixtures/fuzz/NAME, and
 ## the inputs of crashes fixed earlier, fixtures/fuzz/regressions/NAME).
-## Crashing inputs are kept in $(FUZZ_DIR)/crashes/NAME/; the run fails if there is any.
+## Crashing inputs are kept in $(FUZZ_DIR)/crashes/NAME/; the run fails if it added one.
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?= control-frame rtp srtp opus-packet ogg-opus wav config admin-http
 FUZZ_DIR ?= .build-fuzz
 FUZZ_FLAGS ?= -use_value_profile=1 -timeout=10 -rss_limit_mb=2048
+# Targets whose every input allocates memory that stays reachable (a fresh ControlPlane and store), so
+# libFuzzer would run LeakSanitizer after each one: 20 inputs/s instead of 400. Their leaks go unchecked.
+FUZZ_NO_LEAK_CHECK ?= admin-http
 FUZZ_CONFIG ?= release
 # In release builds SwiftPM's --sanitize=fuzzer adds no coverage instrumentation; ask for libFuzzer's own.
 FUZZ_BUILD := $(SWIFT) build -c $(FUZZ_CONFIG) --scratch-path $(FUZZ_DIR) --sanitize=fuzzer --sanitize=address \
@@ -97,20 +100,21 @@ fuzz: fuzz-build
 	  cp fixtures/fuzz/$$t/* $$run/corpus/; cp fixtures/fuzz/regressions/$$t/* $$run/corpus/ 2>/dev/null; \
 	  seeds=$$(ls $$run/corpus | wc -l); \
 	  echo "make: fuzzing $$t for $(FUZZ_SECONDS) s (log: $$run/log)"; \
-	  start=$$(date +%s); \
-	  SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=1} \
-	    $$bin/fuzz-$$t $$run/corpus -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	  case " $(FUZZ_NO_LEAK_CHECK) " in *" $$t "*) leaks=0;; *) leaks=1;; esac; \
+	  touch $$run/started; start=$$(date +%s); \
+	  SWIFT_BACKTRACE=enable=no \
+	    $$bin/fuzz-$$t $$run/corpus -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -detect_leaks=$$leaks \
 	    -artifact_prefix=$(FUZZ_DIR)/crashes/$$t/ $(FUZZ_FLAGS) > $$run/log 2>&1; status=$$?; \
 	  seconds=$$(( $$(date +%s) - start )); \
 	  stat() { sed -n "s/^stat::$$1: *//p" $$run/log | tail -n 1; }; \
 	  last=$$(grep -E '^#[0-9]+.*cov: ' $$run/log | tail -n 1); \
 	  cov=$$(echo "$$last" | sed -nE 's/.*cov: ([0-9]+).*/\1/p'); ft=$$(echo "$$last" | sed -nE 's/.*ft: ([0-9]+).*/\1/p'); \
-	  crashes=$$(ls $(FUZZ_DIR)/crashes/$$t | wc -l); \
+	  new=$$(find $(FUZZ_DIR)/crashes/$$t -type f -newer $$run/started); crashes=$$(echo -n "$$new" | grep -c .); \
 	  table="$$table\n$$t|$$(stat number_of_executed_units)|$$(stat average_exec_per_sec)|$$cov|$$ft|$$seeds→$$(ls $$run/corpus | wc -l)|$$seconds|$$crashes"; \
 	  if [ $$status -ne 0 ] || [ $$crashes -gt 0 ]; then \
 	    failed="$$failed $$t"; \
 	    grep -E '^(==[0-9]+==ERROR|SUMMARY|Fatal error|.*Assertion failed|.*Precondition failed)' $$run/log | head -n 5; \
-	    for f in $(FUZZ_DIR)/crashes/$$t/*; do [ -e "$$f" ] && echo "make: crashing input $$f; reproduce: $$bin/fuzz-$$t $$f"; done; \
+	    for f in $$new; do echo "make: crashing input $$f; reproduce: $$bin/fuzz-$$t $$f"; done; \
 	  fi; \
 	done; \
 	echo; echo -e "$$table" | column -t -s '|'; \

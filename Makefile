@@ -68,3 +68,66 @@ test: deps test-tools
 
 clean:
 	rm -rf .build
+
+## libFuzzer: `make fuzz` builds every fuzz target (Sources/Fuzz/) with the fuzzer and address
+## sanitizers and runs each for FUZZ_SECONDS on a scratch copy of its seeds (fixtures/fuzz/NAME, and
+## the inputs of crashes fixed earlier, fixtures/fuzz/regressions/NAME).
+## Crashing inputs are kept in $(FUZZ_DIR)/crashes/NAME/; the run fails if it added one.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= control-frame rtp srtp opus-packet ogg-opus wav config admin-http
+FUZZ_DIR ?= .build-fuzz
+FUZZ_FLAGS ?= -use_value_profile=1 -timeout=10 -rss_limit_mb=2048
+# Targets whose every input allocates memory that stays reachable (a fresh ControlPlane and store), so
+# libFuzzer would run LeakSanitizer after each one: 20 inputs/s instead of 400. Their leaks go unchecked.
+FUZZ_NO_LEAK_CHECK ?= admin-http
+FUZZ_CONFIG ?= release
+# In release builds SwiftPM's --sanitize=fuzzer adds no coverage instrumentation; ask for libFuzzer's own.
+FUZZ_BUILD := $(SWIFT) build -c $(FUZZ_CONFIG) --scratch-path $(FUZZ_DIR) --sanitize=fuzzer --sanitize=address \
+	-Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp
+
+.PHONY: fuzz fuzz-build fuzz-corpora
+
+## Build the fuzz targets only (the toolchain's clang runtime has libFuzzer and ASan; linking needs libstdc++).
+fuzz-build: deps
+	@runtime=$$(ls $$(dirname $$(readlink -f $(SWIFT)))/../lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a 2>/dev/null | head -n 1); \
+	[ -n "$$runtime" ] || { echo "make: this Swift toolchain has no libFuzzer runtime (libclang_rt.fuzzer)"; exit 1; }; \
+	if ! ls /usr/lib/gcc/*/*/libstdc++.so >/dev/null 2>&1; then \
+	  echo "make: installing libstdc++-12-dev (libFuzzer is C++)"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq libstdc++-12-dev; \
+	fi
+	@for t in $(FUZZ_TARGETS); do \
+	  echo "make: building fuzz-$$t"; \
+	  $(FUZZ_BUILD) --product fuzz-$$t || exit 1; \
+	done
+
+fuzz: fuzz-build
+	@bin=$$($(FUZZ_BUILD) --show-bin-path); failed=""; \
+	table="target|executions|exec/s|cov|ft|corpus (seeds→end)|seconds|crashes"; \
+	for t in $(FUZZ_TARGETS); do \
+	  run=$(FUZZ_DIR)/runs/$$t; rm -rf $$run; mkdir -p $$run/corpus $(FUZZ_DIR)/crashes/$$t; \
+	  cp fixtures/fuzz/$$t/* $$run/corpus/; cp fixtures/fuzz/regressions/$$t/* $$run/corpus/ 2>/dev/null; \
+	  seeds=$$(ls $$run/corpus | wc -l); \
+	  echo "make: fuzzing $$t for $(FUZZ_SECONDS) s (log: $$run/log)"; \
+	  case " $(FUZZ_NO_LEAK_CHECK) " in *" $$t "*) leaks=0;; *) leaks=1;; esac; \
+	  touch $$run/started; start=$$(date +%s); \
+	  SWIFT_BACKTRACE=enable=no \
+	    $$bin/fuzz-$$t $$run/corpus -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -detect_leaks=$$leaks \
+	    -artifact_prefix=$(FUZZ_DIR)/crashes/$$t/ $(FUZZ_FLAGS) > $$run/log 2>&1; status=$$?; \
+	  seconds=$$(( $$(date +%s) - start )); \
+	  stat() { sed -n "s/^stat::$$1: *//p" $$run/log | tail -n 1; }; \
+	  last=$$(grep -E '^#[0-9]+.*cov: ' $$run/log | tail -n 1); \
+	  cov=$$(echo "$$last" | sed -nE 's/.*cov: ([0-9]+).*/\1/p'); ft=$$(echo "$$last" | sed -nE 's/.*ft: ([0-9]+).*/\1/p'); \
+	  new=$$(find $(FUZZ_DIR)/crashes/$$t -type f -newer $$run/started); crashes=$$(echo -n "$$new" | grep -c .); \
+	  table="$$table\n$$t|$$(stat number_of_executed_units)|$$(stat average_exec_per_sec)|$$cov|$$ft|$$seeds→$$(ls $$run/corpus | wc -l)|$$seconds|$$crashes"; \
+	  if [ $$status -ne 0 ] || [ $$crashes -gt 0 ]; then \
+	    failed="$$failed $$t"; \
+	    grep -E '^(==[0-9]+==ERROR|SUMMARY|Fatal error|.*Assertion failed|.*Precondition failed)' $$run/log | head -n 5; \
+	    for f in $$new; do echo "make: crashing input $$f; reproduce: $$bin/fuzz-$$t $$f"; done; \
+	  fi; \
+	done; \
+	echo; echo -e "$$table" | column -t -s '|'; \
+	if [ -n "$$failed" ]; then echo "make: fuzz targets failed:$$failed (inputs in $(FUZZ_DIR)/crashes/)"; exit 1; fi
+
+## Remake the seed corpora in fixtures/fuzz/ from the fixtures, Docs/PROTOCOL.md and README.md.
+fuzz-corpora:
+	python3 fixtures/fuzz/make-corpora.py

@@ -130,6 +130,26 @@ let package = Package(
             exclude: ["ReferenceRelay"]
         ),
 
+        // libFuzzer targets (`make fuzz`); in a normal build they are executables that do nothing.
+        .executableTarget(name: "fuzz-control-frame", dependencies: [
+            "PTTProtocol",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOEmbedded", package: "swift-nio"),
+        ], path: "Sources/Fuzz/ControlFrame"),
+        .executableTarget(name: "fuzz-rtp", dependencies: ["Media"], path: "Sources/Fuzz/RTP"),
+        .executableTarget(name: "fuzz-srtp", dependencies: ["Media"], path: "Sources/Fuzz/SRTP"),
+        .executableTarget(name: "fuzz-opus-packet", dependencies: ["Opus", "Media"], path: "Sources/Fuzz/OpusPacket"),
+        .executableTarget(name: "fuzz-ogg-opus", dependencies: ["Media"], path: "Sources/Fuzz/OggOpus"),
+        .executableTarget(name: "fuzz-wav", dependencies: ["Media"], path: "Sources/Fuzz/WAV"),
+        .executableTarget(name: "fuzz-config", dependencies: ["PTTServer"], path: "Sources/Fuzz/Config"),
+        .executableTarget(name: "fuzz-admin-http", dependencies: [
+            "PTTServer", "PTTCore",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOEmbedded", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ], path: "Sources/Fuzz/AdminHTTP"),
+
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "PTTCoreTests", dependencies: ["PTTCore", "TestSupport"]),
         .testTarget(

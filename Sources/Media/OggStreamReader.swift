@@ -99,6 +99,7 @@ public struct OggStreamReader: Sendable {
             }
             throw .notOgg
         }
+        dropJunkTail()
         let pending = cogg_sync_pending(sync.state)
         if pageCount == 0 {
             throw .truncated(
@@ -176,6 +177,23 @@ public struct OggStreamReader: Sendable {
         if ogg_page_eos(&page) != 0 {
             reachedEndOfStream = true
         }
+    }
+
+    /// At the end of the input, counts the bytes libogg holds that cannot begin a page as skipped
+    /// junk, and drops them. libogg looks at buffered bytes only once 27 are there, so without this a
+    /// junk tail shorter than that was either skipped or reported as a truncated page depending on
+    /// how the input happened to be chunked. Kept: everything once libogg has checked a page header
+    /// there (the body is missing), else the bytes from the first place a capture pattern starts,
+    /// or a prefix of one that the end of the input cut off.
+    private mutating func dropJunkTail() {
+        makeUnique()
+        let state = sync.state
+        let pending = Int(state.pointee.fill) - Int(state.pointee.returned)
+        guard pending > 0, state.pointee.headerbytes == 0, let data = state.pointee.data else { return }
+        let tail = UnsafeBufferPointer(start: data + Int(state.pointee.returned), count: pending)
+        let junk = tail.indices.first { Self.capturePattern.starts(with: tail[$0...].prefix(4)) } ?? pending
+        state.pointee.returned += Int32(junk)
+        skippedBytes += junk
     }
 
     private mutating func makeUnique() {

@@ -5,10 +5,10 @@ import PTTProtocol
 
 /// One admin HTTP connection: collects a request (body at most 64 KiB), checks the bearer token,
 /// routes it on the plane's event loop and writes the answer.
-final class AdminHTTPHandler: ChannelInboundHandler, @unchecked Sendable {
+package final class AdminHTTPHandler: ChannelInboundHandler, @unchecked Sendable {
     // @unchecked: state is touched only on the connection's event loop.
-    typealias InboundIn = HTTPServerRequestPart
-    typealias OutboundOut = HTTPServerResponsePart
+    package typealias InboundIn = HTTPServerRequestPart
+    package typealias OutboundOut = HTTPServerResponsePart
 
     static let maxBodyBytes = 64 * 1024
 
@@ -20,11 +20,11 @@ final class AdminHTTPHandler: ChannelInboundHandler, @unchecked Sendable {
     private var body: [UInt8] = []
     private var tooLarge = false
 
-    init(router: AdminRouter, token: String, metrics: ServerMetrics, logger: Logger) {
+    package init(router: AdminRouter, token: String, metrics: ServerMetrics, logger: Logger) {
         self.router = router; self.token = token; self.metrics = metrics; self.logger = logger
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let head):
             self.head = head
@@ -90,7 +90,7 @@ final class AdminHTTPHandler: ChannelInboundHandler, @unchecked Sendable {
         }
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: Error) {
+    package func errorCaught(context: ChannelHandlerContext, error: Error) {
         logger.debug("admin connection error", metadata: ["error": "\(error)"])
         context.close(promise: nil)
     }

@@ -32,9 +32,14 @@ struct AdminResponse: Sendable {
 
 /// Maps admin API requests to ``ControlPlane`` operations. Runs on the plane's event loop.
 /// The routes are listed in Docs/PROTOCOL.md ("Admin API").
-struct AdminRouter {
+package struct AdminRouter {
     let plane: ControlPlane
     let metrics: ServerMetrics
+
+    package init(plane: ControlPlane, metrics: ServerMetrics) {
+        self.plane = plane
+        self.metrics = metrics
+    }
 
     func route(method: HTTPMethod, path: String, body: [UInt8]) -> AdminResponse {
         let segments = path.split(separator: "?", maxSplits: 1).first.map(String.init).map {

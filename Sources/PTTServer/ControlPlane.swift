@@ -57,7 +57,7 @@ public final class ControlPlane: @unchecked Sendable {
         var key: SessionKey?
     }
 
-    init(eventLoop: EventLoop, configuration: ServerConfiguration, store: Store, metrics: ServerMetrics, clock: any PTTClock,
+    package init(eventLoop: EventLoop, configuration: ServerConfiguration, store: Store, metrics: ServerMetrics, clock: any PTTClock,
          wallClock: any WallClock = SystemWallClock(), apns: APNsClient? = nil, logger: Logger) throws {
         self.eventLoop = eventLoop
         self.configuration = configuration

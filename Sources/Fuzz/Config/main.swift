@@ -1,0 +1,6 @@
+// libFuzzer entry point only; the harness is in ConfigFuzz.swift (`make fuzz` runs it).
+@_cdecl("LLVMFuzzerTestOneInput")
+func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    ConfigFuzz.run(UnsafeRawBufferPointer(start: data, count: size))
+    return 0
+}

@@ -10,7 +10,7 @@ struct CommandLineTests {
         let runtime = data + "/runtime.json"
         try? FileManager.default.removeItem(atPath: runtime)
         let daemon = try Subprocess("pttd", ["--data", data, "--control-host", "127.0.0.1", "--control-port", "0", "--admin-port", "0", "--media-port", "0"])
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(30).scaled
         while ContinuousClock.now < deadline {
             if let bytes = FileManager.default.contents(atPath: runtime), let info = try? JSONDecoder().decode(RuntimeInfo.self, from: bytes),
                info.pid == daemon.process.processIdentifier {
@@ -105,7 +105,7 @@ struct CommandLineTests {
         _ = try await Subprocess.run("pttctl", ["announce", "deck", "Muster at station 5", "--ttl", "10m", "--data", data])
         let announced = try await monitor.waitForLine { $0.contains("Muster at station 5") }
         #expect(announced.contains(#""priority":5"#))
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(10).scaled
         while true {
             let text = try await Subprocess.run("pttctl", ["wakes", "--json", "--data", data])
             let now = try JSONDecoder().decode(WakeTotals.self, from: Data(text.utf8))

@@ -35,15 +35,19 @@ struct SessionTests {
 
     @Test("a client that stops acknowledging heartbeats is closed after three, and its membership stays")
     func heartbeatLoss() async throws {
-        let server = try await TestServer.start { $0.heartbeatInterval = .milliseconds(100) }
+        // Under a sanitizer a healthy client may answer late: the interval (and so the 3-miss limit) scales.
+        let interval = Duration.milliseconds(100).scaled
+        let server = try await TestServer.start { $0.heartbeatInterval = interval }
         defer { Task { await server.stop() } }
         let secret = try await server.addUser("alice")
         let bobSecret = try await server.addUser("bob")
-        let silent = try await server.connect("alice", secret: secret, acknowledgeHeartbeats: false)
+        // The healthy client first: the silent one must join within three intervals of connecting, so
+        // nothing slow (another TLS handshake) may come between its connect and its join.
         let healthy = try await server.connect("bob", secret: bobSecret)
-        _ = try await silent.join("deck")
         _ = try await healthy.join("deck")
-        #expect(silent.welcome.heartbeatIntervalMs == 100)
+        let silent = try await server.connect("alice", secret: secret, acknowledgeHeartbeats: false)
+        _ = try await silent.join("deck")
+        #expect(silent.welcome.heartbeatIntervalMs == Int(100 * TestTimeouts.scale))
 
         let error = try await silent.next(timeout: .seconds(5), "heartbeat-timeout error") {
             if case .error(let e) = $0 { e.code == .heartbeatTimeout } else { false }

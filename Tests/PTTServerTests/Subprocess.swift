@@ -45,9 +45,16 @@ final class Subprocess: @unchecked Sendable {
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = output
         process.standardError = errors
-        output.fileHandleForReading.readabilityHandler = { [weak self] handle in self?.received(handle.availableData) }
+        // At end of file each handler removes itself: until then the FileHandle and its dispatch source keep
+        // each other alive, and every Subprocess leaked its pipes (LeakSanitizer).
+        output.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            guard !data.isEmpty else { handle.readabilityHandler = nil; return }
+            self?.received(data)
+        }
         errors.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let data = handle.availableData
+            guard !data.isEmpty else { handle.readabilityHandler = nil; return }
             guard let self else { return }
             self.lock.lock(); self.errorText.append(data); self.lock.unlock()
         }

@@ -12,6 +12,7 @@ TEST_TOOLS := opusenc:opus-tools opusinfo:opus-tools opusdec:opus-tools ffmpeg:f
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 .PHONY: all deps test-tools build release run test clean
+.PHONY: test-sanitized test-sanitized-thread test-sanitized-address
 
 all: build
 
@@ -65,6 +66,50 @@ test: deps test-tools
 	failed=$$(cat .build/test-output.txt .build/test-stress-output.txt | grep -E '^✘ Test .* failed' | grep -vc '^✘ Test run with'); \
 	echo "$$((total - failed)) passed, $$failed failed"; \
 	exit $$status
+
+## Every test under ThreadSanitizer, then under AddressSanitizer (+ LeakSanitizer). Each pass has its
+## own scratch path, builds every product instrumented (the tests spawn pttd, ptt and pttctl), and ends
+## with "N passed, N failed" and the number of sanitizer reports; any failure or report fails the target.
+## Reports from every process (tests and the executables they spawn) go to files through log_path and
+## are printed at the end of the pass. Suppressions (each with its reason) are in Tests/Sanitizers/.
+## The stress suite is left out: it measures throughput and memory under load, which a sanitizer distorts.
+SANITIZER_DIR := $(CURDIR)/Tests/Sanitizers
+# Sanitized builds run 2–10× slower: tests multiply their waits by this (see TestTimeouts.swift).
+PTT_TEST_TIMEOUT_SCALE ?= 4
+SANITIZER_ENV = SWIFT_BACKTRACE=enable=no PTT_TEST_TIMEOUT_SCALE=$(PTT_TEST_TIMEOUT_SCALE) \
+  TSAN_OPTIONS="halt_on_error=0 second_deadlock_stack=1 history_size=4 suppressions=$(SANITIZER_DIR)/tsan.supp log_path=$$reports/report" \
+  ASAN_OPTIONS="detect_leaks=1 abort_on_error=0 log_path=$$reports/report" \
+  LSAN_OPTIONS="suppressions=$(SANITIZER_DIR)/lsan.supp print_suppressions=0 log_path=$$reports/report"
+
+# $(call sanitized-pass,thread|address,scratch path)
+define sanitized-pass
+	@set -o pipefail; scratch=$(2); reports=$(CURDIR)/$$scratch/sanitizer-reports; out=$$scratch/test-output.txt; \
+	start=$$(date +%s); \
+	$(SWIFT) build --build-tests --sanitize=$(1) --scratch-path $$scratch || exit $$?; \
+	built=$$(date +%s); rm -rf $$reports; mkdir -p $$reports; \
+	$(SANITIZER_ENV) $(SWIFT) test --skip-build --disable-xctest --sanitize=$(1) --scratch-path $$scratch --skip '$(STRESS)' 2>&1 | tee $$out; status=$$?; \
+	for f in $$reports/report.*; do [ -s "$$f" ] && { echo "--- $$f"; cat "$$f"; }; done 2>/dev/null | tee -a $$out; \
+	summary=$$(grep -E 'Test run with [0-9]+ tests?' $$out | tail -n 1); \
+	total=$$(echo "$$summary" | sed -E 's/.*Test run with ([0-9]+) tests?.*/\1/'); \
+	failed=$$(grep -cE '^✘ Test "[^"]*"( with [0-9]+ test cases?)? failed after' $$out); \
+	found=$$(grep -cE 'WARNING: ThreadSanitizer|ERROR: AddressSanitizer|ERROR: LeakSanitizer' $$out); \
+	echo "sanitize=$(1): build $$((built - start)) s, tests $$(( $$(date +%s) - built )) s"; \
+	[ -n "$$total" ] && echo "$(1): $$((total - failed)) passed, $$failed failed" || echo "no test summary (sanitize=$(1)): the test process crashed"; \
+	echo "$$found sanitizer reports (sanitize=$(1))"; \
+	[ $$status -eq 0 ] && [ -n "$$total" ] && [ $$found -eq 0 ]
+endef
+
+test-sanitized: deps test-tools
+	@status=0; \
+	$(MAKE) --no-print-directory test-sanitized-thread || status=1; \
+	$(MAKE) --no-print-directory test-sanitized-address || status=1; \
+	exit $$status
+
+test-sanitized-thread: deps test-tools
+	$(call sanitized-pass,thread,.build-tsan)
+
+test-sanitized-address: deps test-tools
+	$(call sanitized-pass,address,.build-asan)
 
 clean:
 	rm -rf .build

@@ -150,8 +150,13 @@ public final class RelayServer: Service, @unchecked Sendable {
             try? await running.control.channel.close()
             try? await running.admin.channel.close()
             await running.relay.close()
+            // The plane and the relay refer to each other (plane.relay, relay.report): break that cycle, or
+            // every stopped server keeps its plane, store (an open SQLite connection) and relay (LeakSanitizer).
+            let relay = running.relay
+            try? await relay.eventLoop.submit { relay.report = nil }.get()
             let plane = running.plane
             try? await plane.eventLoop.submit {
+                plane.relay = nil
                 plane.notifierStopped()
                 for record in plane.sessions.values {
                     record.session.close(with: ErrorFrame(code: .shuttingDown, message: "the server is shutting down"))

@@ -93,7 +93,7 @@ struct CommandLineTests {
         _ = try await Subprocess.run("pttctl", ["announce", "deck", "Muster at station 5", "--ttl", "10m", "--data", data])
         let announced = try await monitor.waitForLine { $0.contains("Muster at station 5") }
         #expect(announced.contains(#""priority":5"#))
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(10).scaled
         while true {
             let text = try await Subprocess.run("pttctl", ["wakes", "--json", "--data", data])
             let now = try JSONDecoder().decode(WakeTotals.self, from: Data(text.utf8))

@@ -32,7 +32,7 @@ func freeRTPPortPair() async throws -> Int {
 /// once `alive` says the process that should listen has exited.
 func waitForUDPListener(port: Int, timeout: Duration = .seconds(10), while alive: () -> Bool = { true }) async throws {
     let hex = ":" + String(format: "%04X", port)
-    let deadline = ContinuousClock.now + timeout
+    let deadline = ContinuousClock.now + timeout.scaled
     while ContinuousClock.now < deadline, alive() {
         // /proc files report size 0, and String(contentsOfFile:) then reads one page only: with many sockets
         // open (the whole suite in parallel) the line looked for is past it. Read to the end.
@@ -61,7 +61,7 @@ struct InteropTests {
 
     /// Waits (bounded) until the channel has `count` members the relay can reach.
     func waitForAudio(_ server: TestServer, members count: Int) async throws {
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + .seconds(20).scaled
         while ContinuousClock.now < deadline {
             if let detail: ChannelDetail = try? await server.admin.get("/api/channels/deck"),
                detail.members.count == count, detail.members.allSatisfy({ $0.audioReachable }) { return }

@@ -100,7 +100,7 @@ actor Recorder {
         if finished { throw TestFailure("connection closed before \(what); unread: \(unread())") }
         let id = UUID()
         Task { [weak self] in
-            try? await Task.sleep(for: timeout)
+            try? await Task.sleep(for: timeout.scaled)
             await self?.expire(id, what: what)
         }
         return try await withCheckedThrowingContinuation { continuation in
@@ -122,7 +122,7 @@ actor Recorder {
         if finished { return }
         let id = UUID()
         Task { [weak self] in
-            try? await Task.sleep(for: timeout)
+            try? await Task.sleep(for: timeout.scaled)
             await self?.expire(id, what: "close")
         }
         try await withCheckedThrowingContinuation { continuation in finishWaiters.append((id, continuation)) }

@@ -48,7 +48,7 @@ final class RawConnection: Sendable {
                 return all
             }
             group.addTask {
-                try await Task.sleep(for: timeout)
+                try await Task.sleep(for: timeout.scaled)
                 return nil
             }
             defer { group.cancelAll() }

@@ -33,7 +33,7 @@ func collect(_ media: MediaSession, count: Int, timeout: Duration = .seconds(10)
                 if box.append(packet) >= count { break }
             }
         }
-        group.addTask { try? await Task.sleep(for: timeout) }
+        group.addTask { try? await Task.sleep(for: timeout.scaled) }
         await group.next()
         group.cancelAll()
     }
@@ -66,7 +66,7 @@ struct RelayTests {
             talkers.append(Talker(peer: peer, joined: joined, media: media))
         }
         // Wait (bounded) until the relay has heard every member's keep-alive.
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(10).scaled
         while ContinuousClock.now < deadline {
             let detail: ChannelDetail = try await server.admin.get("/api/channels/deck")
             if detail.members.count == names.count, detail.members.allSatisfy({ $0.audioReachable }) { return talkers }
@@ -113,7 +113,7 @@ struct RelayTests {
             }
             // Paced in real time: 49 gaps of about 20 ms.
             let span = Double(heard.last!.arrival - heard.first!.arrival) / 1e6
-            #expect(span > 49 * 20 * 0.8 && span < 49 * 20 * 3, "50 packets spanned \(span) ms")
+            #expect(span > 49 * 20 * 0.8 && span < 49 * 20 * 3 * TestTimeouts.scale, "50 packets spanned \(span) ms")
         }
         let metrics = try await server.admin.getText("/metrics")
         #expect(metrics.contains("ptt_media_packets_forwarded_total 100"))
@@ -140,7 +140,7 @@ struct RelayTests {
         let metrics = try await server.admin.getText("/metrics")
         #expect(metrics.contains(#"ptt_media_packets_dropped_total{reason="not-floor-holder"} 10"#))
         // Counted per member too (reported by the relay at most every 250 ms: wait for the last report).
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + .seconds(5).scaled
         var bobDropped = 0
         while ContinuousClock.now < deadline {
             try bob.media.send(opus: [0xFC, 0xFF, 0xFE], timestamp: 99_999)

@@ -35,18 +35,22 @@ struct SessionTests {
 
     @Test("a client that stops acknowledging heartbeats is closed after three, and its membership stays")
     func heartbeatLoss() async throws {
-        // 400 ms: the silent client joins before its third miss even on a loaded machine.
-        let server = try await TestServer.start { $0.heartbeatInterval = .milliseconds(400) }
+        // 400 ms: the silent client joins before its third miss even on a loaded machine. Under a sanitizer
+        // a healthy client may answer late: the interval (and so the 3-miss limit) scales.
+        let interval = Duration.milliseconds(400).scaled
+        let server = try await TestServer.start { $0.heartbeatInterval = interval }
         defer { Task { await server.stop() } }
         let secret = try await server.addUser("alice")
         let bobSecret = try await server.addUser("bob")
-        let silent = try await server.connect("alice", secret: secret, acknowledgeHeartbeats: false)
+        // The healthy client first: the silent one must join within three intervals of connecting, so
+        // nothing slow (another TLS handshake) may come between its connect and its join.
         let healthy = try await server.connect("bob", secret: bobSecret)
-        _ = try await silent.join("deck")
         _ = try await healthy.join("deck")
-        #expect(silent.welcome.heartbeatIntervalMs == 400)
+        let silent = try await server.connect("alice", secret: secret, acknowledgeHeartbeats: false)
+        _ = try await silent.join("deck")
+        #expect(silent.welcome.heartbeatIntervalMs == Int(400 * TestTimeouts.scale))
 
-        let error = try await silent.next(timeout: .seconds(10), "heartbeat-timeout error") {
+        let error = try await silent.next(timeout: .seconds(10).scaled, "heartbeat-timeout error") {
             if case .error(let e) = $0 { e.code == .heartbeatTimeout } else { false }
         }
         #expect(error.type == "error")

@@ -46,9 +46,16 @@ final class Subprocess: @unchecked Sendable {
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = output
         process.standardError = errors
-        output.fileHandleForReading.readabilityHandler = { [weak self] handle in self?.received(handle.availableData) }
+        // At end of file each handler removes itself: until then the FileHandle and its dispatch source keep
+        // each other alive, and every Subprocess leaked its pipes (LeakSanitizer).
+        output.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            guard !data.isEmpty else { handle.readabilityHandler = nil; return }
+            self?.received(data)
+        }
         errors.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let data = handle.availableData
+            guard !data.isEmpty else { handle.readabilityHandler = nil; return }
             guard let self else { return }
             self.lock.lock(); self.errorText.append(data); self.lock.unlock()
         }
@@ -69,7 +76,7 @@ final class Subprocess: @unchecked Sendable {
 
     /// Waits until a line of standard output satisfies `predicate`, the process exits, or `timeout` passes.
     func waitForLine(timeout: Duration = .seconds(20), _ predicate: (String) -> Bool) async throws -> String {
-        let deadline = ContinuousClock.now + timeout
+        let deadline = ContinuousClock.now + timeout.scaled
         while ContinuousClock.now < deadline {
             if let line = outputLines.first(where: predicate) { return line }
             if !process.isRunning, outputLines.first(where: predicate) == nil {
@@ -83,11 +90,11 @@ final class Subprocess: @unchecked Sendable {
     /// Waits for the process to exit within `timeout`, then returns its status.
     @discardableResult
     func waitForExit(timeout: Duration = .seconds(20)) async throws -> Int32 {
-        let deadline = ContinuousClock.now + timeout
+        let deadline = ContinuousClock.now + timeout.scaled
         while process.isRunning {
             if ContinuousClock.now > deadline {
                 process.terminate()
-                throw TestFailure("process did not exit within \(timeout); stderr: \(standardError)")
+                throw TestFailure("process did not exit within \(timeout.scaled); stderr: \(standardError)")
             }
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -98,7 +105,7 @@ final class Subprocess: @unchecked Sendable {
 
     /// Waits until standard error contains `text` (tools such as tshark say there when they are ready).
     func waitForStandardError(containing text: String, timeout: Duration = .seconds(20)) async throws {
-        let deadline = ContinuousClock.now + timeout
+        let deadline = ContinuousClock.now + timeout.scaled
         while !standardError.contains(text) {
             guard ContinuousClock.now < deadline else { throw TestFailure("timed out waiting for '\(text)' on stderr: \(standardError)") }
             guard process.isRunning else { throw TestFailure("process exited before saying '\(text)': \(standardError)") }

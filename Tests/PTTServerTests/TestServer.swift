@@ -62,7 +62,7 @@ final class TestServer: Sendable {
         let client = try await ControlClient.connect(
             to: endpoint, hello: Hello(user: user, secret: secret, device: device ?? "\(user)-device", role: role, client: "tests"),
             security: tls ? .tls(knownHosts ?? KnownHosts(path: Self.temporaryDirectory() + "/known_hosts")) : .plain,
-            acknowledgeHeartbeats: acknowledgeHeartbeats, timeout: .seconds(10))
+            acknowledgeHeartbeats: acknowledgeHeartbeats, timeout: .seconds(10).scaled)
         return Peer(client: client)
     }
 }

@@ -30,7 +30,7 @@ struct WakeAPNsTests {
 
         /// Waits (bounded) until `GET /api/wakes` satisfies `condition`.
         func totals(until condition: (WakeTotals) -> Bool) async throws -> WakeTotals {
-            let deadline = ContinuousClock.now + .seconds(10)
+            let deadline = ContinuousClock.now + .seconds(10).scaled
             while true {
                 let totals: WakeTotals = try await server.admin.get("/api/wakes")
                 if condition(totals) { return totals }
@@ -61,7 +61,7 @@ struct WakeAPNsTests {
         let bob = try await server.connect("bob", secret: bobSecret, device: "bob-phone")
         _ = try await bob.join("deck", name: "Bob", pushToken: token)
         await bob.close()
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(10).scaled
         while try await !member(server, "deck", user: "bob").connections.isEmpty {
             guard ContinuousClock.now < deadline else { throw TestFailure("bob's connection never closed") }
             try await Task.sleep(for: .milliseconds(10))

@@ -113,7 +113,7 @@ final class APNsDouble: Sendable {
         try await withThrowingTaskGroup(of: [ReceivedAPNsRequest].self) { group in
             group.addTask { try await self.state.requests(atLeast: count) }
             group.addTask {
-                try await Task.sleep(for: timeout)
+                try await Task.sleep(for: timeout.scaled)
                 throw TestFailure("APNs double: \(self.state.received().count) of \(count) requests arrived within \(timeout)")
             }
             defer { group.cancelAll() }

@@ -84,6 +84,9 @@ final class ControlServer: Sendable {
         self.gate = gate
     }
 
+    /// Control connections admitted and not yet closed.
+    var openConnections: Int { admission.withLockedValue { $0.open } }
+
     /// Connections accepted and not yet past `hello` now.
     var pendingHellos: Int { gate.pending }
 

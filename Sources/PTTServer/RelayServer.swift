@@ -29,6 +29,8 @@ public final class RelayServer: Service, @unchecked Sendable {
 
     struct Running {
         var plane: ControlPlane
+        /// The control plane's own thread: storage writes (fsync) there never delay a connection's TLS or reads.
+        var planeGroup: MultiThreadedEventLoopGroup
         var control: ControlServer
         var admin: AdminServer
         var relay: MediaRelay
@@ -83,18 +85,22 @@ public final class RelayServer: Service, @unchecked Sendable {
         } else {
             logger.info("APNs not configured: wakes go over Local Push connections only")
         }
+        // The control plane's own thread: storage writes (fsync) there never delay a connection's TLS or reads.
+        let planeGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         do {
-            try await listen(store: store, adminToken: adminToken, tls: tls, fingerprint: fingerprint, apns: apns)
+            try await listen(store: store, adminToken: adminToken, tls: tls, fingerprint: fingerprint, apns: apns, planeGroup: planeGroup)
         } catch {
             await apns?.shutdown()
+            try? await planeGroup.shutdownGracefully()
             throw error
         }
     }
 
     /// Builds the control plane and binds the relay, control and admin listeners.
-    private func listen(store: Store, adminToken: String, tls: NIOSSLContext?, fingerprint: String?, apns: APNsClient?) async throws {
-        let controlLoop = group.next()
-        let relayLoop = group.makeIterator().first { $0 !== controlLoop } ?? controlLoop
+    private func listen(store: Store, adminToken: String, tls: NIOSSLContext?, fingerprint: String?, apns: APNsClient?,
+                        planeGroup: MultiThreadedEventLoopGroup) async throws {
+        let controlLoop = planeGroup.next()
+        let relayLoop = group.next()
         let plane = try ControlPlane(eventLoop: controlLoop, configuration: configuration, store: store, metrics: metrics,
                                      clock: clock, wallClock: wallClock, apns: apns, logger: logger)
         let relay = MediaRelay(eventLoop: relayLoop, secure: configuration.mediaSecurity == "srtp",
@@ -135,7 +141,7 @@ public final class RelayServer: Service, @unchecked Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         try dataDirectory.writePrivate(try encoder.encode(info), to: dataDirectory.runtimeInfo)
-        running = Running(plane: plane, control: control, admin: admin, relay: relay, apns: apns, info: info, adminToken: adminToken)
+        running = Running(plane: plane, planeGroup: planeGroup, control: control, admin: admin, relay: relay, apns: apns, info: info, adminToken: adminToken)
         let directory = try await plane.eventLoop.submit { (plane.directory.channels.count, plane.directory.users.count, plane.directory.memberships.count) }.get()
         logger.notice("pttd listening", metadata: [
             "control": "\(configuration.controlHost):\(control.port)\(configuration.tls ? " (TLS)" : "")",
@@ -163,6 +169,13 @@ public final class RelayServer: Service, @unchecked Sendable {
                 }
             }.get()
             await running.apns?.shutdown()
+            // Connections report their close to the plane: let them finish (each closes within the grace
+            // period) before its thread stops.
+            let deadline = ContinuousClock.now + configuration.limits.closeGrace + .seconds(1)
+            while running.control.openConnections > 0, ContinuousClock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+            try? await running.planeGroup.shutdownGracefully()
             self.running = nil
             logger.notice("pttd stopped")
         }

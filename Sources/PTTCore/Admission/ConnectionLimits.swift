@@ -2,7 +2,7 @@
 ///
 /// Encoded as the `limits` object of the server's config file, durations in whole milliseconds or
 /// seconds: `{"helloTimeoutMs": 10000, "closeGraceMs": 2000, "outboundQueueBytes": 262144,
-///   "maxPendingHellos": 1024, "perAddressConnections": 64, "failedHellosPerAddress": 20, "failedHelloWindowSeconds": 60,
+///   "maxPendingHellos": 256, "perAddressConnections": 64, "failedHellosPerAddress": 20, "failedHelloWindowSeconds": 60,
 ///   "addressBlockSeconds": 60, "exemptLoopback": true, "adminMaxConnections": 32,
 ///   "adminIdleTimeoutMs": 30000, "adminRequestTimeoutMs": 10000}`. Every key is optional.
 public struct ConnectionLimits: Sendable, Equatable {
@@ -17,7 +17,7 @@ public struct ConnectionLimits: Sendable, Equatable {
     public var outboundQueueBytes = 256 * 1024
     /// Control connections accepted and not yet past `hello` (TLS handshake included) at once; at the
     /// bound the listener stops accepting and new connections wait in the kernel's backlog.
-    public var maxPendingHellos = 1024
+    public var maxPendingHellos = 256
     /// Control connections open at once from one address.
     public var perAddressConnections = 64
     /// Connections from one address that end without a successful `hello` (wrong secret, no hello,

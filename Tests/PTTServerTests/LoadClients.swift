@@ -24,11 +24,7 @@ final class SilentConnection: Sendable {
 
     private init(channel: NIOCore.Channel) { self.channel = channel }
 
-    func write(_ messages: [ControlMessage]) async throws {
-        var buffer = channel.allocator.buffer(capacity: 256 * messages.count)
-        for message in messages { try ControlFrame.write(message, into: &buffer) }
-        try await channel.writeAndFlush(buffer)
-    }
+    func write(_ messages: [ControlMessage]) async throws { try await writeFrames(messages, to: channel) }
 
     /// Whether the server closed it (seen as soon as the kernel reports the reset or end of stream).
     var isClosed: Bool { !channel.isActive }
@@ -52,11 +48,7 @@ final class DiscardingConnection: Sendable {
 
     private init(channel: NIOCore.Channel) { self.channel = channel }
 
-    func write(_ messages: [ControlMessage]) async throws {
-        var buffer = channel.allocator.buffer(capacity: 256 * messages.count)
-        for message in messages { try ControlFrame.write(message, into: &buffer) }
-        try await channel.writeAndFlush(buffer)
-    }
+    func write(_ messages: [ControlMessage]) async throws { try await writeFrames(messages, to: channel) }
 
     func close() async { try? await channel.close() }
 
@@ -126,11 +118,7 @@ final class RecordingConnection: Sendable {
 
     private init(channel: NIOCore.Channel) { self.channel = channel }
 
-    func write(_ messages: [ControlMessage]) async throws {
-        var buffer = channel.allocator.buffer(capacity: 256 * messages.count)
-        for message in messages { try ControlFrame.write(message, into: &buffer) }
-        try await channel.writeAndFlush(buffer)
-    }
+    func write(_ messages: [ControlMessage]) async throws { try await writeFrames(messages, to: channel) }
 
     func close() async { try? await channel.close() }
 
@@ -153,4 +141,11 @@ func raiseDescriptorLimit() -> Int? {
         _ = getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits)
     }
     return limits.rlim_cur == rlim_t.max ? Int.max : Int(clamping: limits.rlim_cur)
+}
+
+/// Writes `messages` as control frames in one write.
+func writeFrames(_ messages: [ControlMessage], to channel: NIOCore.Channel) async throws {
+    var buffer = channel.allocator.buffer(capacity: 256 * messages.count)
+    for message in messages { try ControlFrame.write(message, into: &buffer) }
+    try await channel.writeAndFlush(buffer)
 }

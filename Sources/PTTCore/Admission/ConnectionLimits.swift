@@ -55,13 +55,7 @@ extension ConnectionLimits: Codable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let defaults = ConnectionLimits()
         func value(_ key: CodingKeys, _ range: ClosedRange<Int64>, default fallback: Int64) throws -> Int64 {
-            guard let v = try c.decodeIfPresent(Int64.self, forKey: key) else { return fallback }
-            guard range.contains(v) else {
-                throw DecodingError.dataCorrupted(.init(
-                    codingPath: c.codingPath + [key],
-                    debugDescription: "\(key.stringValue) must be \(range.lowerBound)...\(range.upperBound), got \(v)"))
-            }
-            return v
+            try c.decodeInteger(key, in: range, default: fallback)
         }
         helloTimeout = .milliseconds(try value(.helloTimeoutMs, 100...600_000, default: defaults.helloTimeout.milliseconds))
         closeGrace = .milliseconds(try value(.closeGraceMs, 10...60_000, default: defaults.closeGrace.milliseconds))

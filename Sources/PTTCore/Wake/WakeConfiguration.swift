@@ -37,13 +37,7 @@ extension WakeConfiguration: Codable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let defaults = WakeConfiguration()
         func value(_ key: CodingKeys, _ range: ClosedRange<Int64>, default fallback: Int64) throws -> Int64 {
-            guard let v = try c.decodeIfPresent(Int64.self, forKey: key) else { return fallback }
-            guard range.contains(v) else {
-                throw DecodingError.dataCorrupted(.init(
-                    codingPath: c.codingPath + [key],
-                    debugDescription: "\(key.stringValue) must be \(range.lowerBound)...\(range.upperBound), got \(v)"))
-            }
-            return v
+            try c.decodeInteger(key, in: range, default: fallback)
         }
         maxDelay = .milliseconds(try value(.maxDelayMs, 1...60_000, default: defaults.maxDelay.milliseconds))
         outboxCapacity = Int(try value(.outboxCapacity, 1...100_000, default: Int64(defaults.outboxCapacity)))

@@ -61,6 +61,7 @@ test: deps test-tools
 	$(SWIFT) test --skip-build --disable-xctest --filter '$(STRESS)' 2>&1 | tee .build/test-stress-output.txt || status=$$?; \
 	total=0; for f in .build/test-output.txt .build/test-stress-output.txt; do \
 	  n=$$(grep -E 'Test run with [0-9]+ tests?' $$f | tail -n 1 | sed -E 's/.*Test run with ([0-9]+) tests?.*/\1/'); \
+	  [ -n "$$n" ] || echo "make: $$f has no test summary: the test process crashed (see the backtrace above)"; \
 	  total=$$((total + $${n:-0})); \
 	done; \
 	failed=$$(cat .build/test-output.txt .build/test-stress-output.txt | grep -E '^✘ Test .* failed' | grep -vc '^✘ Test run with'); \

@@ -66,6 +66,16 @@ public final class ControlSession: Sendable, Hashable, CustomStringConvertible {
     }
 
     private func send(_ frame: ControlFrame, promise: EventLoopPromise<Void>?) {
+        if channel.eventLoop.inEventLoop {
+            enqueue(frame, promise: promise)
+        } else {
+            channel.eventLoop.execute { self.enqueue(frame, promise: promise) }
+        }
+    }
+
+    /// On the connection's loop: counts the frame against the bound (bytes handed to the channel and not
+    /// yet written to the socket; frames still crossing from the plane's thread are not the peer's doing).
+    private func enqueue(_ frame: ControlFrame, promise: EventLoopPromise<Void>?) {
         let size = frame.bytes.readableBytes
         let queued = queuedBytes.add(size, ordering: .relaxed).newValue
         guard queued <= queueLimit else {

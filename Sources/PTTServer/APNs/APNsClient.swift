@@ -68,7 +68,7 @@ public final class APNsClient: Sendable {
         }
 
         logger.debug("APNs send")
-        return http.execute(request: request, eventLoop: .delegate(on: eventLoop),
+        return http.execute(request: request, eventLoop: .indifferent,
                             deadline: .now() + Self.requestTimeout, logger: nil)
             .map { response in
                 APNsOutcome.answer(status: Int(response.status.code), body: response.body.map { Array($0.readableBytesView) } ?? [],

@@ -73,27 +73,18 @@ final class ControlServer: Sendable {
                 }
             }
             .bind(host: host, port: port).get()
-        return ControlServer(channel: channel, admission: admission, gate: gate)
+        return ControlServer(channel: channel, admission: admission)
     }
 
-    private let gate: HelloGate
-
-    private init(channel: NIOCore.Channel, admission: NIOLockedValueBox<AdmissionControl>, gate: HelloGate) {
+    private init(channel: NIOCore.Channel, admission: NIOLockedValueBox<AdmissionControl>) {
         self.channel = channel
         self.admission = admission
-        self.gate = gate
     }
 
     /// Control connections admitted and not yet closed.
     var openConnections: Int { admission.withLockedValue { $0.open } }
 
-    /// Connections accepted and not yet past `hello` now.
-    var pendingHellos: Int { gate.pending }
-
     var port: Int { channel.localAddress?.port ?? 0 }
-
-    /// Addresses tracked by admission control now (bounded).
-    var trackedAddresses: Int { admission.withLockedValue { $0.trackedAddresses } }
 
     static func isLoopback(_ address: SocketAddress) -> Bool {
         switch address {

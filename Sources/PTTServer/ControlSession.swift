@@ -111,18 +111,26 @@ public final class ControlSession: Sendable, Hashable, CustomStringConvertible {
             channel.close(promise: nil)
             return
         }
-        let metrics = self.metrics
-        let deadline = channel.eventLoop.scheduleTask(in: closeGrace) {
-            guard channel.isActive else { return }
-            metrics.connectionClosed(.graceExpired)
-            channel.close(promise: nil)
-        }
+        let deadline = closeAtGraceDeadline()
         let written = channel.eventLoop.makePromise(of: Void.self)
         written.futureResult.whenComplete { _ in
             deadline.cancel()
             channel.close(promise: nil)
         }
         send(frame, promise: written)
+    }
+
+    /// Closes the connection `limits.closeGrace` from now if it is still open then (counted `grace-expired`),
+    /// whatever it is waiting for.
+    @discardableResult
+    func closeAtGraceDeadline() -> Scheduled<Void> {
+        let channel = self.channel
+        let metrics = self.metrics
+        return channel.eventLoop.scheduleTask(in: closeGrace) {
+            guard channel.isActive else { return }
+            metrics.connectionClosed(.graceExpired)
+            channel.close(promise: nil)
+        }
     }
 
     /// Tells the connection's handler that the plane has finished one of its requests (for backpressure).

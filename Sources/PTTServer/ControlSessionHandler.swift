@@ -29,7 +29,6 @@ final class ControlSessionHandler: ChannelInboundHandler, @unchecked Sendable {
     /// Set when the connection became active: the hello deadline runs and the plane knows the session.
     private var started = false
     private var sawHello = false
-    private var authenticated = false
     private var closing = false
     /// An error to send once the requests already handed to the plane are answered.
     private var pendingReject: ErrorFrame?
@@ -160,7 +159,6 @@ final class ControlSessionHandler: ChannelInboundHandler, @unchecked Sendable {
         guard let event = event as? ControlSessionEvent else { return context.fireUserInboundEventTriggered(event) }
         switch event {
         case .authenticated:
-            authenticated = true
             outcome.authenticated.store(true, ordering: .relaxed)
             gate.left(ObjectIdentifier(context.channel))
             helloTimer?.cancel()
@@ -224,12 +222,7 @@ final class ControlSessionHandler: ChannelInboundHandler, @unchecked Sendable {
         guard waitForAnswers, requestsInFlight > 0 else { return session.close(with: error) }
         pendingReject = error
         // The plane answers every request it was handed; should it not within the grace period, close anyway.
-        let channel = session.channel
-        channel.eventLoop.scheduleTask(in: limits.closeGrace) { [metrics] in
-            guard channel.isActive else { return }
-            metrics.connectionClosed(.graceExpired)
-            channel.close(promise: nil)
-        }
+        session.closeAtGraceDeadline()
     }
 }
 

@@ -17,9 +17,6 @@ final class HelloGate: Sendable {
 
     init(limit: Int) { self.limit = max(1, limit) }
 
-    /// Connections accepted and not yet authenticated or closed.
-    var pending: Int { state.withLockedValue { $0.pending.count } }
-
     /// A connection was accepted: it counts until it authenticates or closes.
     fileprivate func entered(_ child: any NIOCore.Channel) {
         let id = ObjectIdentifier(child)

@@ -36,15 +36,12 @@ extension WakeConfiguration: Codable {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let defaults = WakeConfiguration()
-        func value(_ key: CodingKeys, _ range: ClosedRange<Int64>, default fallback: Int64) throws -> Int64 {
-            try c.decodeInteger(key, in: range, default: fallback)
-        }
-        maxDelay = .milliseconds(try value(.maxDelayMs, 1...60_000, default: defaults.maxDelay.milliseconds))
-        outboxCapacity = Int(try value(.outboxCapacity, 1...100_000, default: Int64(defaults.outboxCapacity)))
-        storedPerMember = Int(try value(.storedPerMember, 1...1000, default: Int64(defaults.storedPerMember)))
-        announcementTTL = .seconds(try value(.announcementTtlSeconds, 1...Self.maxAnnouncementTTL.components.seconds,
+        maxDelay = .milliseconds(try c.decodeInteger(.maxDelayMs, in: 1...60_000, default: defaults.maxDelay.milliseconds))
+        outboxCapacity = Int(try c.decodeInteger(.outboxCapacity, in: 1...100_000, default: Int64(defaults.outboxCapacity)))
+        storedPerMember = Int(try c.decodeInteger(.storedPerMember, in: 1...1000, default: Int64(defaults.storedPerMember)))
+        announcementTTL = .seconds(try c.decodeInteger(.announcementTtlSeconds, in: 1...Self.maxAnnouncementTTL.components.seconds,
                                              default: defaults.announcementTTL.components.seconds))
-        apnsConcurrency = Int(try value(.apnsConcurrency, 1...1000, default: Int64(defaults.apnsConcurrency)))
+        apnsConcurrency = Int(try c.decodeInteger(.apnsConcurrency, in: 1...1000, default: Int64(defaults.apnsConcurrency)))
     }
 
     public func encode(to encoder: any Encoder) throws {

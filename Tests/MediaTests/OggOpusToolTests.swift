@@ -1,6 +1,7 @@
 import Foundation
 import Media
 import Opus
+import TestSupport
 import Testing
 
 /// Interoperability with the reference tools from opus-tools (Debian `opus-tools`).
@@ -32,7 +33,7 @@ struct OggOpusToolTests {
     @Test(
         "Reads what opusenc writes", .enabled(if: OggFixtures.toolExists("opusenc"), "opusenc (opus-tools) is not installed"),
         arguments: [(2, 48_000), (1, 16_000)])
-    func readsOpusenc(channels: Int, sampleRate: Int) throws {
+    func readsOpusenc(channels: Int, sampleRate: Int) async throws {
         let directory = try OggFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let wav = directory.appendingPathComponent("in.wav").path
@@ -42,7 +43,7 @@ struct OggOpusToolTests {
         try writer.write(WAVFixtures.sine(frames: sampleRate * seconds, channels: channels, sampleRate: sampleRate))
         try writer.finish()
 
-        let result = try OggFixtures.run("/usr/bin/opusenc", ["--quiet", wav, opus], in: directory)
+        let result = try await ToolRun.run("/usr/bin/opusenc", ["--quiet", wav, opus])
         #expect(result.status == 0, "opusenc: \(result.stderr)")
 
         let (head, packets) = try OggOpusReader.readFile(path: opus)
@@ -70,14 +71,14 @@ struct OggOpusToolTests {
     @Test(
         "opusinfo accepts our files", .enabled(if: OggFixtures.toolExists("opusinfo"), "opusinfo (opus-tools) is not installed"),
         arguments: [1, 2])
-    func opusinfoAccepts(channels: Int) throws {
+    func opusinfoAccepts(channels: Int) async throws {
         let directory = try OggFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("ours.opus").path
         let written = try Self.writeOurFile(path: path, channels: channels, seconds: 2)
         #expect(written.packets == (written.preSkip + 96_000 + 959) / 960)
 
-        let result = try OggFixtures.run("/usr/bin/opusinfo", [path], in: directory)
+        let result = try await ToolRun.run("/usr/bin/opusinfo", [path])
         #expect(result.status == 0, "opusinfo: \(result.stdout) \(result.stderr)")
         #expect(result.stdout.contains("Channels: \(channels)"), "\(result.stdout)")
         #expect(result.stdout.contains("Playback length: 0m:02.000s"), "\(result.stdout)")
@@ -92,14 +93,14 @@ struct OggOpusToolTests {
         "opusdec decodes our files to the expected number of samples",
         .enabled(if: OggFixtures.toolExists("opusdec"), "opusdec (opus-tools) is not installed"),
         arguments: [1, 2])
-    func opusdecDecodes(channels: Int) throws {
+    func opusdecDecodes(channels: Int) async throws {
         let directory = try OggFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("ours.opus").path
         let wav = directory.appendingPathComponent("decoded.wav").path
         _ = try Self.writeOurFile(path: path, channels: channels, seconds: 2)
 
-        let result = try OggFixtures.run("/usr/bin/opusdec", ["--quiet", path, wav], in: directory)
+        let result = try await ToolRun.run("/usr/bin/opusdec", ["--quiet", path, wav])
         #expect(result.status == 0, "opusdec: \(result.stderr)")
 
         // Through the streaming file reader with a small chunk size, to exercise it too.

@@ -83,36 +83,6 @@ enum OggFixtures {
         return url
     }
 
-    struct ToolResult {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    /// Runs a tool to completion, output captured through files (no pipe deadlocks).
-    static func run(_ tool: String, _ arguments: [String], in directory: URL) throws -> ToolResult {
-        let outURL = directory.appendingPathComponent("\(UUID().uuidString).out")
-        let errURL = directory.appendingPathComponent("\(UUID().uuidString).err")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let out = try FileHandle(forWritingTo: outURL)
-        let err = try FileHandle(forWritingTo: errURL)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try out.close()
-        try err.close()
-        return ToolResult(
-            status: process.terminationStatus,
-            stdout: try String(contentsOf: outURL, encoding: .utf8),
-            stderr: try String(contentsOf: errURL, encoding: .utf8))
-    }
-
     static func toolExists(_ name: String) -> Bool {
         FileManager.default.isExecutableFile(atPath: "/usr/bin/\(name)")
     }

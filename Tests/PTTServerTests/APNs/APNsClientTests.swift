@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import PTTProtocol
+import TestSupport
 import Testing
 @testable import PTTServer
 
@@ -329,15 +330,11 @@ import Testing
         #expect(error?.description.contains("P-256") == true)
     }
 
-    @Test(.enabled(if: Tools.have("openssl"))) func anRSAKeyIsRefusedByName() throws {
+    @Test(.enabled(if: Tools.have("openssl"))) func anRSAKeyIsRefusedByName() async throws {
         let path = NSTemporaryDirectory() + "apns-rsa-\(UUID().uuidString).p8"
-        let openssl = Process()
-        openssl.executableURL = URL(fileURLWithPath: try require_(Tools.path("openssl")))
-        openssl.arguments = ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", path]
-        openssl.standardError = FileHandle.nullDevice
-        try openssl.run()
-        openssl.waitUntilExit()
-        try #require(openssl.terminationStatus == 0)
+        let openssl = try await ToolRun.run(try require_(Tools.path("openssl")),
+                                            ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", path])
+        try #require(openssl.status == 0, "openssl: \(openssl.stderr)")
         #expect(try String(contentsOfFile: path, encoding: .utf8).contains("BEGIN PRIVATE KEY"))
         let error = #expect(throws: ConfigurationError.self) { try APNsSigningKey.load(file: path) }
         #expect(error?.description.contains(path) == true)

@@ -58,9 +58,19 @@ let package = Package(
 
         // Runtime.
         .target(
+            name: "PTTRelay",
+            dependencies: [
+                "PTTCore", "Opus", "Media",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ]
+        ),
+        .target(
             name: "PTTServer",
             dependencies: [
-                "PTTCore", "PTTProtocol", "Opus", "Media",
+                "PTTCore", "PTTProtocol", "PTTRelay",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -162,11 +172,21 @@ let package = Package(
         ),
         .testTarget(name: "OpusTests", dependencies: ["Opus", "TestSupport"]),
         .testTarget(name: "PTTClientTests", dependencies: ["PTTClient", "TestSupport"]),
+        .testTarget(
+            name: "PTTRelayTests",
+            dependencies: [
+                "PTTRelay", "PTTCore", "Media", "TestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ]
+        ),
         .testTarget(name: "MediaTests", dependencies: ["Media", "Opus", "TestSupport"]),
         .testTarget(
             name: "PTTServerTests",
             dependencies: [
-                "PTTServer", "PTTClient", "PTTProtocol", "PTTCore", "Media", "Opus", "TestSupport",
+                "PTTServer", "PTTRelay", "PTTClient", "PTTProtocol", "PTTCore", "Media", "Opus", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

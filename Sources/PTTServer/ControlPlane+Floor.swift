@@ -18,7 +18,7 @@ extension ControlPlane {
         let holderBefore = floor.holder
         let actions = event(&floor, clock.now())
         floors[channel] = floor
-        if floor.holder != holderBefore { syncRelay([channel]) }
+        if floor.holder != holderBefore { syncRelayFloor(channel) }
         execute(actions, in: channel, requester: requester)
         armFloorTimer(channel)
     }

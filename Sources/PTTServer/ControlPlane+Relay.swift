@@ -1,26 +1,40 @@
 import PTTCore
+import PTTRelay
 
 extension ControlPlane {
-    /// The relay's view of a channel, from the directory and the floor.
-    func relayConfig(_ channel: ChannelID) -> RelayChannelConfig {
-        RelayChannelConfig(
-            channel: channel,
-            members: directory.members(of: channel).map {
-                RelayMemberConfig(id: $0.id, ssrc: $0.ssrc, listenSSRC: $0.listenSSRC, key: $0.mediaKey, receiveOnly: $0.receiveOnly)
-            },
-            holder: floors[channel]?.holder)
+    /// The relay's view of a membership.
+    static func relayMember(_ membership: Membership) -> RelayMemberConfig {
+        RelayMemberConfig(id: membership.id, channel: membership.channel, ssrc: membership.ssrc, listenSSRC: membership.listenSSRC,
+                          key: membership.mediaKey, receiveOnly: membership.receiveOnly)
     }
 
-    /// Pushes the current state of these channels to the relay.
-    func syncRelay(_ channels: some Sequence<ChannelID>) {
-        guard let relay else { return }
-        for channel in channels {
-            if directory.channels[channel] == nil {
-                relay.remove(channel)
-            } else {
-                relay.update(relayConfig(channel))
+    /// What a set of directory changes changes for the relay, in order: joins and leaves, never a whole
+    /// channel again. Computed before the changes are applied to `directory`.
+    static func relayChanges(for changes: [DirectoryChange], in directory: ChannelDirectory) -> [RelayChange] {
+        var updates: [RelayChange] = []
+        for change in changes {
+            switch change {
+            case .removeChannel(let id): updates.append(.removeChannel(id))
+            case .putMembership(let membership): updates.append(.join(relayMember(membership)))
+            case .removeMembership(let id): updates.append(.leave(id))
+            case .removeUser(let name):
+                updates.append(contentsOf: directory.memberships.values.filter { $0.user == name }.map { .leave($0.id) })
+            case .putChannel, .putUser: break
             }
         }
+        return updates
+    }
+
+    /// Tells the relay who may send on a channel.
+    func syncRelayFloor(_ channel: ChannelID) {
+        relay?.apply([.floor(channel, holder: floors[channel]?.holder)])
+    }
+
+    /// Every membership and floor, at start.
+    func syncRelayAll() {
+        var updates = directory.memberships.values.map { RelayChange.join(Self.relayMember($0)) }
+        updates.append(contentsOf: floors.compactMap { channel, floor in floor.holder.map { .floor(channel, holder: $0) } })
+        relay?.apply(updates)
     }
 
     /// Whether the relay heard the member within the silence timeout.
@@ -28,9 +42,6 @@ extension ControlPlane {
         guard let heard = heardMedia[member] else { return false }
         return clock.now().since(heard) < configuration.mediaSilenceTimeout
     }
-
-    /// Every channel, at start.
-    func syncRelayAll() { syncRelay(directory.channels.keys) }
 
     /// Memberships that a set of directory changes removes, directly or with their channel or user.
     static func memberships(removedBy changes: [DirectoryChange], in directory: ChannelDirectory) -> Set<MemberID> {
@@ -44,20 +55,6 @@ extension ControlPlane {
             }
         }
         return removed
-    }
-
-    /// Channels touched by a set of directory changes, given the memberships they remove.
-    static func channels(touchedBy changes: [DirectoryChange], removing removed: Set<MemberID>, in directory: ChannelDirectory) -> Set<ChannelID> {
-        var touched = Set(removed.compactMap { directory.memberships[$0]?.channel })
-        for change in changes {
-            switch change {
-            case .putChannel(let c): touched.insert(c.id)
-            case .removeChannel(let id): touched.insert(id)
-            case .putMembership(let m): touched.insert(m.channel)
-            case .removeMembership, .removeUser, .putUser: break
-            }
-        }
-        return touched
     }
 
     /// A report from the relay: media restarts T1 for the holder; the first media on an idle floor is an

@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import PTTCore
 import PTTProtocol
+import PTTRelay
 
 /// The control side of the server: channels, memberships, floors and sessions.
 ///
@@ -191,7 +192,7 @@ public final class ControlPlane: @unchecked Sendable {
             throw error
         }
         let removed = Self.memberships(removedBy: changes, in: directory)
-        let touched = Self.channels(touchedBy: changes, removing: removed, in: directory)
+        let relayChanges = Self.relayChanges(for: changes, in: directory)
         directory.apply(changes)
         for id in removed {
             heardMedia[id] = nil
@@ -200,7 +201,7 @@ public final class ControlPlane: @unchecked Sendable {
             notifier.ledger.forget(id)
         }
         updateGauges()
-        syncRelay(touched)
+        relay?.apply(relayChanges)
     }
 
     func sendError(_ session: ControlSession, re: Int?, _ code: ErrorCode, _ message: String) {

@@ -5,6 +5,7 @@ import NIOPosix
 import NIOSSL
 import PTTCore
 import PTTProtocol
+import PTTRelay
 import ServiceLifecycle
 
 /// The whole `pttd` server: storage, control listener, admin listener. A swift-service-lifecycle `Service`.
@@ -31,6 +32,8 @@ public final class RelayServer: Service, @unchecked Sendable {
         var plane: ControlPlane
         /// The control plane's own thread: storage writes (fsync) there never delay a connection's TLS or reads.
         var planeGroup: MultiThreadedEventLoopGroup
+        /// The relay's own thread: no connection's TLS or JSON ever delays a packet.
+        var relayGroup: MultiThreadedEventLoopGroup
         var control: ControlServer
         var admin: AdminServer
         var relay: MediaRelay
@@ -87,25 +90,29 @@ public final class RelayServer: Service, @unchecked Sendable {
         }
         // The control plane's own thread: storage writes (fsync) there never delay a connection's TLS or reads.
         let planeGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        // The relay's own thread: control and admin connections run on `group`, never on it.
+        let relayGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         do {
-            try await listen(store: store, adminToken: adminToken, tls: tls, fingerprint: fingerprint, apns: apns, planeGroup: planeGroup)
+            try await listen(store: store, adminToken: adminToken, tls: tls, fingerprint: fingerprint, apns: apns, planeGroup: planeGroup,
+                             relayGroup: relayGroup)
         } catch {
             await apns?.shutdown()
             try? await planeGroup.shutdownGracefully()
+            try? await relayGroup.shutdownGracefully()
             throw error
         }
     }
 
     /// Builds the control plane and binds the relay, control and admin listeners.
     private func listen(store: Store, adminToken: String, tls: NIOSSLContext?, fingerprint: String?, apns: APNsClient?,
-                        planeGroup: MultiThreadedEventLoopGroup) async throws {
+                        planeGroup: MultiThreadedEventLoopGroup, relayGroup: MultiThreadedEventLoopGroup) async throws {
         let controlLoop = planeGroup.next()
-        let relayLoop = group.next()
+        let relayLoop = relayGroup.next()
         let plane = try ControlPlane(eventLoop: controlLoop, configuration: configuration, store: store, metrics: metrics,
                                      clock: clock, wallClock: wallClock, apns: apns, logger: logger)
         let relay = MediaRelay(eventLoop: relayLoop, secure: configuration.mediaSecurity == "srtp",
                                implicitFloorRequest: configuration.implicitFloorRequest,
-                               silenceTimeout: configuration.mediaSilenceTimeout, metrics: metrics, logger: logger)
+                               silenceTimeout: configuration.mediaSilenceTimeout, metrics: metrics.relay, logger: logger)
         try await relay.bind(host: configuration.controlHost, port: configuration.mediaPort)
         relay.report = { report in plane.eventLoop.execute { plane.relayReported(report) } }
         try await controlLoop.submit {
@@ -141,7 +148,7 @@ public final class RelayServer: Service, @unchecked Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         try dataDirectory.writePrivate(try encoder.encode(info), to: dataDirectory.runtimeInfo)
-        running = Running(plane: plane, planeGroup: planeGroup, control: control, admin: admin, relay: relay, apns: apns, info: info, adminToken: adminToken)
+        running = Running(plane: plane, planeGroup: planeGroup, relayGroup: relayGroup, control: control, admin: admin, relay: relay, apns: apns, info: info, adminToken: adminToken)
         let directory = try await plane.eventLoop.submit { (plane.directory.channels.count, plane.directory.users.count, plane.directory.memberships.count) }.get()
         logger.notice("pttd listening", metadata: [
             "control": "\(configuration.controlHost):\(control.port)\(configuration.tls ? " (TLS)" : "")",
@@ -155,11 +162,10 @@ public final class RelayServer: Service, @unchecked Sendable {
         if let running {
             try? await running.control.channel.close()
             try? await running.admin.channel.close()
+            // Closing the relay also drops its report callback: the plane and the relay refer to each other
+            // (plane.relay, relay.report), and that cycle would keep every stopped server's plane, store (an
+            // open SQLite connection) and relay (LeakSanitizer).
             await running.relay.close()
-            // The plane and the relay refer to each other (plane.relay, relay.report): break that cycle, or
-            // every stopped server keeps its plane, store (an open SQLite connection) and relay (LeakSanitizer).
-            let relay = running.relay
-            try? await relay.eventLoop.submit { relay.report = nil }.get()
             let plane = running.plane
             try? await plane.eventLoop.submit {
                 plane.relay = nil
@@ -176,6 +182,7 @@ public final class RelayServer: Service, @unchecked Sendable {
                 try? await Task.sleep(for: .milliseconds(10))
             }
             try? await running.planeGroup.shutdownGracefully()
+            try? await running.relayGroup.shutdownGracefully()
             self.running = nil
             logger.notice("pttd stopped")
         }

@@ -1,4 +1,5 @@
 import PTTCore
+import PTTRelay
 import Prometheus
 
 /// The server's counters and gauges, created once and kept (incrementing a kept handle is cheap).
@@ -32,10 +33,8 @@ public final class ServerMetrics: Sendable {
     private let floorRevokes: [String: Counter]
     private let framesRejected: [String: Counter]
     private let authFailures: [String: Counter]
-    public let mediaReceived: Counter
-    public let mediaForwarded: Counter
-    public let mediaAddressChanges: Counter
-    private let mediaDrops: [String: Counter]
+    /// The audio relay's counters (`ptt_media_*`).
+    public let relay: RelayMetrics
     public let adminRequests: Counter
     public let adminUnauthorized: Counter
 
@@ -71,12 +70,14 @@ public final class ServerMetrics: Sendable {
                                        ["frame-too-large", "malformed-frame", "not-authenticated", "already-authenticated", "bad-request", "other"])
         authFailures = Self.labelled(registry, "ptt_auth_failures_total", "Hellos refused", key: "reason",
                                      ["unsupported-version", "bad-credentials", "bad-request"])
-        mediaReceived = registry.makeCounter(name: "ptt_media_packets_received_total", help: "UDP datagrams received by the relay")
-        mediaForwarded = registry.makeCounter(name: "ptt_media_packets_forwarded_total", help: "RTP packets sent to listeners")
-        mediaAddressChanges = registry.makeCounter(name: "ptt_media_address_changes_total", help: "Members whose media address moved (roaming, NAT rebinding)")
-        mediaDrops = Self.labelled(registry, "ptt_media_packets_dropped_total", "Datagrams dropped by the relay", key: "reason",
-                                   ["malformed", "unknown-ssrc", "authentication", "payload-type", "opus", "not-floor-holder",
-                                    "receive-only", "socket-error"])
+        let mediaDrops = Self.labelled(registry, "ptt_media_packets_dropped_total", "Datagrams dropped by the relay", key: "reason",
+                                       RelayDropReason.allCases.map(\.rawValue))
+        relay = RelayMetrics(
+            received: registry.makeCounter(name: "ptt_media_packets_received_total", help: "UDP datagrams received by the relay"),
+            forwarded: registry.makeCounter(name: "ptt_media_packets_forwarded_total", help: "RTP packets sent to listeners"),
+            addressChanges: registry.makeCounter(name: "ptt_media_address_changes_total",
+                                                 help: "Members whose media address moved (roaming, NAT rebinding)"),
+            drop: { mediaDrops[$0.rawValue]! })
         adminRequests = registry.makeCounter(name: "ptt_admin_requests_total", help: "Admin API requests")
         adminUnauthorized = registry.makeCounter(name: "ptt_admin_unauthorized_total", help: "Admin API requests without the right token")
         // Shown at 0 from the start, like the other labelled counters.
@@ -93,7 +94,6 @@ public final class ServerMetrics: Sendable {
     public func floorRevoked(cause: String) { floorRevokes[cause]?.increment() }
     public func frameRejected(reason: String) { (framesRejected[reason] ?? framesRejected["other"])?.increment() }
     public func authFailed(reason: String) { authFailures[reason]?.increment() }
-    public func mediaDropped(reason: String, count: Int = 1) { mediaDrops[reason]?.increment(by: Int64(count)) }
     public func connectionRefused(_ reason: AdmissionControl.Refusal) { connectionsRefused[reason.rawValue]?.increment() }
     func connectionClosed(_ reason: ControlCloseReason) { connectionsClosed[reason.rawValue]?.increment() }
     public func adminTimedOut(phase: String) { adminTimeouts[phase]?.increment() }

@@ -230,7 +230,7 @@ extension Stress {
         /// Fills the file system holding `directory` until writes fail; returns the filler's path.
         static func fill(_ directory: String) -> String {
             let path = directory + "/filler"
-            FileManager.default.createFile(atPath: path, contents: nil)
+            _ = FileManager.default.createFile(atPath: path, contents: nil)
             guard let handle = FileHandle(forWritingAtPath: path) else { return path }
             let chunk = Data(count: 16 * 1024)
             while (try? handle.write(contentsOf: chunk)) != nil {}

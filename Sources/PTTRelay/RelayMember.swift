@@ -4,7 +4,6 @@ import PTTCore
 /// One member on the relay: where its audio goes, and how it is protected.
 final class RelayMember {
     let config: RelayMemberConfig
-    let channel: ChannelID
     let crypto: MemberCrypto
     /// Learned from the member's first authenticated packet; may move on a later authenticated packet.
     var address: SocketAddress?
@@ -16,10 +15,21 @@ final class RelayMember {
     /// The next sequence number of this member's listening stream (continuous across speakers).
     var nextSequence: UInt16
 
-    init(config: RelayMemberConfig, channel: ChannelID, crypto: MemberCrypto) {
+    var channel: ChannelID { config.channel }
+
+    init(config: RelayMemberConfig, crypto: MemberCrypto) {
         self.config = config
-        self.channel = channel
         self.crypto = crypto
         self.nextSequence = UInt16(truncatingIfNeeded: config.listenSSRC >> 7)
+    }
+
+    /// A member with new parameters that keeps what the relay learned about this one (its address and
+    /// its listening stream's position).
+    func replaced(by config: RelayMemberConfig, crypto: MemberCrypto) -> RelayMember {
+        let fresh = RelayMember(config: config, crypto: crypto)
+        fresh.address = address
+        fresh.lastHeard = lastHeard
+        fresh.nextSequence = nextSequence
+        return fresh
     }
 }

@@ -1,0 +1,116 @@
+import Media
+import NIOCore
+import Opus
+import PTTCore
+
+extension MediaRelay {
+    /// Handles one datagram: authenticate, learn the address, decide (``RelayRules``), carry it out.
+    func receive(_ envelope: AddressedEnvelope<ByteBuffer>, via handler: MediaRelayHandler) {
+        metrics.received.increment()
+        let now = NIODeadline.now()
+        // Work on a copy in the relay's scratch space: decrypting in place in the received buffer would copy
+        // it (it shares storage with the rest of the read batch), which allocates.
+        let count = envelope.data.readableBytes
+        guard count <= scratch.count else { return metrics.dropped(.malformed) }
+        envelope.data.withUnsafeReadableBytes { scratch.copyMemory(from: $0) }
+        let bytes = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<count])
+        let kind = DatagramKind(UnsafeRawBufferPointer(bytes))
+        let ssrc: UInt32
+        switch kind {
+        case .malformed: return metrics.dropped(.malformed)
+        case .rtp(let value), .rtcp(let value): ssrc = value
+        }
+        guard let member = membersBySSRC[ssrc] else { return metrics.dropped(.unknownSSRC) }
+        let isRTCP = kind == .rtcp(ssrc: ssrc)
+        let clear = isRTCP ? member.crypto.unprotectRTCP(bytes, length: count) : member.crypto.unprotectRTP(bytes, length: count)
+        guard let length = clear else { return metrics.dropped(.authentication) }
+
+        // Authenticated: the member is here (and may have moved).
+        if member.address != envelope.remoteAddress {
+            if member.address != nil { metrics.addressChanges.increment() }
+            member.address = envelope.remoteAddress
+        }
+        member.lastHeard = now
+        if isRTCP { return reportHeard(member, talking: false, now: now) }
+
+        let packet = UnsafeMutableRawBufferPointer(rebasing: bytes[0..<length])
+        guard let header = try? RTPHeader.parse(UnsafeRawBufferPointer(packet)) else { return metrics.dropped(.malformed) }
+        let payload = UnsafeRawBufferPointer(rebasing: packet[header.payloadRange(packetLength: length)])
+        let validOpus = (try? OpusPacket.validate(payload)) != nil
+        let holderSSRC = channels[member.channel]?.holderSSRC
+        let decision = rules.decide(payloadType: header.payloadType, validOpus: validOpus, sender: member.config,
+                                    holderSSRC: holderSSRC, hold: held[member.channel]?.hold, now: now)
+        switch decision {
+        case .forward:
+            reportHeard(member, talking: true, now: now)
+            forward(packet, header: header, from: member, now: now, via: handler)
+        case .hold(let startsHold):
+            reportHeard(member, talking: true, now: now)
+            hold(packet, from: member, startsHold: startsHold, now: now)
+        case .keepAlive:
+            reportHeard(member, talking: false, now: now)
+        case .drop(let reason):
+            if reason == .notFloorHolder {
+                if holderSSRC != nil { member.droppedNotHolder += 1 }
+                reportHeard(member, talking: true, now: now)
+            }
+            metrics.dropped(reason)
+        }
+    }
+
+    /// Keeps a packet of a member talking on an idle floor until its implicit request is decided.
+    private func hold(_ packet: UnsafeMutableRawBufferPointer, from member: RelayMember, startsHold: Bool, now: NIODeadline) {
+        if startsHold {
+            if let replaced = held[member.channel] { metrics.dropped(.notFloorHolder, count: replaced.packets.count) }
+            held[member.channel] = (FloorHold(ssrc: member.config.ssrc, since: now, count: 1), [Array(packet)])
+        } else {
+            held[member.channel]!.hold.count += 1
+            held[member.channel]!.packets.append(Array(packet))
+        }
+    }
+
+    /// Tells the control plane a member was heard, at most every ``reportInterval`` per member and kind
+    /// (a keep-alive never delays the report that it started talking).
+    private func reportHeard(_ member: RelayMember, talking: Bool, now: NIODeadline) {
+        if talking {
+            if let last = member.lastTalkReported, now - last < Self.reportInterval { return }
+            member.lastTalkReported = now
+        } else {
+            if let last = member.lastReported, now - last < Self.reportInterval { return }
+            member.lastReported = now
+        }
+        report?(.heard(member.config.id, channel: member.channel, talking: talking, droppedNotHolder: member.droppedNotHolder))
+    }
+
+    /// Writes one copy of an authenticated, decrypted RTP packet for every other reachable member: the
+    /// listener's SSRC and sequence number, the channel's continuous timestamp, the speaker in CSRC,
+    /// the marker on a burst's first packet, protected with the listener's key.
+    func forward(_ packet: UnsafeMutableRawBufferPointer, header: RTPHeader, from speaker: RelayMember, now: NIODeadline,
+                 via handler: MediaRelayHandler) {
+        guard channels[speaker.channel] != nil else { return }
+        let payload = UnsafeRawBufferPointer(rebasing: packet[header.payloadRange(packetLength: packet.count)])
+        let (timestamp, startsBurst) = channels[speaker.channel]!.mapTimestamp(header.timestamp, from: speaker.config.ssrc, now: now)
+        let marker = startsBurst || header.marker
+        let members = channels[speaker.channel]!.members
+        let maxLength = 16 + payload.count + MemberCrypto.maxTrailer
+        handler.reserve(copies: members.count, maxLength: maxLength)
+        var forwarded = 0
+        var failed = 0
+        for listener in members where listener !== speaker {
+            guard let address = listener.address else { continue }
+            if let heard = listener.lastHeard, now - heard > silenceTimeout { continue }
+            let listenSSRC = listener.config.listenSSRC
+            let sequence = listener.nextSequence
+            listener.nextSequence &+= 1
+            let sent = handler.write(to: address, maxLength: maxLength) { out in
+                guard let length = try? RTPHeader.writePacket(
+                    into: out, marker: marker, payloadType: RelayRules.opusPayloadType, sequenceNumber: sequence,
+                    timestamp: timestamp, ssrc: listenSSRC, csrc: speaker.config.ssrc, payload: payload) else { return 0 }
+                return listener.crypto.protectRTP(out.baseAddress!, length: length, capacity: out.count) ?? 0
+            }
+            if sent { forwarded += 1 } else { failed += 1 }
+        }
+        metrics.forwarded.increment(by: Int64(forwarded))
+        if failed > 0 { metrics.dropped(.protectFailed, count: failed) }
+    }
+}

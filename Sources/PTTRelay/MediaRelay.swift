@@ -1,0 +1,153 @@
+import Logging
+import Media
+import NIOCore
+import NIOPosix
+import PTTCore
+
+/// The audio relay: one UDP socket; forwards the floor holder's Opus frames to every other member of its
+/// channel, re-protected per listener, and nobody else's.
+///
+/// Everything here runs on the relay's event loop, which serves nothing else: the control plane sends
+/// what changed with ``apply(_:)`` (a hop per batch of changes, never per packet), and the relay reports
+/// what it hears back at a bounded rate. The per-packet rules are in ``RelayRules``; the socket's
+/// ``MediaRelayHandler`` owns the pending writes. See Docs/ARCHITECTURE.md for the packet path.
+public final class MediaRelay: @unchecked Sendable {
+    // @unchecked: all mutable state is touched only on `eventLoop`.
+    public let eventLoop: EventLoop
+    let secure: Bool
+    let silenceTimeout: TimeAmount
+    let metrics: RelayMetrics
+    var logger: Logger
+    let rules: RelayRules
+    /// Where reports go: set before the relay binds, cleared on its event loop.
+    public var report: (@Sendable (RelayReport) -> Void)?
+    private(set) var datagramChannel: NIOCore.Channel?
+    /// The socket's handler while it is in the pipeline: writes go through it.
+    weak var handler: MediaRelayHandler?
+
+    var channels: [ChannelID: RelayChannelState] = [:]
+    var membersBySSRC: [UInt32: RelayMember] = [:]
+    var membersByID: [MemberID: RelayMember] = [:]
+    /// Packets that arrived on an idle floor while an implicit floor request is on its way, per channel.
+    var held: [ChannelID: (hold: FloorHold, packets: [[UInt8]])] = [:]
+    /// Where each datagram is decrypted and checked (one at a time, on the event loop).
+    let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16)
+    static let reportInterval = TimeAmount.milliseconds(250)
+
+    /// - Parameters:
+    ///   - eventLoop: the loop the relay's socket and state live on; give it one that serves nothing else.
+    ///   - secure: SRTP with each member's key, or plain RTP.
+    ///   - implicitFloorRequest: whether audio on an idle floor is held for an implicit floor request.
+    ///   - silenceTimeout: a listener not heard from for this long gets nothing.
+    public init(eventLoop: EventLoop, secure: Bool, implicitFloorRequest: Bool, silenceTimeout: Duration, metrics: RelayMetrics,
+                logger: Logger) {
+        self.eventLoop = eventLoop
+        self.secure = secure
+        self.rules = RelayRules(holdsForImplicitRequest: implicitFloorRequest)
+        self.silenceTimeout = .nanoseconds(silenceTimeout.nanoseconds)
+        self.metrics = metrics
+        self.logger = logger
+    }
+
+    deinit { scratch.deallocate() }
+
+    /// Binds the UDP socket. Reads up to 64 datagrams per system call.
+    public func bind(host: String, port: Int) async throws {
+        let handler = MediaRelayHandler(relay: self)
+        let channel = try await DatagramBootstrap(group: eventLoop)
+            .channelOption(.socketOption(.so_reuseaddr), value: 1)
+            .channelOption(.datagramVectorReadMessageCount, value: 64)
+            .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 64 * 4096))
+            .channelOption(.socketOption(.so_rcvbuf), value: 4 << 20)
+            .channelOption(.socketOption(.so_sndbuf), value: 4 << 20)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler) }
+            }
+            .bind(host: host, port: port).get()
+        datagramChannel = channel
+    }
+
+    /// The UDP port the relay listens on.
+    public var port: Int { datagramChannel?.localAddress?.port ?? 0 }
+
+    /// Closes the socket and drops the report callback (which refers to the control plane).
+    public func close() async {
+        try? await datagramChannel?.close()
+        try? await eventLoop.submit { self.report = nil }.get()
+    }
+
+    // MARK: Changes from the control plane
+
+    /// Applies what changed, in order, on the relay's event loop.
+    public func apply(_ changes: [RelayChange]) {
+        guard !changes.isEmpty else { return }
+        eventLoop.execute { for change in changes { self.apply(change) } }
+    }
+
+    private func apply(_ change: RelayChange) {
+        switch change {
+        case .join(let config): join(config)
+        case .leave(let id): leave(id)
+        case .floor(let channel, let holder): setFloor(channel, holder: holder)
+        case .removeChannel(let id):
+            guard let state = channels.removeValue(forKey: id) else { return }
+            for member in state.members { forget(member) }
+            held[id] = nil
+        }
+    }
+
+    private func join(_ config: RelayMemberConfig) {
+        let existing = membersByID[config.id]
+        if let existing, existing.config == config { return }
+        let crypto: MemberCrypto
+        do {
+            crypto = try MemberCrypto(key: config.key, ssrc: config.ssrc, listenSSRC: config.listenSSRC, secure: secure)
+        } catch {
+            return logger.error("cannot set up media protection for member", metadata: ["member": "\(config.id)", "error": "\(error)"])
+        }
+        let member = existing.map { $0.replaced(by: config, crypto: crypto) } ?? RelayMember(config: config, crypto: crypto)
+        if let existing {
+            if existing.channel != config.channel { channels[existing.channel]?.remove(existing.config.id) }
+            forget(existing)
+        }
+        membersByID[config.id] = member
+        membersBySSRC[config.ssrc] = member
+        channels[config.channel, default: RelayChannelState(channel: config.channel)].put(member)
+    }
+
+    private func leave(_ id: MemberID) {
+        guard let member = membersByID[id] else { return }
+        forget(member)
+        channels[member.channel]?.remove(id)
+        if channels[member.channel]?.isEmpty == true { channels[member.channel] = nil }
+    }
+
+    private func forget(_ member: RelayMember) {
+        if membersByID[member.config.id] === member { membersByID[member.config.id] = nil }
+        if membersBySSRC[member.config.ssrc] === member { membersBySSRC[member.config.ssrc] = nil }
+    }
+
+    private func setFloor(_ channel: ChannelID, holder: MemberID?) {
+        channels[channel, default: RelayChannelState(channel: channel)].setHolder(holder)
+        releaseHeldPackets(channel)
+    }
+
+    /// Forwards packets held while an implicit floor request was granted; drops them if it was not.
+    private func releaseHeldPackets(_ channel: ChannelID) {
+        guard let waiting = held[channel], let state = channels[channel], state.holderSSRC != nil else { return }
+        held[channel] = nil
+        let now = NIODeadline.now()
+        guard rules.releasesHold(waiting.hold, holderSSRC: state.holderSSRC, now: now), let speaker = membersBySSRC[waiting.hold.ssrc],
+              let handler else {
+            metrics.dropped(.notFloorHolder, count: waiting.packets.count)
+            return
+        }
+        for var packet in waiting.packets {
+            packet.withUnsafeMutableBytes { bytes in
+                guard let header = try? RTPHeader.parse(UnsafeRawBufferPointer(bytes)) else { return }
+                forward(bytes, header: header, from: speaker, now: now, via: handler)
+            }
+        }
+        handler.flush()
+    }
+}

@@ -1,0 +1,43 @@
+import PTTCore
+
+/// One change the control plane tells the relay about: what changed, never the whole channel again, so
+/// a join costs the same in a channel of 10 members and of 1000.
+public enum RelayChange: Sendable, Equatable {
+    /// A member joined a channel, or its media parameters changed (the same member id again).
+    case join(RelayMemberConfig)
+    /// A membership ended.
+    case leave(MemberID)
+    /// The member allowed to send on a channel (nil: the floor is idle).
+    case floor(ChannelID, holder: MemberID?)
+    /// A channel and every membership in it are gone.
+    case removeChannel(ChannelID)
+}
+
+/// One member as the relay sees it.
+public struct RelayMemberConfig: Sendable, Equatable {
+    public var id: MemberID
+    public var channel: ChannelID
+    /// The SSRC the member sends with.
+    public var ssrc: UInt32
+    /// The SSRC of the one stream the relay sends to the member.
+    public var listenSSRC: UInt32
+    /// The member's SRTP master key and salt (unused when the relay runs without media security).
+    public var key: [UInt8]
+    public var receiveOnly: Bool
+
+    public init(id: MemberID, channel: ChannelID, ssrc: UInt32, listenSSRC: UInt32, key: [UInt8], receiveOnly: Bool) {
+        self.id = id
+        self.channel = channel
+        self.ssrc = ssrc
+        self.listenSSRC = listenSSRC
+        self.key = key
+        self.receiveOnly = receiveOnly
+    }
+}
+
+/// What the relay reports back to the control plane (rate-limited per member).
+public enum RelayReport: Sendable {
+    /// An authenticated packet arrived from a member: media (`talking`) or a keep-alive; with the number of
+    /// its packets dropped so far because it did not hold the floor.
+    case heard(MemberID, channel: ChannelID, talking: Bool, droppedNotHolder: Int)
+}

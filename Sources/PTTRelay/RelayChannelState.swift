@@ -1,0 +1,83 @@
+import NIOCore
+import PTTCore
+
+/// The relay's state for one channel, on the relay's event loop.
+struct RelayChannelState {
+    let channel: ChannelID
+    /// The member allowed to send, if any.
+    private(set) var holder: MemberID?
+    /// The holder's SSRC, for the per-packet check.
+    private(set) var holderSSRC: UInt32?
+    /// Every member, for the fan-out loop (no lookups per listener). Order is not meaningful.
+    private(set) var members: [RelayMember] = []
+    /// Where each member is in `members`, so a leave costs O(1).
+    private var index: [MemberID: Int] = [:]
+    /// Timestamp mapping shared by every listener: out = in &+ offset during a burst.
+    var timestampOffset: UInt32 = 0
+    /// The SSRC that sent the current burst.
+    var burstSSRC: UInt32?
+    var lastOutTimestamp: UInt32 = 0
+    var lastOutTime: NIODeadline?
+
+    init(channel: ChannelID) {
+        self.channel = channel
+    }
+
+    var isEmpty: Bool { members.isEmpty }
+
+    /// Adds a member, or puts `member` in the place of the one with the same id.
+    mutating func put(_ member: RelayMember) {
+        if let at = index[member.config.id] {
+            members[at] = member
+        } else {
+            index[member.config.id] = members.count
+            members.append(member)
+        }
+        if member.config.id == holder { holderSSRC = member.config.ssrc }
+    }
+
+    /// Removes a member; the floor is no longer theirs on the relay.
+    mutating func remove(_ id: MemberID) {
+        guard let at = index.removeValue(forKey: id) else { return }
+        let last = members.count - 1
+        if at != last {
+            members.swapAt(at, last)
+            index[members[at].config.id] = at
+        }
+        members.removeLast()
+        if holder == id { setHolder(nil) }
+    }
+
+    func member(_ id: MemberID) -> RelayMember? {
+        index[id].map { members[$0] }
+    }
+
+    /// Who may send now.
+    mutating func setHolder(_ id: MemberID?) {
+        holder = id
+        holderSSRC = id.flatMap { member($0)?.config.ssrc }
+        if holderSSRC == nil { burstSSRC = nil }
+    }
+
+    /// Maps an incoming timestamp into the channel's continuous timeline. Starts a new burst when the
+    /// speaker changed or the floor was idle: the timeline then advances with wall-clock time since the last
+    /// packet sent (at least one 20 ms frame), so receivers see real gaps. Returns the timestamp and whether
+    /// it starts a burst.
+    mutating func mapTimestamp(_ incoming: UInt32, from ssrc: UInt32, now: NIODeadline) -> (UInt32, startsBurst: Bool) {
+        var starts = false
+        if burstSSRC != ssrc {
+            starts = true
+            burstSSRC = ssrc
+            var target = lastOutTimestamp
+            if let lastOutTime {
+                let elapsed = max(0, (now - lastOutTime).nanoseconds)
+                target = lastOutTimestamp &+ UInt32(truncatingIfNeeded: max(960, elapsed / 1_000_000 * 48))
+            }
+            timestampOffset = target &- incoming
+        }
+        let out = incoming &+ timestampOffset
+        lastOutTimestamp = out
+        lastOutTime = now
+        return (out, starts)
+    }
+}

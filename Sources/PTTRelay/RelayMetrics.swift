@@ -1,0 +1,39 @@
+import Prometheus
+
+/// The relay's counters, created once by the server and incremented on the relay's event loop (a kept
+/// handle costs an atomic add; no lookup by label per packet).
+public struct RelayMetrics: Sendable {
+    let received: Counter
+    let forwarded: Counter
+    let addressChanges: Counter
+    private let drops: [Counter]
+
+    /// - Parameter drop: the counter for each reason (called once per reason, here).
+    public init(received: Counter, forwarded: Counter, addressChanges: Counter, drop: (RelayDropReason) -> Counter) {
+        self.received = received
+        self.forwarded = forwarded
+        self.addressChanges = addressChanges
+        self.drops = RelayDropReason.allCases.map(drop)
+    }
+
+    func dropped(_ reason: RelayDropReason, count: Int = 1) {
+        drops[reason.ordinal].increment(by: Int64(count))
+    }
+}
+
+extension RelayDropReason {
+    /// The position in `allCases`, without a lookup.
+    var ordinal: Int {
+        switch self {
+        case .malformed: 0
+        case .unknownSSRC: 1
+        case .authentication: 2
+        case .payloadType: 3
+        case .opus: 4
+        case .notFloorHolder: 5
+        case .receiveOnly: 6
+        case .protectFailed: 7
+        case .socketError: 8
+        }
+    }
+}

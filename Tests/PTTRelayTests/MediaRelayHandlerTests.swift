@@ -1,0 +1,166 @@
+import Logging
+import Media
+import NIOCore
+import NIOEmbedded
+import PTTCore
+@testable import PTTRelay
+import Prometheus
+import Testing
+
+/// The relay's socket handler and state on an `EmbeddedChannel`: changes from the control plane applied
+/// one at a time, datagrams in, copies out, drops counted.
+@Suite("The relay on an embedded channel")
+struct MediaRelayHandlerTests {
+    final class Harness {
+        let loop = EmbeddedEventLoop()
+        let registry = PrometheusCollectorRegistry()
+        let relay: MediaRelay
+        let channel: EmbeddedChannel
+        let id = ChannelID()
+
+        init(implicitFloorRequest: Bool = false) throws {
+            let registry = self.registry
+            func name(_ text: String) -> MetricNameDescriptor { MetricNameDescriptor(metricName: text, unitName: "", helpText: text) }
+            let metrics = RelayMetrics(
+                received: registry.makeCounter(descriptor: name("received")), forwarded: registry.makeCounter(descriptor: name("forwarded")),
+                addressChanges: registry.makeCounter(descriptor: name("moved")),
+                drop: { registry.makeCounter(descriptor: name("dropped"), labels: [("reason", $0.rawValue)]) })
+            relay = MediaRelay(eventLoop: loop, secure: false, implicitFloorRequest: implicitFloorRequest, silenceTimeout: .seconds(30),
+                               metrics: metrics, logger: Logger(label: "relay-test"))
+            channel = EmbeddedChannel(handler: MediaRelayHandler(relay: relay), loop: loop)
+        }
+
+        func config(_ n: UInt32) -> RelayMemberConfig {
+            RelayMemberConfig(id: MemberID("m\(n)"), channel: id, ssrc: n, listenSSRC: n ^ 0x5A5A_5A5A, key: [], receiveOnly: false)
+        }
+
+        func address(_ n: UInt32) throws -> SocketAddress { try SocketAddress(ipAddress: "127.0.0.1", port: 40_000 + Int(n)) }
+
+        func apply(_ changes: RelayChange...) {
+            relay.apply(changes)
+            loop.run()
+        }
+
+        /// Joins members and lets each be heard once (an RTCP keep-alive), so the relay knows its address.
+        func join(_ members: UInt32...) throws {
+            for n in members {
+                apply(.join(config(n)))
+                try send(from: n, RTCPWriter.makeKeepAlive(ssrc: n, cname: "m\(n)"))
+            }
+            #expect(try sent().isEmpty)
+        }
+
+        func send(from n: UInt32, _ bytes: [UInt8]) throws {
+            var buffer = channel.allocator.buffer(capacity: bytes.count)
+            buffer.writeBytes(bytes)
+            try channel.writeInbound(AddressedEnvelope(remoteAddress: try address(n), data: buffer))
+        }
+
+        func talk(_ n: UInt32, sequence: UInt16, payload: [UInt8] = [0xF8, 1, 2, 3]) throws {
+            try send(from: n, RTPHeader.makePacket(payloadType: 111, sequenceNumber: sequence, timestamp: UInt32(sequence) * 960, ssrc: n,
+                                                   payload: payload))
+        }
+
+        /// Every datagram written since the last call: to whom, and the parsed packet.
+        func sent() throws -> [(to: SocketAddress, header: RTPHeader, payload: [UInt8])] {
+            var out: [(SocketAddress, RTPHeader, [UInt8])] = []
+            while let envelope = try channel.readOutbound(as: AddressedEnvelope<ByteBuffer>.self) {
+                let bytes = Array(envelope.data.readableBytesView)
+                let header = try RTPHeader.parse(bytes)
+                out.append((envelope.remoteAddress, header, Array(bytes[header.payloadRange(packetLength: bytes.count)])))
+            }
+            return out
+        }
+
+        func counter(_ line: String) -> Int {
+            var text: [UInt8] = []
+            registry.emit(into: &text)
+            let found = String(decoding: text, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix(line + " ") }
+            return found.flatMap { Int($0.split(separator: " ").last!) } ?? 0
+        }
+    }
+
+    @Test("the holder reaches every other member, each on its own stream; joins and leaves change that one at a time")
+    func fanOut() throws {
+        let h = try Harness()
+        try h.join(1, 2, 3)
+        h.apply(.floor(h.id, holder: MemberID("m1")))
+        try h.talk(1, sequence: 10)
+        let first = try h.sent()
+        #expect(Set(first.map(\.to)) == [try h.address(2), try h.address(3)])
+        for copy in first {
+            let listener = UInt32(copy.to.port! - 40_000)
+            #expect(copy.header.ssrc == listener ^ 0x5A5A_5A5A)
+            #expect(copy.header.csrcCount == 1)
+            #expect(copy.header.marker, "a burst's first packet")
+            #expect(copy.payload == [0xF8, 1, 2, 3])
+        }
+
+        h.apply(.leave(MemberID("m2")))
+        try h.talk(1, sequence: 11)
+        let second = try h.sent()
+        #expect(second.map(\.to) == [try h.address(3)])
+        #expect(second.first?.header.sequenceNumber == first.first { $0.to == (try? h.address(3)) }!.header.sequenceNumber &+ 1)
+        #expect(second.first?.header.marker == false)
+
+        try h.join(4)
+        try h.talk(1, sequence: 12)
+        #expect(Set(try h.sent().map(\.to)) == [try h.address(3), try h.address(4)])
+        #expect(h.counter("forwarded") == 5)
+    }
+
+    @Test("nobody but the holder is relayed, and every drop is counted by reason")
+    func drops() throws {
+        let h = try Harness()
+        try h.join(1, 2)
+        h.apply(.floor(h.id, holder: MemberID("m1")))
+        try h.talk(2, sequence: 1)
+        try h.talk(9, sequence: 1)
+        try h.talk(1, sequence: 2, payload: [])
+        try h.send(from: 1, [0x80, 111, 0])
+        try h.send(from: 1, RTPHeader.makePacket(payloadType: 0, sequenceNumber: 3, timestamp: 0, ssrc: 1, payload: [0xF8]))
+        #expect(try h.sent().isEmpty)
+        #expect(h.counter(#"dropped{reason="not-floor-holder"}"#) == 1)
+        #expect(h.counter(#"dropped{reason="unknown-ssrc"}"#) == 1)
+        #expect(h.counter(#"dropped{reason="opus"}"#) == 1)
+        #expect(h.counter(#"dropped{reason="malformed"}"#) == 1)
+        #expect(h.counter(#"dropped{reason="payload-type"}"#) == 1)
+
+        h.apply(.floor(h.id, holder: nil))
+        try h.talk(1, sequence: 4)
+        #expect(try h.sent().isEmpty)
+        #expect(h.counter(#"dropped{reason="not-floor-holder"}"#) == 2)
+    }
+
+    @Test("audio on an idle floor is held and sent once the implicit request is granted")
+    func implicitRequest() throws {
+        let h = try Harness(implicitFloorRequest: true)
+        try h.join(1, 2)
+        try h.talk(1, sequence: 1)
+        try h.talk(1, sequence: 2)
+        #expect(try h.sent().isEmpty)
+        h.apply(.floor(h.id, holder: MemberID("m1")))
+        let released = try h.sent()
+        #expect(released.map(\.to) == [try h.address(2), try h.address(2)])
+        #expect(released.map(\.header.sequenceNumber) == [released[0].header.sequenceNumber, released[0].header.sequenceNumber &+ 1])
+    }
+
+    @Test("a member that joins again with the same parameters keeps its stream; removing the channel forgets everyone")
+    func rejoinAndRemove() throws {
+        let h = try Harness()
+        try h.join(1, 2)
+        h.apply(.floor(h.id, holder: MemberID("m1")))
+        try h.talk(1, sequence: 1)
+        let before = try h.sent()
+        h.apply(.join(h.config(2)))
+        try h.talk(1, sequence: 2)
+        let after = try h.sent()
+        #expect(after.count == 1)
+        #expect(after.first?.header.sequenceNumber == before.first!.header.sequenceNumber &+ 1)
+
+        h.apply(.removeChannel(h.id))
+        try h.talk(1, sequence: 3)
+        #expect(try h.sent().isEmpty)
+        #expect(h.counter(#"dropped{reason="unknown-ssrc"}"#) == 1)
+    }
+}

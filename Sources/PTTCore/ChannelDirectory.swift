@@ -10,7 +10,10 @@ public struct ChannelDirectory: Sendable {
     public private(set) var users: [String: User] = [:]
     public private(set) var memberships: [MemberID: Membership] = [:]
     private var channelByName: [String: ChannelID] = [:]
-    private var membersByChannel: [ChannelID: Set<MemberID>] = [:]
+    /// Each channel's members, oldest membership first (by `joinedAt`, then id): listing them needs no sort.
+    private var membersByChannel: [ChannelID: [MemberID]] = [:]
+    /// Each device's memberships (a handful): a join or a hello finds them without a scan.
+    private var membersByDevice: [DeviceRef: Set<MemberID>] = [:]
     /// Sending SSRCs in use: unique server-wide, so the relay can find a packet's member by SSRC alone.
     public private(set) var ssrcs: [UInt32: MemberID] = [:]
 
@@ -41,21 +44,29 @@ public struct ChannelDirectory: Sendable {
 
     /// The members of a channel, oldest membership first.
     public func members(of channel: ChannelID) -> [Membership] {
-        (membersByChannel[channel] ?? []).compactMap { memberships[$0] }
-            .sorted { ($0.joinedAt, $0.id) < ($1.joinedAt, $1.id) }
+        oldestMembers(of: channel, limit: .max)
+    }
+
+    /// The `limit` oldest members of a channel, oldest first: costs `limit`, not the channel's size.
+    public func oldestMembers(of channel: ChannelID, limit: Int) -> [Membership] {
+        (membersByChannel[channel] ?? []).prefix(limit).compactMap { memberships[$0] }
     }
 
     public func memberCount(of channel: ChannelID) -> Int { membersByChannel[channel]?.count ?? 0 }
 
     /// The membership of one device of one user in a channel.
     public func membership(channel: ChannelID, user: String, device: String) -> Membership? {
-        membersByChannel[channel]?.lazy.compactMap { memberships[$0] }.first { $0.user == user && $0.device == device }
+        membersByDevice[DeviceRef(user: user, device: device)]?.lazy.compactMap { memberships[$0] }.first { $0.channel == channel }
     }
 
-    /// Every membership a device of a user holds.
+    /// Every membership a device of a user holds, oldest first.
     public func memberships(user: String, device: String) -> [Membership] {
-        memberships.values.filter { $0.user == user && $0.device == device }.sorted { ($0.joinedAt, $0.id) < ($1.joinedAt, $1.id) }
+        (membersByDevice[DeviceRef(user: user, device: device)] ?? []).compactMap { memberships[$0] }
+            .sorted(by: Self.olderFirst)
     }
+
+    /// The order members are listed in: by `joinedAt`, then id.
+    static func olderFirst(_ a: Membership, _ b: Membership) -> Bool { (a.joinedAt, a.id) < (b.joinedAt, b.id) }
 
     /// Finds a member of a channel by member id, display name, device or user name (in that order); nil if
     /// absent or ambiguous.
@@ -189,7 +200,9 @@ public struct ChannelDirectory: Sendable {
             guard let old = channels.removeValue(forKey: id) else { return }
             channelByName[old.name] = nil
             for member in membersByChannel.removeValue(forKey: id) ?? [] {
-                if let old = memberships.removeValue(forKey: member), ssrcs[old.ssrc] == member { ssrcs[old.ssrc] = nil }
+                guard let old = memberships.removeValue(forKey: member) else { continue }
+                if ssrcs[old.ssrc] == member { ssrcs[old.ssrc] = nil }
+                removeFromDevice(old)
             }
         case .putUser(let user):
             users[user.name] = user
@@ -197,19 +210,64 @@ public struct ChannelDirectory: Sendable {
             users[name] = nil
             for membership in memberships.values where membership.user == name { apply(.removeMembership(membership.id)) }
         case .putMembership(let membership):
-            if let old = memberships[membership.id] {
-                if old.channel != membership.channel { membersByChannel[old.channel]?.remove(membership.id) }
+            let old = memberships[membership.id]
+            if let old {
                 if ssrcs[old.ssrc] == membership.id { ssrcs[old.ssrc] = nil }
+                if old.channel != membership.channel || old.joinedAt != membership.joinedAt { removeFromChannel(old) }
+                if old.user != membership.user || old.device != membership.device { removeFromDevice(old) }
             }
             memberships[membership.id] = membership
             ssrcs[membership.ssrc] = membership.id
-            membersByChannel[membership.channel, default: []].insert(membership.id)
+            if old == nil || old!.channel != membership.channel || old!.joinedAt != membership.joinedAt { insertInChannel(membership) }
+            membersByDevice[DeviceRef(user: membership.user, device: membership.device), default: []].insert(membership.id)
         case .removeMembership(let id):
-            guard let old = memberships.removeValue(forKey: id) else { return }
-            membersByChannel[old.channel]?.remove(id)
+            guard let old = memberships[id] else { return }
+            removeFromChannel(old)
+            removeFromDevice(old)
+            memberships[id] = nil
             if ssrcs[old.ssrc] == id { ssrcs[old.ssrc] = nil }
         }
     }
+
+    /// Where `membership` goes in its channel's list (binary search on the listing order).
+    private func position(of membership: Membership, in list: [MemberID]) -> Int {
+        var low = 0, high = list.count
+        while low < high {
+            let middle = (low + high) / 2
+            if let other = memberships[list[middle]], Self.olderFirst(other, membership) { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    private mutating func insertInChannel(_ membership: Membership) {
+        var list = membersByChannel.removeValue(forKey: membership.channel) ?? []
+        list.insert(membership.id, at: position(of: membership, in: list))
+        membersByChannel[membership.channel] = list
+    }
+
+    /// Removes a membership (as it is still stored in `memberships`) from its channel's list.
+    private mutating func removeFromChannel(_ old: Membership) {
+        guard var list = membersByChannel.removeValue(forKey: old.channel) else { return }
+        let at = position(of: old, in: list)
+        if at < list.count, list[at] == old.id {
+            list.remove(at: at)
+        } else if let index = list.firstIndex(of: old.id) {
+            list.remove(at: index)
+        }
+        if !list.isEmpty { membersByChannel[old.channel] = list }
+    }
+
+    private mutating func removeFromDevice(_ old: Membership) {
+        let device = DeviceRef(user: old.user, device: old.device)
+        membersByDevice[device]?.remove(old.id)
+        if membersByDevice[device]?.isEmpty == true { membersByDevice[device] = nil }
+    }
+}
+
+/// One device of one user, as an index key.
+private struct DeviceRef: Hashable, Sendable {
+    var user: String
+    var device: String
 }
 
 extension MemberID {

@@ -24,10 +24,9 @@ extension ControlPlane {
     /// The `joined` view of a membership; `listMembers: false` for `welcome`, which can hold many memberships.
     func joined(for m: Membership, re: Int?, listMembers: Bool = true) -> Joined {
         let channel = directory.channels[m.channel]!
-        let members = directory.members(of: channel.id)
+        let listed = listMembers ? directory.oldestMembers(of: channel.id, limit: Joined.maxMembersListed).map(memberInfo) : []
         return Joined(re: re, channel: channelInfo(channel), member: memberInfo(m), media: mediaParameters(m),
-                      floor: floorState(of: channel.id),
-                      members: listMembers ? members.prefix(Joined.maxMembersListed).map(memberInfo) : [], memberCount: members.count)
+                      floor: floorState(of: channel.id), members: listed, memberCount: directory.memberCount(of: channel.id))
     }
 
     // MARK: Requests from members

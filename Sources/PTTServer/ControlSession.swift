@@ -21,6 +21,13 @@ public final class ControlSession: Sendable, Hashable, CustomStringConvertible {
     /// Bytes handed to the channel and not yet written to the socket.
     private let queuedBytes = Atomic<Int>(0)
     private let closing = Atomic<Bool>(false)
+    /// A flush is queued on the connection's loop (frames written until it runs go out in one system call).
+    private let flushQueued = Atomic<Bool>(false)
+    /// Bytes written and not yet flushed (touched on the connection's loop only).
+    private let unflushedBytes = Atomic<Int>(0)
+    /// Past this many unflushed bytes a frame is flushed at once: coalescing never makes the bytes waiting
+    /// for the socket look like a slow reader (the bound is at least 128 KiB).
+    static let flushThreshold = 16 * 1024
 
     init(id: UInt64, channel: NIOCore.Channel, limits: ConnectionLimitsInEffect, metrics: ServerMetrics, logger: Logger) {
         self.id = id
@@ -94,7 +101,26 @@ public final class ControlSession: Sendable, Hashable, CustomStringConvertible {
             queuedBytes.subtract(size, ordering: .relaxed)
             promise?.completeWith(result)
         }
-        channel.writeAndFlush(frame.bytes, promise: written)
+        channel.write(frame.bytes, promise: written)
+        if unflushedBytes.add(size, ordering: .relaxed).newValue >= Self.flushThreshold {
+            unflushedBytes.store(0, ordering: .relaxed)
+            channel.flush()
+        } else {
+            scheduleFlush()
+        }
+    }
+
+    /// Flushes once the frames already on their way to this loop are written: when the plane sends many
+    /// frames to a connection at once (a thousand members joining), they leave in one system call and one
+    /// TLS record batch instead of one each.
+    private func scheduleFlush() {
+        guard !flushQueued.exchange(true, ordering: .relaxed) else { return }
+        let channel = self.channel
+        channel.eventLoop.execute { [self] in
+            flushQueued.store(false, ordering: .relaxed)
+            unflushedBytes.store(0, ordering: .relaxed)
+            channel.flush()
+        }
     }
 
     /// Marks the session as closing; true for the first caller only.

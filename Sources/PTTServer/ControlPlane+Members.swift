@@ -22,7 +22,9 @@ extension ControlPlane {
     }
 
     /// The `joined` view of a membership; `listMembers: false` for `welcome`, which can hold many memberships.
-    func joined(for m: Membership, re: Int?, listMembers: Bool = true) -> Joined {
+    /// `directory` is the one the membership is in (a join batch's, before it is stored).
+    func joined(for m: Membership, re: Int?, listMembers: Bool = true, in directory: ChannelDirectory? = nil) -> Joined {
+        let directory = directory ?? self.directory
         let channel = directory.channels[m.channel]!
         let listed = listMembers ? directory.oldestMembers(of: channel.id, limit: Joined.maxMembersListed).map(memberInfo) : []
         return Joined(re: re, channel: channelInfo(channel), member: memberInfo(m), media: mediaParameters(m),
@@ -44,51 +46,91 @@ extension ControlPlane {
         return (channel, membership)
     }
 
-    func handleJoin(_ join: Join, device: DeviceKey, from session: ControlSession) {
+    /// Plans a join and adds it to the current ``JoinBatch``: it is stored with the joins that arrive with
+    /// it, in one transaction, and answered once that is on disk. Returns false when the request was
+    /// answered at once (an error).
+    func handleJoin(_ join: Join, device: DeviceKey, from session: ControlSession) -> Bool {
         var changes: [DirectoryChange] = []
-        let now = Date()
-        var channel = directory.channel(named: join.channel)
+        let now = wallClock.now()
+        // Plan against what the batch has already planned (two joins of one device in a batch, say).
+        var planning = joinBatch.takeDirectory() ?? directory
+        var channel = planning.channel(named: join.channel)
+        func refuse(_ code: ErrorCode, _ message: String) -> Bool {
+            // Answers stay in order: the joins this connection sent before go out first.
+            flushJoins()
+            sendError(session, re: join.id, code, message)
+            return false
+        }
         if channel == nil {
             guard configuration.createChannelsOnJoin, ChannelID(string: join.channel) == nil else {
-                return sendError(session, re: join.id, .noSuchChannel, "no channel '\(join.channel)'")
+                return refuse(.noSuchChannel, "no channel '\(join.channel)'")
             }
             do {
-                let created = try directory.planCreateChannel(name: join.channel, now: now)
+                let created = try planning.planCreateChannel(name: join.channel, now: now)
                 changes.append(.putChannel(created))
                 channel = created
             } catch {
-                return sendError(session, re: join.id, .badRequest, error.description)
+                return refuse(.badRequest, error.description)
             }
         }
-        guard let channel else { return }
+        guard let channel else { return false }
         var token: [UInt8]?
         if let hex = join.pushToken {
-            guard let bytes = HexCoding.decode(hex) else {
-                return sendError(session, re: join.id, .badRequest, "pushToken is not hex")
-            }
+            guard let bytes = HexCoding.decode(hex) else { return refuse(.badRequest, "pushToken is not hex") }
             token = bytes
         }
-        var scratch = directory
-        scratch.apply(changes)
+        planning.apply(changes)
         let planned: (membership: Membership, isNew: Bool)
         do {
-            planned = try scratch.planJoin(channel: channel.id, user: device.user, device: device.device, displayName: join.displayName,
-                                           receiveOnly: join.receiveOnly ?? false, pushToken: token, now: now, random: &random)
+            planned = try planning.planJoin(channel: channel.id, user: device.user, device: device.device, displayName: join.displayName,
+                                            receiveOnly: join.receiveOnly ?? false, pushToken: token, now: now, random: &random)
         } catch {
-            return sendError(session, re: join.id, .badRequest, error.description)
+            return refuse(.badRequest, error.description)
         }
+        // Who hears of the new member: the members before it (as of this point in the batch).
+        let others = planned.isNew ? planning.members(of: channel.id) : []
         changes.append(.putMembership(planned.membership))
-        do { try commit(changes) } catch {
-            return sendError(session, re: join.id, .internal, "could not store the membership: \(Store.describe(error))")
+        planning.apply([.putMembership(planned.membership)])
+        let answer = joined(for: planned.membership, re: join.id, in: planning)
+        joinBatch.add(JoinBatch.Entry(session: session, channel: channel, membership: planned.membership, isNew: planned.isNew,
+                                      createdChannel: changes.count > 1, answer: answer, others: others),
+                      changes: changes, directory: planning)
+        if !joinBatch.flushQueued {
+            joinBatch.flushQueued = true
+            eventLoop.execute { self.flushJoins() }
         }
-        metrics.joins.increment()
-        if changes.count > 1 { logger.info("channel created on join", metadata: ["channel": "\(channel.name)", "by": "\(device.user)"]) }
-        logger.info("joined", metadata: ["channel": "\(channel.name)", "member": "\(planned.membership.id)", "user": "\(device.user)",
-                                         "device": "\(device.device)", "new": "\(planned.isNew)"])
-        session.send(.joined(joined(for: planned.membership, re: join.id)))
-        if planned.isNew {
-            broadcast(.memberJoined(MemberEvent(channel: channelInfo(channel), member: memberInfo(planned.membership))),
-                      to: channel.id, excluding: planned.membership.id)
+        return true
+    }
+
+    /// Stores the batched joins in one transaction, then answers each and tells the other members, in the
+    /// order the joins arrived. On a storage failure each is answered with the error and nothing changes.
+    func flushJoins() {
+        eventLoop.preconditionInEventLoop()
+        joinBatch.flushQueued = false
+        guard !joinBatch.entries.isEmpty else { return }
+        let batch = joinBatch
+        joinBatch = JoinBatch()
+        do {
+            try commit(batch.changes)
+        } catch {
+            for entry in batch.entries {
+                sendError(entry.session, re: entry.answer.re, .internal, "could not store the membership: \(Store.describe(error))")
+                entry.session.requestDone()
+            }
+            return
+        }
+        metrics.joinBatches.increment()
+        for entry in batch.entries {
+            metrics.joins.increment()
+            if entry.createdChannel { logger.info("channel created on join", metadata: ["channel": "\(entry.channel.name)", "by": "\(entry.membership.user)"]) }
+            logger.info("joined", metadata: ["channel": "\(entry.channel.name)", "member": "\(entry.membership.id)", "user": "\(entry.membership.user)",
+                                             "device": "\(entry.membership.device)", "new": "\(entry.isNew)"])
+            entry.session.send(.joined(entry.answer))
+            entry.session.requestDone()
+            if entry.isNew {
+                let event = ControlMessage.memberJoined(MemberEvent(channel: channelInfo(entry.channel), member: memberInfo(entry.membership)))
+                broadcast(event, to: entry.others)
+            }
         }
     }
 

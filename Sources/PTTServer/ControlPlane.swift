@@ -40,6 +40,8 @@ public final class ControlPlane: @unchecked Sendable {
     /// The APNs transport, when credentials are configured.
     var apns: APNsClient?
     var random = SystemRandomNumberGenerator()
+    /// Joins planned and waiting for their shared storage write (``flushJoins()``).
+    var joinBatch = JoinBatch()
 
     /// A device of a user.
     struct DeviceKey: Hashable {
@@ -126,15 +128,22 @@ public final class ControlPlane: @unchecked Sendable {
     /// Handles one request from a session, in arrival order.
     func receive(_ message: ControlMessage, from session: ControlSession) {
         eventLoop.preconditionInEventLoop()
+        guard let record = sessions[session.id] else { return session.requestDone() }
+        if case .join(let join) = message, let key = record.key {
+            // Answered (and marked done) when its batch is stored.
+            if !handleJoin(join, device: key.device, from: session) { session.requestDone() }
+            return
+        }
+        // Everything else sees the joins that arrived before it as stored and answered.
+        flushJoins()
         defer { session.requestDone() }
-        guard let record = sessions[session.id] else { return }
         if case .hello(let hello) = message {
             return handleHello(hello, from: session)
         }
         guard let key = record.key else { return }  // hello failed: the connection is closing
         let device = key.device
         switch message {
-        case .join(let join): handleJoin(join, device: device, from: session)
+        case .join: break
         case .leave(let leave): handleLeave(leave, device: device, from: session)
         case .pushToken(let token): handlePushToken(token, device: device, from: session)
         case .floorRequest(let command): handleFloorRequest(command, device: device, from: session)
@@ -184,7 +193,9 @@ public final class ControlPlane: @unchecked Sendable {
     }
 
     /// Writes changes to storage, then applies them. On a storage failure nothing changes and the error is logged.
+    /// Joins still waiting in a batch are stored first, so changes reach storage in the order they were made.
     func commit(_ changes: [DirectoryChange]) throws {
+        if !joinBatch.entries.isEmpty { flushJoins() }
         do {
             try store.write(changes)
         } catch {
@@ -211,11 +222,16 @@ public final class ControlPlane: @unchecked Sendable {
     /// Sends the same message to the app session of every member of a channel, except `excluding`.
     /// The frame is encoded once and the same bytes go to every connection.
     func broadcast(_ message: ControlMessage, to channel: ChannelID, excluding: MemberID? = nil) {
+        broadcast(message, to: directory.members(of: channel).filter { $0.id != excluding })
+    }
+
+    /// Sends the same message to the app session of each of these members; encoded once.
+    func broadcast(_ message: ControlMessage, to members: [Membership]) {
         let frame: ControlFrame
         do { frame = try ControlFrame(message) } catch {
             return logger.error("cannot encode a broadcast", metadata: ["type": "\(message.type)", "error": "\(error)"])
         }
-        for member in directory.members(of: channel) where member.id != excluding {
+        for member in members {
             appSession(of: member)?.send(frame)
         }
     }

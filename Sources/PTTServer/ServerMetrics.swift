@@ -23,6 +23,8 @@ public final class ServerMetrics: Sendable {
     public let channels: Gauge
     public let members: Gauge
     public let joins: Counter
+    /// Storage writes that stored one or more joins (``JoinBatch``).
+    public let joinBatches: Counter
     public let leaves: Counter
     public let kicks: Counter
     public let floorGrants: Counter
@@ -56,6 +58,7 @@ public final class ServerMetrics: Sendable {
         channels = registry.makeGauge(name: "ptt_channels", help: "Channels")
         members = registry.makeGauge(name: "ptt_members", help: "Channel memberships")
         joins = registry.makeCounter(name: "ptt_joins_total", help: "Join requests that succeeded")
+        joinBatches = registry.makeCounter(name: "ptt_join_batches_total", help: "Storage writes that stored one or more joins together")
         leaves = registry.makeCounter(name: "ptt_leaves_total", help: "Memberships ended by the member")
         kicks = registry.makeCounter(name: "ptt_kicks_total", help: "Memberships ended by an operator")
         floorGrants = registry.makeCounter(name: "ptt_floor_grants_total", help: "Floor grants")

@@ -119,7 +119,7 @@ public struct ChannelDirectory: Sendable {
     /// receive-only flag and push token are replaced (a token is ephemeral: every join brings a new one or none).
     public func planJoin<R: RandomNumberGenerator>(
         channel: ChannelID, user userName: String, device: String, displayName: String?, receiveOnly: Bool,
-        pushToken: [UInt8]?, now: Date, random: inout R
+        pushToken: [UInt8]?, mediaSuite: MediaSuite = .default, now: Date, random: inout R
     ) throws(DirectoryError) -> (membership: Membership, isNew: Bool) {
         guard channels[channel] != nil else { throw .noSuchChannel(channel.description) }
         guard let user = users[userName] else { throw .noSuchUser(userName) }
@@ -133,7 +133,8 @@ public struct ChannelDirectory: Sendable {
             existing.pushToken = pushToken
             // A fresh SRTP key with every join: the device starts a new media session with it, so no
             // keystream or replay state from an earlier session is ever reused.
-            existing.mediaKey = Self.newMediaKey(using: &random)
+            existing.mediaSuite = mediaSuite
+            existing.mediaKey = Self.newMediaKey(for: mediaSuite, using: &random)
             return (existing, false)
         }
         if memberships(user: userName, device: device).count >= Self.maxMembershipsPerDevice {
@@ -146,16 +147,17 @@ public struct ChannelDirectory: Sendable {
         while ssrc == 0 || ssrcs[ssrc] != nil || ssrcs[ssrc ^ Membership.listenSSRCMask] != nil || ssrc == Membership.listenSSRCMask {
             ssrc = random.next()
         }
-        let key = Self.newMediaKey(using: &random)
+        let key = Self.newMediaKey(for: mediaSuite, using: &random)
         let membership = Membership(
             id: id, channel: channel, user: userName, device: device, displayName: name, priority: user.priority,
-            receiveOnly: user.receiveOnly || receiveOnly, pushToken: pushToken, ssrc: ssrc, mediaKey: key, joinedAt: now)
+            receiveOnly: user.receiveOnly || receiveOnly, pushToken: pushToken, ssrc: ssrc, mediaKey: key, mediaSuite: mediaSuite,
+            joinedAt: now)
         return (membership, true)
     }
 
-    /// 30 random bytes of SRTP master key and salt.
-    public static func newMediaKey<R: RandomNumberGenerator>(using random: inout R) -> [UInt8] {
-        (0..<30).map { _ in UInt8.random(in: 0...255, using: &random) }
+    /// Random SRTP master key and salt for a suite (30 bytes for the default suite).
+    public static func newMediaKey<R: RandomNumberGenerator>(for suite: MediaSuite = .default, using random: inout R) -> [UInt8] {
+        (0..<suite.keyLength).map { _ in UInt8.random(in: 0...255, using: &random) }
     }
 
     /// Plans new media keys for every membership: done at every server start, because the relay's SRTP
@@ -163,7 +165,7 @@ public struct ChannelDirectory: Sendable {
     public func planRotateMediaKeys<R: RandomNumberGenerator>(random: inout R) -> [DirectoryChange] {
         memberships.values.sorted { $0.id < $1.id }.map { membership in
             var rotated = membership
-            rotated.mediaKey = Self.newMediaKey(using: &random)
+            rotated.mediaKey = Self.newMediaKey(for: membership.mediaSuite, using: &random)
             return .putMembership(rotated)
         }
     }

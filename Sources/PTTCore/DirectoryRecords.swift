@@ -41,9 +41,11 @@ public struct Membership: Sendable, Equatable {
     public var pushToken: [UInt8]?
     /// The SSRC the member sends with; unique within the channel.
     public var ssrc: UInt32
-    /// 30 bytes of SRTP master key and salt for this member's media, both directions; new with every join
-    /// and every server start.
+    /// SRTP master key and salt for this member's media, both directions (``MediaSuite/keyLength`` bytes);
+    /// new with every join and every server start.
     public var mediaKey: [UInt8]
+    /// The SRTP suite the member's client chose at join.
+    public var mediaSuite: MediaSuite
     /// The SSRC of the stream the relay sends to this member: derived from `ssrc`, never equal to it, so
     /// the two directions never share an SRTP keystream.
     public var listenSSRC: UInt32 { ssrc ^ Self.listenSSRCMask }
@@ -51,10 +53,10 @@ public struct Membership: Sendable, Equatable {
     public var joinedAt: Date
 
     public init(id: MemberID, channel: ChannelID, user: String, device: String, displayName: String, priority: Int,
-                receiveOnly: Bool, pushToken: [UInt8]?, ssrc: UInt32, mediaKey: [UInt8], joinedAt: Date) {
+                receiveOnly: Bool, pushToken: [UInt8]?, ssrc: UInt32, mediaKey: [UInt8], mediaSuite: MediaSuite = .default, joinedAt: Date) {
         self.id = id; self.channel = channel; self.user = user; self.device = device; self.displayName = displayName
         self.priority = priority; self.receiveOnly = receiveOnly; self.pushToken = pushToken
-        self.ssrc = ssrc; self.mediaKey = mediaKey; self.joinedAt = joinedAt
+        self.ssrc = ssrc; self.mediaKey = mediaKey; self.mediaSuite = mediaSuite; self.joinedAt = joinedAt
     }
 }
 

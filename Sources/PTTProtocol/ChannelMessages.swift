@@ -32,7 +32,8 @@ public struct MediaParameters: Codable, Sendable, Equatable {
     public var security: String
     /// The SRTP crypto suite, e.g. `AES_CM_128_HMAC_SHA1_80`; absent when security is `none`.
     public var suite: String?
-    /// Base64 of the 30-byte SRTP master key and salt; absent when security is `none`.
+    /// Base64 of the SRTP master key and salt (30 bytes for `AES_CM_128_HMAC_SHA1_80`, 28 for
+    /// `AEAD_AES_128_GCM`); absent when security is `none`.
     public var key: String?
     /// The RTP payload type for Opus.
     public var payloadType: Int
@@ -72,8 +73,14 @@ public struct Join: Codable, Sendable, Equatable {
     public var receiveOnly: Bool?
     /// The ephemeral push token, hex; replaces any token of a previous join.
     public var pushToken: String?
-    public init(id: Int? = nil, channel: String, displayName: String? = nil, receiveOnly: Bool? = nil, pushToken: String? = nil) {
+    /// The SRTP suites the client can use for this membership, most preferred first (e.g.
+    /// `["AEAD_AES_128_GCM", "AES_CM_128_HMAC_SHA1_80"]`); the server takes the first it speaks. Absent:
+    /// `AES_CM_128_HMAC_SHA1_80`.
+    public var srtpSuites: [String]?
+    public init(id: Int? = nil, channel: String, displayName: String? = nil, receiveOnly: Bool? = nil, pushToken: String? = nil,
+                srtpSuites: [String]? = nil) {
         self.id = id; self.channel = channel; self.displayName = displayName; self.receiveOnly = receiveOnly; self.pushToken = pushToken
+        self.srtpSuites = srtpSuites
     }
 }
 

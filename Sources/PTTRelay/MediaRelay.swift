@@ -51,12 +51,16 @@ public final class MediaRelay: @unchecked Sendable {
 
     deinit { scratch.deallocate() }
 
-    /// Binds the UDP socket. Reads up to 64 datagrams per system call.
+    /// Binds the UDP socket. Reads up to 64 datagrams per system call, one such call per read cycle.
     public func bind(host: String, port: Int) async throws {
         let handler = MediaRelayHandler(relay: self)
         let channel = try await DatagramBootstrap(group: eventLoop)
             .channelOption(.socketOption(.so_reuseaddr), value: 1)
             .channelOption(.datagramVectorReadMessageCount, value: 64)
+            // One vector read per read cycle: with a thousand listeners a datagram costs milliseconds of
+            // sends, and a cycle of 4 × 64 datagrams would keep the loop from everything else (closing the
+            // socket at shutdown among them) for a second.
+            .channelOption(.maxMessagesPerRead, value: 1)
             .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 64 * 4096))
             .channelOption(.socketOption(.so_rcvbuf), value: 4 << 20)
             .channelOption(.socketOption(.so_sndbuf), value: 4 << 20)
@@ -101,7 +105,7 @@ public final class MediaRelay: @unchecked Sendable {
         if let existing, existing.config == config { return }
         let crypto: MemberCrypto
         do {
-            crypto = try MemberCrypto(key: config.key, ssrc: config.ssrc, listenSSRC: config.listenSSRC, secure: secure)
+            crypto = try MemberCrypto(key: config.key, suite: config.suite, ssrc: config.ssrc, listenSSRC: config.listenSSRC, secure: secure)
         } catch {
             return logger.error("cannot set up media protection for member", metadata: ["member": "\(config.id)", "error": "\(error)"])
         }

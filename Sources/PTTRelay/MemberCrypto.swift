@@ -1,4 +1,5 @@
 import Media
+import PTTCore
 
 /// A member's media protection on the relay: SRTP with the member's key (inbound from its SSRC, outbound
 /// on its listen SSRC), or nothing when the operator chose `mediaSecurity: none`.
@@ -11,8 +12,9 @@ final class MemberCrypto {
     /// Bytes a protected RTP packet may grow by (the SRTP authentication tag).
     static let maxTrailer = SRTPSession.rtpTrailerCapacity
 
-    init(key: [UInt8], ssrc: UInt32, listenSSRC: UInt32, secure: Bool) throws {
+    init(key: [UInt8], suite: MediaSuite = .default, ssrc: UInt32, listenSSRC: UInt32, secure: Bool) throws {
         if secure {
+            guard suite == .aesCM128HMACSHA1_80 else { throw SRTPError.badParam }
             inbound = try SRTPSession(direction: .inbound, key: key, ssrc: .specific(ssrc))
             outbound = try SRTPSession(direction: .outbound, key: key, ssrc: .specific(listenSSRC))
         } else {

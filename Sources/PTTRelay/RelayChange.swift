@@ -23,9 +23,13 @@ public struct RelayMemberConfig: Sendable, Equatable {
     public var listenSSRC: UInt32
     /// The member's SRTP master key and salt (unused when the relay runs without media security).
     public var key: [UInt8]
+    /// The SRTP suite of the member's streams, both ways.
+    public var suite: MediaSuite
     public var receiveOnly: Bool
 
-    public init(id: MemberID, channel: ChannelID, ssrc: UInt32, listenSSRC: UInt32, key: [UInt8], receiveOnly: Bool) {
+    public init(id: MemberID, channel: ChannelID, ssrc: UInt32, listenSSRC: UInt32, key: [UInt8], suite: MediaSuite = .default,
+                receiveOnly: Bool) {
+        self.suite = suite
         self.id = id
         self.channel = channel
         self.ssrc = ssrc

@@ -17,7 +17,7 @@ extension ControlPlane {
         let secure = configuration.mediaSecurity == "srtp"
         return MediaParameters(
             ssrc: m.ssrc, listenSSRC: m.listenSSRC, port: mediaPort, security: configuration.mediaSecurity,
-            suite: secure ? "AES_CM_128_HMAC_SHA1_80" : nil,
+            suite: secure ? m.mediaSuite.rawValue : nil,
             key: secure ? Data(m.mediaKey).base64EncodedString() : nil, payloadType: 111)
     }
 
@@ -79,11 +79,16 @@ extension ControlPlane {
             guard let bytes = HexCoding.decode(hex) else { return refuse(.badRequest, "pushToken is not hex") }
             token = bytes
         }
+        guard let suite = MediaSuite.choose(from: join.srtpSuites) else {
+            let spoken = MediaSuite.allCases.map(\.rawValue).joined(separator: ", ")
+            return refuse(.badRequest, "none of the SRTP suites offered is supported; this server speaks \(spoken)")
+        }
         planning.apply(changes)
         let planned: (membership: Membership, isNew: Bool)
         do {
             planned = try planning.planJoin(channel: channel.id, user: device.user, device: device.device, displayName: join.displayName,
-                                            receiveOnly: join.receiveOnly ?? false, pushToken: token, now: now, random: &random)
+                                            receiveOnly: join.receiveOnly ?? false, pushToken: token, mediaSuite: suite, now: now,
+                                            random: &random)
         } catch {
             return refuse(.badRequest, error.description)
         }

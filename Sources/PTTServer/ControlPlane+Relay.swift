@@ -5,7 +5,7 @@ extension ControlPlane {
     /// The relay's view of a membership.
     static func relayMember(_ membership: Membership) -> RelayMemberConfig {
         RelayMemberConfig(id: membership.id, channel: membership.channel, ssrc: membership.ssrc, listenSSRC: membership.listenSSRC,
-                          key: membership.mediaKey, receiveOnly: membership.receiveOnly)
+                          key: membership.mediaKey, suite: membership.mediaSuite, receiveOnly: membership.receiveOnly)
     }
 
     /// What a set of directory changes changes for the relay, in order: joins and leaves, never a whole

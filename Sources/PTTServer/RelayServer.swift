@@ -175,9 +175,10 @@ public final class RelayServer: Service, @unchecked Sendable {
                 }
             }.get()
             await running.apns?.shutdown()
-            // Connections report their close to the plane: let them finish (each closes within the grace
-            // period) before its thread stops.
-            let deadline = ContinuousClock.now + configuration.limits.closeGrace + .seconds(1)
+            // Connections report their close to the plane: let them finish before its thread stops, for at
+            // most a second (a peer that does not read is cut off when the event loops shut down), so that
+            // pttd stops within 2 s of SIGTERM at any load.
+            let deadline = ContinuousClock.now + min(configuration.limits.closeGrace, .seconds(1))
             while running.control.openConnections > 0, ContinuousClock.now < deadline {
                 try? await Task.sleep(for: .milliseconds(10))
             }

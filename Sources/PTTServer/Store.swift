@@ -86,6 +86,9 @@ public final class Store: Sendable {
                 CREATE INDEX announcement_membership ON announcement(membershipId);
                 """)
         }
+        migrator.registerMigration("v3-media-suite") { db in
+            try db.execute(sql: "ALTER TABLE membership ADD COLUMN mediaSuite TEXT NOT NULL DEFAULT 'AES_CM_128_HMAC_SHA1_80'")
+        }
         return migrator
     }
 
@@ -104,11 +107,14 @@ public final class Store: Sendable {
                 guard let channel = ChannelID(string: row["channelId"]) else { return nil }
                 let token: Data? = row["pushToken"]
                 let ssrc: Int64 = row["ssrc"]
+                // A suite this version does not know (written by a newer one) falls back to the default: keys are
+                // made anew at every start anyway.
+                let suite = MediaSuite(rawValue: row["mediaSuite"]) ?? .default
                 return Membership(
                     id: MemberID(row["id"]), channel: channel, user: row["userName"], device: row["device"],
                     displayName: row["displayName"], priority: row["priority"], receiveOnly: row["receiveOnly"],
                     pushToken: token.map { Array($0) }, ssrc: UInt32(truncatingIfNeeded: ssrc),
-                    mediaKey: Array(row["mediaKey"] as Data), joinedAt: Date(timeIntervalSince1970: row["joinedAt"]))
+                    mediaKey: Array(row["mediaKey"] as Data), mediaSuite: suite, joinedAt: Date(timeIntervalSince1970: row["joinedAt"]))
             }
             return ChannelDirectory(channels: channels, users: users, memberships: memberships)
         }
@@ -172,12 +178,15 @@ public final class Store: Sendable {
             try db.execute(sql: "DELETE FROM user WHERE name = ?", arguments: [name])
         case .putMembership(let m):
             try db.execute(sql: """
-                INSERT INTO membership (id, channelId, userName, device, displayName, priority, receiveOnly, pushToken, ssrc, mediaKey, joinedAt)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO membership (id, channelId, userName, device, displayName, priority, receiveOnly, pushToken, ssrc, mediaKey,
+                    mediaSuite, joinedAt)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(id) DO UPDATE SET displayName = excluded.displayName, priority = excluded.priority,
-                    receiveOnly = excluded.receiveOnly, pushToken = excluded.pushToken, mediaKey = excluded.mediaKey
+                    receiveOnly = excluded.receiveOnly, pushToken = excluded.pushToken, mediaKey = excluded.mediaKey,
+                    mediaSuite = excluded.mediaSuite
                 """, arguments: [m.id.rawValue, m.channel.description, m.user, m.device, m.displayName, m.priority, m.receiveOnly,
-                                 m.pushToken.map { Data($0) }, Int64(m.ssrc), Data(m.mediaKey), m.joinedAt.timeIntervalSince1970])
+                                 m.pushToken.map { Data($0) }, Int64(m.ssrc), Data(m.mediaKey), m.mediaSuite.rawValue,
+                                 m.joinedAt.timeIntervalSince1970])
         case .removeMembership(let id):
             try db.execute(sql: "DELETE FROM membership WHERE id = ?", arguments: [id.rawValue])
         }

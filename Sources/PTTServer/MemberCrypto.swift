@@ -1,4 +1,4 @@
-import Media
+import SRTP
 
 /// A member's media protection on the relay: SRTP with the member's key (inbound from its SSRC, outbound
 /// on its listen SSRC), or nothing when the operator chose `mediaSecurity: none`.

@@ -21,14 +21,18 @@ func now() -> UInt64 {
     return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
 }
 
+/// `count` random keys for `profile`.
+func makeKeys(_ count: Int, _ profile: SRTPProfile) -> [SRTPKey] {
+    (0..<count).map { _ in SRTPKey.random(for: profile) }
+}
+
 /// Outbound and inbound sessions, one key each, SSRC = session number.
-func makeSessions(_ count: Int, _ profile: SRTPProfile) -> (out: [SRTPSession], in: [SRTPSession]) {
+func makeSessions(_ keys: [SRTPKey], _ profile: SRTPProfile) -> (out: [SRTPSession], in: [SRTPSession]) {
     var outbound: [SRTPSession] = []
     var inbound: [SRTPSession] = []
-    outbound.reserveCapacity(count)
-    inbound.reserveCapacity(count)
-    for index in 0..<count {
-        let key = SRTPKey.random(for: profile)
+    outbound.reserveCapacity(keys.count)
+    inbound.reserveCapacity(keys.count)
+    for (index, key) in keys.enumerated() {
         outbound.append(try! SRTPSession(direction: .outbound, key: key, ssrc: .specific(UInt32(index)), profile: profile))
         inbound.append(try! SRTPSession(direction: .inbound, key: key, ssrc: .specific(UInt32(index)), profile: profile))
     }
@@ -62,7 +66,8 @@ func run(_ sessions: (out: [SRTPSession], in: [SRTPSession]), sequenceBase: Int,
 }
 
 if arguments.count > 2, arguments[1] == "--sessions", let count = Int(arguments[2]) {
-    let sessions = makeSessions(count, arguments.count > 3 && arguments[3] == "gcm" ? .aeadAES128GCM : .aesCM128HMACSHA1_80)
+    let profile: SRTPProfile = arguments.count > 3 && arguments[3] == "gcm" ? .aeadAES128GCM : .aesCM128HMACSHA1_80
+    let sessions = makeSessions(makeKeys(count, profile), profile)
     print("srtp-bench: holding \(sessions.out.count + sessions.in.count) sessions")
     exit(0)
 }
@@ -70,17 +75,20 @@ if arguments.count > 2, arguments[1] == "--sessions", let count = Int(arguments[
 let buffer = UnsafeMutableRawPointer.allocate(byteCount: 256, alignment: 16)
 buffer.initializeMemory(as: UInt8.self, repeating: 0x5A, count: 256)
 print("srtp-bench: \(packets) packets of \(packetLength) bytes per measurement")
+for profile in SRTPProfile.allCases { _ = makeSessions(makeKeys(1, profile), profile) }   // one-time OpenSSL setup
 for profile in SRTPProfile.allCases {
     for sessionCount in [1, 1000] {
+        let keys = makeKeys(sessionCount, profile)
         let created = now()
-        let sessions = makeSessions(sessionCount, profile)
+        let sessions = makeSessions(keys, profile)
         let creation = Double(now() - created) / Double(2 * sessionCount)
-        // Warm up, then protect alone, then protect + unprotect (sequence numbers continue).
+        // Warm up; protect alone (on other outbound sessions, so the measured pairs stay in step);
+        // then protect + unprotect. The difference is the cost of unprotect.
         let perRound = max(packets / sessionCount, 1)
+        let protectOnly = makeSessions(makeKeys(sessionCount, profile), profile)
         _ = run(sessions, sequenceBase: 0, unprotect: true, buffer: buffer)
-        let protect = run(sessions, sequenceBase: perRound, unprotect: false, buffer: buffer)
-        // The inbound sessions skipped a round of indices: fine, they move forward.
-        let both = run(sessions, sequenceBase: 2 * perRound, unprotect: true, buffer: buffer)
+        let protect = run(protectOnly, sequenceBase: 0, unprotect: false, buffer: buffer)
+        let both = run(sessions, sequenceBase: perRound, unprotect: true, buffer: buffer)
         print("\(profile.name) sessions=\(sessionCount): protect \(Int(protect.rounded())) ns, "
             + "unprotect \(Int((both - protect).rounded())) ns, create \(Int(creation.rounded())) ns/session")
     }

@@ -4,8 +4,8 @@
 SHELL := /bin/bash
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 DATA ?= ./.pttd
-APT_PACKAGES := libopus-dev libsrtp2-dev libogg-dev libsqlite3-dev pkg-config
-PKG_CONFIG_NAMES := opus libsrtp2 ogg sqlite3
+APT_PACKAGES := libopus-dev libsrtp2-dev libssl-dev libogg-dev libsqlite3-dev pkg-config
+PKG_CONFIG_NAMES := opus libsrtp2 libcrypto ogg sqlite3
 # Real peers the tests talk to: command name → Debian package.
 TEST_TOOLS := opusenc:opus-tools opusinfo:opus-tools opusdec:opus-tools ffmpeg:ffmpeg tshark:tshark ip:iproute2 tc:iproute2
 

@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "pttctl", targets: ["pttctl"]),
         .executable(name: "ptt", targets: ["ptt"]),
         .executable(name: "pttbench", targets: ["pttbench"]),
+        .executable(name: "srtp-bench", targets: ["srtp-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -32,10 +33,16 @@ let package = Package(
             providers: [.apt(["libopus-dev"])]
         ),
 
+        // libsrtp2 is only the tests' oracle (LibSRTP); the product links libcrypto through CCrypto.
         .systemLibrary(
             name: "CSRTP",
             pkgConfig: "libsrtp2",
             providers: [.apt(["libsrtp2-dev"])]
+        ),
+        .systemLibrary(
+            name: "CCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
         ),
         .systemLibrary(
             name: "COgg",
@@ -44,7 +51,8 @@ let package = Package(
         ),
 
         // Pure modules: no I/O.
-        .target(name: "Media", dependencies: ["CSRTP", "COgg"]),
+        .target(name: "Media", dependencies: ["COgg"]),
+        .target(name: "SRTP", dependencies: ["CCrypto"]),
         .target(name: "Opus", dependencies: ["COpus"]),
         .target(
             name: "PTTProtocol",
@@ -60,7 +68,7 @@ let package = Package(
         .target(
             name: "PTTRelay",
             dependencies: [
-                "PTTCore", "Opus", "Media",
+                "PTTCore", "Opus", "Media", "SRTP",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -90,7 +98,7 @@ let package = Package(
         .target(
             name: "PTTClient",
             dependencies: [
-                "PTTProtocol", "Opus", "Media",
+                "PTTProtocol", "Opus", "Media", "SRTP",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
@@ -131,7 +139,7 @@ let package = Package(
         .executableTarget(
             name: "pttbench",
             dependencies: [
-                "PTTClient", "PTTProtocol", "Media", "Opus",
+                "PTTClient", "PTTProtocol", "Media", "Opus", "SRTP",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -139,6 +147,8 @@ let package = Package(
             ],
             exclude: ["ReferenceRelay"]
         ),
+        // Per-packet cost of SRTPSession (`make`-free: see Docs/SRTP.md).
+        .executableTarget(name: "srtp-bench", dependencies: ["SRTP"], path: "Sources/SRTPBench"),
 
         // libFuzzer targets (`make fuzz`); in a normal build they are executables that do nothing.
         .executableTarget(name: "fuzz-control-frame", dependencies: [
@@ -147,7 +157,7 @@ let package = Package(
             .product(name: "NIOEmbedded", package: "swift-nio"),
         ], path: "Sources/Fuzz/ControlFrame"),
         .executableTarget(name: "fuzz-rtp", dependencies: ["Media"], path: "Sources/Fuzz/RTP"),
-        .executableTarget(name: "fuzz-srtp", dependencies: ["Media"], path: "Sources/Fuzz/SRTP"),
+        .executableTarget(name: "fuzz-srtp", dependencies: ["SRTP"], path: "Sources/Fuzz/SRTP"),
         .executableTarget(name: "fuzz-opus-packet", dependencies: ["Opus", "Media"], path: "Sources/Fuzz/OpusPacket"),
         .executableTarget(name: "fuzz-ogg-opus", dependencies: ["Media"], path: "Sources/Fuzz/OggOpus"),
         .executableTarget(name: "fuzz-wav", dependencies: ["Media"], path: "Sources/Fuzz/WAV"),
@@ -161,6 +171,8 @@ let package = Package(
         ], path: "Sources/Fuzz/AdminHTTP"),
 
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // libsrtp2 wrapped as a test oracle for SRTPSession; never linked into a product.
+        .target(name: "LibSRTP", dependencies: ["CSRTP", "SRTP"], path: "Tests/LibSRTP"),
         .testTarget(name: "PTTCoreTests", dependencies: ["PTTCore", "TestSupport"]),
         .testTarget(
             name: "PTTProtocolTests",
@@ -183,10 +195,11 @@ let package = Package(
             ]
         ),
         .testTarget(name: "MediaTests", dependencies: ["Media", "Opus", "TestSupport"]),
+        .testTarget(name: "SRTPTests", dependencies: ["SRTP", "LibSRTP", "Media", "Opus", "TestSupport"]),
         .testTarget(
             name: "PTTServerTests",
             dependencies: [
-                "PTTServer", "PTTRelay", "PTTClient", "PTTProtocol", "PTTCore", "Media", "Opus", "TestSupport",
+                "PTTServer", "PTTRelay", "PTTClient", "PTTProtocol", "PTTCore", "Media", "SRTP", "Opus", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

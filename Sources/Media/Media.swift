@@ -1,3 +1,3 @@
-/// Pure media codecs for the audio path: RTP header views and writers, SRTP sessions (libsrtp2),
+/// Pure media codecs for the audio path: RTP header views and writers (SRTP is its own module),
 /// Ogg Opus and WAV files. No sockets, no clocks.
 public enum Media {}

@@ -1,5 +1,6 @@
 import Foundation
 import Media
+import SRTP
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix

@@ -1,5 +1,5 @@
-import Media
 import PTTCore
+import SRTP
 
 /// A member's media protection on the relay: SRTP with the member's key (inbound from its SSRC, outbound
 /// on its listen SSRC), or nothing when the operator chose `mediaSecurity: none`.
@@ -12,14 +12,23 @@ final class MemberCrypto {
     /// Bytes a protected RTP packet may grow by (the SRTP authentication tag).
     static let maxTrailer = SRTPSession.rtpTrailerCapacity
 
+    /// - Parameter suite: the member's SRTP suite (both directions).
     init(key: [UInt8], suite: MediaSuite = .default, ssrc: UInt32, listenSSRC: UInt32, secure: Bool) throws {
         if secure {
-            guard suite == .aesCM128HMACSHA1_80 else { throw SRTPError.badParam }
-            inbound = try SRTPSession(direction: .inbound, key: key, ssrc: .specific(ssrc))
-            outbound = try SRTPSession(direction: .outbound, key: key, ssrc: .specific(listenSSRC))
+            let profile = Self.profile(suite)
+            inbound = try SRTPSession(direction: .inbound, key: key, ssrc: .specific(ssrc), profile: profile)
+            outbound = try SRTPSession(direction: .outbound, key: key, ssrc: .specific(listenSSRC), profile: profile)
         } else {
             inbound = nil
             outbound = nil
+        }
+    }
+
+    /// The SRTP profile of a membership's suite.
+    static func profile(_ suite: MediaSuite) -> SRTPProfile {
+        switch suite {
+        case .aesCM128HMACSHA1_80: .aesCM128HMACSHA1_80
+        case .aeadAES128GCM: .aeadAES128GCM
         }
     }
 

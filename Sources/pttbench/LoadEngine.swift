@@ -2,6 +2,7 @@
 import Foundation
 import Glibc
 import Media
+import SRTP
 import Synchronization
 
 /// The load side of a run, on one dedicated thread: the talker's socket and every listener's socket, one epoll

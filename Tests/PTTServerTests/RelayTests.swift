@@ -1,5 +1,6 @@
 import Foundation
 import Media
+import SRTP
 import Opus
 import PTTClient
 import PTTProtocol

@@ -1,4 +1,4 @@
-import Media
+import SRTP
 import Testing
 import TestSupport
 
@@ -38,7 +38,8 @@ struct SRTPKeyTests {
         "",
         "PS1uQCVeeCFCanVmcjkpPywjNWhcYD0mXXtxaVB",      // 39 characters
         "PS1uQCVeeCFCanVmcjkpPywjNWhcYD0mXXtxaVBR=",     // 41
-        "PS1uQCVeeCFCanVmcjkpPywjNWhcYD0mXXtxaV==",      // padded, too short
+        "PS1uQCVeeCFCanVmcjkpPywjNWhcYD0mXXtx",          // 27 bytes
+        "PS1uQCVeeCFCanVmcjkpPywjNWhcYD0mXXtxaR==",      // padded, but non-zero bits in the last group
         "PS1uQCVeeCFCanVmcjkpPywjNWhcYD0mXXtxaVBRPS1u",  // 33 bytes
         "PS1uQCVeeCFCanVmcjkpPywjNWhcYD0mXXtxaVB*",      // bad character
         "PS1uQCVeeCFCanVmcjkpPywjNWhcYD0mXXtxaVB ",      // whitespace
@@ -47,6 +48,18 @@ struct SRTPKeyTests {
     ])
     func rejectsBadText(text: String) {
         #expect(throws: SRTPError.badKeyEncoding) { try SRTPKey(base64: text) }
+    }
+
+    @Test func gcmKeyText() throws {
+        let key = try SRTPKey(bytes: Array(0..<28))
+        #expect(key.profile == .aeadAES128GCM)
+        #expect(key.base64 == "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGw==")
+        #expect(try SRTPKey(base64: key.base64) == key)
+        #expect(Array(key.salt) == Array(16..<28))
+        #expect(try SRTPKey(masterKey: Array(0..<16), salt: Array(16..<28)) == key)
+        #expect(key.sdpCryptoAttribute(tag: 2) == "a=crypto:2 AEAD_AES_128_GCM inline:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGw==")
+        var rng = SplitMix64(seed: 28)
+        #expect(SRTPKey.random(for: .aeadAES128GCM, using: &rng).bytes.count == 28)
     }
 
     @Test func descriptionDoesNotLeakTheKey() throws {

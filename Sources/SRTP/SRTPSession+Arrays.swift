@@ -1,8 +1,8 @@
 extension SRTPSession {
-    /// Protects an RTP packet, returning the SRTP packet (10 bytes longer). A convenience for tests
+    /// Protects an RTP packet, returning the SRTP packet (``rtpOverhead`` bytes longer). A convenience for tests
     /// and clients; allocates.
     public func protect(_ packet: [UInt8]) throws(SRTPError) -> [UInt8] {
-        try Self.process(packet, extra: Self.rtpTrailerCapacity) { (pointer, length, capacity) throws(SRTPError) in
+        try Self.process(packet, extra: rtpOverhead) { (pointer, length, capacity) throws(SRTPError) in
             try protect(pointer, length: length, capacity: capacity)
         }
     }
@@ -15,10 +15,10 @@ extension SRTPSession {
         }
     }
 
-    /// Protects a (compound) RTCP packet, returning the SRTCP packet (14 bytes longer). A
+    /// Protects a (compound) RTCP packet, returning the SRTCP packet (``rtcpOverhead`` bytes longer). A
     /// convenience for tests and clients; allocates.
     public func protectRTCP(_ packet: [UInt8]) throws(SRTPError) -> [UInt8] {
-        try Self.process(packet, extra: Self.rtcpTrailerCapacity) { (pointer, length, capacity) throws(SRTPError) in
+        try Self.process(packet, extra: rtcpOverhead) { (pointer, length, capacity) throws(SRTPError) in
             try protectRTCP(pointer, length: length, capacity: capacity)
         }
     }

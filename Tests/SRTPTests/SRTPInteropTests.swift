@@ -1,6 +1,7 @@
 import Foundation
 import Media
 import Opus
+import SRTP
 import TestSupport
 import Testing
 #if canImport(Glibc)
@@ -9,8 +10,8 @@ import Glibc
 
 /// ffmpeg encrypts an Opus RTP stream with a key given as base64 (`-srtp_out_params`) and sends it,
 /// with its SRTCP sender report muxed on the same port, to a UDP socket here; SRTPSession must
-/// decrypt every packet. This checks the key text format and libsrtp configuration against an
-/// independent SRTP implementation (ffmpeg's own, not libsrtp).
+/// decrypt every packet. This checks the key text format and SRTPSession against an independent
+/// SRTP implementation (ffmpeg's own, not libsrtp).
 @Suite("SRTP interoperability with ffmpeg")
 struct SRTPInteropTests {
     static let ffmpeg = "/usr/bin/ffmpeg"

@@ -1,0 +1,62 @@
+/// Which packet indices a stream has seen, for replay protection (RFC 3711 §3.3.2): the highest
+/// index accepted so far and a bit per index for the `size` indices up to it. An index above the
+/// highest is new; one `size` or more below it is too old; one in between is new unless its bit is set.
+///
+/// The bits live in a ring of 64-bit words indexed by `index % capacity`, so advancing the window
+/// clears only the bits it moves over and never shifts the whole mask. Nothing allocates after
+/// ``init(size:)``.
+struct SRTPReplayWindow {
+    /// What the window says about an index.
+    enum Verdict: Equatable {
+        /// Not seen, and inside (or ahead of) the window.
+        case fresh
+        /// Already accepted.
+        case duplicate
+        /// Further behind the highest accepted index than the window reaches.
+        case tooOld
+    }
+
+    /// How many indices below the highest the window remembers.
+    let size: UInt64
+    /// The highest index accepted so far (0 before the first packet, as in libsrtp).
+    private(set) var highest: UInt64 = 0
+    private var bits: [UInt64]
+    private let capacity: UInt64
+
+    /// A window remembering `size` indices (≥ 1).
+    init(size: Int) {
+        let words = (size + 63) / 64
+        self.size = UInt64(size)
+        self.capacity = UInt64(words * 64)
+        self.bits = [UInt64](repeating: 0, count: words)
+    }
+
+    /// Whether `index` may be accepted; changes nothing.
+    func verdict(for index: UInt64) -> Verdict {
+        if index > highest { return .fresh }
+        if highest - index >= size { return .tooOld }
+        let position = index % capacity
+        return bits[Int(position / 64)] & (1 << (position % 64)) != 0 ? .duplicate : .fresh
+    }
+
+    /// Records `index` as accepted (call only after the packet authenticated), moving the window
+    /// forward if it is the highest yet.
+    mutating func accept(_ index: UInt64) {
+        if index > highest {
+            let advance = index - highest
+            if advance >= capacity {
+                for word in bits.indices { bits[word] = 0 }
+            } else {
+                var cleared = highest &+ 1
+                while cleared <= index {
+                    let position = cleared % capacity
+                    bits[Int(position / 64)] &= ~(1 << (position % 64))
+                    cleared &+= 1
+                }
+            }
+            highest = index
+        }
+        let position = index % capacity
+        bits[Int(position / 64)] |= 1 << (position % 64)
+    }
+}

@@ -57,7 +57,8 @@ public final class MediaBridge: Sendable {
 
         var keepAliveSession: SRTPSession?
         if parameters.security == "srtp", let text = parameters.key, let key = Data(base64Encoded: text) {
-            keepAliveSession = try SRTPSession(direction: .outbound, key: Array(key), ssrc: .specific(parameters.ssrc))
+            keepAliveSession = try SRTPSession(direction: .outbound, key: Array(key), ssrc: .specific(parameters.ssrc),
+                                               profile: MediaSession.profile(of: parameters))
         }
         let bridge = MediaBridge(parameters: parameters, sendPort: toolSide.localAddress?.port ?? sendPort, listenPort: listenPort,
                                  relaySide: relaySide, toolSide: toolSide, counters: counters)

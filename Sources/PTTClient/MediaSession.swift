@@ -62,21 +62,31 @@ public final class MediaSession: Sendable {
     /// Packets dropped by SRTP replay protection: copies of packets already received (duplicated on the way).
     public var replayedPackets: Int { link.withLockedValue { $0.replayed } }
 
+    /// The SRTP profile the membership's `suite` names (the default suite when absent).
+    public static func profile(of parameters: MediaParameters) throws -> SRTPProfile {
+        guard let name = parameters.suite else { return .aesCM128HMACSHA1_80 }
+        guard let profile = SRTPProfile(name: name) else {
+            throw ControlClientError.unexpectedReply("joined names SRTP suite '\(name)', which this client does not speak")
+        }
+        return profile
+    }
+
     /// Opens a UDP socket towards the relay at `host` (the control connection's host) and the port in
     /// `parameters`, and sends a first keep-alive so the relay learns where to send.
     public static func open(host: String, parameters: MediaParameters, keepAliveInterval: Duration = .seconds(5),
                             group: EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> MediaSession {
         let secure = parameters.security == "srtp"
         var key: [UInt8] = []
+        let profile = try Self.profile(of: parameters)
         if secure {
-            guard let text = parameters.key, let bytes = Data(base64Encoded: text), bytes.count == 30 else {
+            guard let text = parameters.key, let bytes = Data(base64Encoded: text), bytes.count == profile.keyLength else {
                 throw ControlClientError.unexpectedReply("joined without a usable SRTP key")
             }
             key = Array(bytes)
         }
         let (stream, continuation) = AsyncStream<ReceivedAudio>.makeStream(bufferingPolicy: .bufferingNewest(50_000))
-        let inbound = secure ? try SRTPSession(direction: .inbound, key: key, ssrc: .specific(parameters.listenSSRC)) : nil
-        let outbound = secure ? try SRTPSession(direction: .outbound, key: key, ssrc: .specific(parameters.ssrc)) : nil
+        let inbound = secure ? try SRTPSession(direction: .inbound, key: key, ssrc: .specific(parameters.listenSSRC), profile: profile) : nil
+        let outbound = secure ? try SRTPSession(direction: .outbound, key: key, ssrc: .specific(parameters.ssrc), profile: profile) : nil
         var generator = SystemRandomNumberGenerator()
         let session = MediaSession(
             parameters: parameters, received: stream, continuation: continuation, host: host, eventLoop: group.next(),

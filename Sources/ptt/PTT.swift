@@ -29,6 +29,11 @@ struct ConnectionOptions: ParsableArguments {
     @Option(help: "Connection role: app or push-provider.")
     var role: String = "app"
 
+    @Option(name: .customLong("srtp-suite"), help: ArgumentHelp(
+        "SRTP suite to ask for when joining, most preferred first; repeat for more (AES_CM_128_HMAC_SHA1_80, AEAD_AES_128_GCM; default: the server's default).",
+        valueName: "suite"))
+    var srtpSuites: [String] = []
+
     @Flag(name: .customLong("no-tls"), help: "Connect without TLS (only to a pttd started with --no-tls).")
     var noTLS = false
 

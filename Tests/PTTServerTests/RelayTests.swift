@@ -57,12 +57,14 @@ final class PacketBox: @unchecked Sendable {
 
 @Suite("The audio relay over real UDP on loopback")
 struct RelayTests {
-    static func crew(_ server: TestServer, _ names: [String]) async throws -> [Talker] {
+    /// Members of "deck" with open media; `suites[name]` is what that member offers at join.
+    static func crew(_ server: TestServer, _ names: [String], suites: [String: [String]] = [:]) async throws -> [Talker] {
         var talkers: [Talker] = []
         for name in names {
             let secret = try await server.addUser(name)
             let peer = try await server.connect(name, secret: secret)
-            let joined = try await peer.join("deck")
+            let reply = try await peer.request(.join(Join(channel: "deck", srtpSuites: suites[name])))
+            guard case .joined(let joined) = reply else { throw TestFailure("expected joined, got \(reply.type)") }
             let media = try await MediaSession.open(host: "127.0.0.1", parameters: joined.media)
             talkers.append(Talker(peer: peer, joined: joined, media: media))
         }
@@ -118,6 +120,30 @@ struct RelayTests {
         }
         let metrics = try await server.admin.getText("/metrics")
         #expect(metrics.contains("ptt_media_packets_forwarded_total 100"))
+    }
+
+    @Test("members with different SRTP suites hear each other: the relay decrypts with the speaker's, protects with each listener's")
+    func mixedSuites() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let members = try await Self.crew(server, ["alice", "bob", "carol"],
+                                          suites: ["alice": ["AEAD_AES_128_GCM"], "carol": ["AEAD_AES_128_GCM", "AES_CM_128_HMAC_SHA1_80"]])
+        let (alice, bob, carol) = (members[0], members[1], members[2])
+        #expect([alice, bob, carol].map(\.joined.media.suite) == ["AEAD_AES_128_GCM", "AES_CM_128_HMAC_SHA1_80", "AEAD_AES_128_GCM"])
+        for (speaker, listeners) in [(alice, [bob, carol]), (bob, [alice, carol])] {
+            let reply = try await speaker.peer.request(.floorRequest(FloorCommand(channel: "deck")))
+            #expect(reply.type == "floor-granted")
+            for listener in listeners { try await listener.peer.barrier() }
+            let packets = try tonePackets(20)
+            async let first = collect(listeners[0].media, count: packets.count)
+            async let second = collect(listeners[1].media, count: packets.count)
+            try await burst(speaker, packets, pace: .milliseconds(5))
+            #expect(await first.map(\.payload) == packets)
+            #expect(await second.map(\.payload) == packets)
+            _ = try await speaker.peer.request(.floorRelease(FloorCommand(channel: "deck")))
+        }
+        let metrics = try await server.admin.getText("/metrics")
+        #expect(metricValue(metrics, #"ptt_media_packets_dropped_total{reason="authentication"}"#) == 0)
     }
 
     @Test("frames from a member without the floor are dropped and counted; the holder's still flow")

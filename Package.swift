@@ -51,7 +51,8 @@ let package = Package(
         ),
 
         // Pure modules: no I/O.
-        .target(name: "Media", dependencies: ["COgg"]),
+        .target(name: "RTP"),
+        .target(name: "AudioFiles", dependencies: ["COgg"]),
         .target(name: "SRTP", dependencies: ["CCrypto"]),
         .target(name: "Opus", dependencies: ["COpus"]),
         .target(
@@ -68,7 +69,7 @@ let package = Package(
         .target(
             name: "PTTRelay",
             dependencies: [
-                "PTTCore", "Opus", "Media", "SRTP",
+                "PTTCore", "Opus", "RTP", "SRTP",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -98,7 +99,7 @@ let package = Package(
         .target(
             name: "PTTClient",
             dependencies: [
-                "PTTProtocol", "Opus", "Media", "SRTP",
+                "PTTProtocol", "Opus", "RTP", "SRTP",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
@@ -130,7 +131,7 @@ let package = Package(
         .executableTarget(
             name: "ptt",
             dependencies: [
-                "PTTClient", "PTTProtocol", "Media", "Opus",
+                "PTTClient", "PTTProtocol", "AudioFiles", "Opus",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -139,7 +140,7 @@ let package = Package(
         .executableTarget(
             name: "pttbench",
             dependencies: [
-                "PTTClient", "PTTProtocol", "Media", "Opus", "SRTP",
+                "PTTClient", "PTTProtocol", "RTP", "AudioFiles", "Opus", "SRTP",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -156,11 +157,11 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOEmbedded", package: "swift-nio"),
         ], path: "Sources/Fuzz/ControlFrame"),
-        .executableTarget(name: "fuzz-rtp", dependencies: ["Media"], path: "Sources/Fuzz/RTP"),
+        .executableTarget(name: "fuzz-rtp", dependencies: ["RTP"], path: "Sources/Fuzz/RTP"),
         .executableTarget(name: "fuzz-srtp", dependencies: ["SRTP"], path: "Sources/Fuzz/SRTP"),
-        .executableTarget(name: "fuzz-opus-packet", dependencies: ["Opus", "Media"], path: "Sources/Fuzz/OpusPacket"),
-        .executableTarget(name: "fuzz-ogg-opus", dependencies: ["Media"], path: "Sources/Fuzz/OggOpus"),
-        .executableTarget(name: "fuzz-wav", dependencies: ["Media"], path: "Sources/Fuzz/WAV"),
+        .executableTarget(name: "fuzz-opus-packet", dependencies: ["Opus", "AudioFiles"], path: "Sources/Fuzz/OpusPacket"),
+        .executableTarget(name: "fuzz-ogg-opus", dependencies: ["AudioFiles"], path: "Sources/Fuzz/OggOpus"),
+        .executableTarget(name: "fuzz-wav", dependencies: ["AudioFiles"], path: "Sources/Fuzz/WAV"),
         .executableTarget(name: "fuzz-config", dependencies: ["PTTServer"], path: "Sources/Fuzz/Config"),
         .executableTarget(name: "fuzz-admin-http", dependencies: [
             "PTTServer", "PTTCore",
@@ -187,19 +188,19 @@ let package = Package(
         .testTarget(
             name: "PTTRelayTests",
             dependencies: [
-                "PTTRelay", "PTTCore", "Media", "TestSupport",
+                "PTTRelay", "PTTCore", "RTP", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
-        .testTarget(name: "MediaTests", dependencies: ["Media", "Opus", "TestSupport"]),
-        .testTarget(name: "SRTPTests", dependencies: ["SRTP", "LibSRTP", "Media", "Opus", "TestSupport"]),
+        .testTarget(name: "MediaTests", dependencies: ["RTP", "AudioFiles", "Opus", "TestSupport"]),
+        .testTarget(name: "SRTPTests", dependencies: ["SRTP", "LibSRTP", "RTP", "Opus", "TestSupport"]),
         .testTarget(
             name: "PTTServerTests",
             dependencies: [
-                "PTTServer", "PTTRelay", "PTTClient", "PTTProtocol", "PTTCore", "Media", "SRTP", "Opus", "TestSupport",
+                "PTTServer", "PTTRelay", "PTTClient", "PTTProtocol", "PTTCore", "RTP", "AudioFiles", "SRTP", "Opus", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

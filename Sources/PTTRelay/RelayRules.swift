@@ -1,4 +1,4 @@
-import Media
+import RTP
 import NIOCore
 
 /// What the relay does with one datagram: decided by ``RelayRules`` from the relay's state, the parsed

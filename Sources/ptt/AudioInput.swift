@@ -1,5 +1,5 @@
 import Foundation
-import Media
+import AudioFiles
 import Opus
 
 /// What `ptt talk` and `ptt encode` read: Ogg Opus (packets sent as they are), or WAV / raw PCM

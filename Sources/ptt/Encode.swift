@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Media
+import AudioFiles
 
 struct Encode: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

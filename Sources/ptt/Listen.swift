@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Media
+import AudioFiles
 import Opus
 import PTTClient
 import PTTProtocol

@@ -1,7 +1,7 @@
 #if os(Linux)
 import Foundation
 import Glibc
-import Media
+import RTP
 import SRTP
 import Synchronization
 

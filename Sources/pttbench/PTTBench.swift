@@ -2,7 +2,8 @@
 import ArgumentParser
 import Foundation
 import Glibc
-import Media
+import AudioFiles
+import RTP
 import NIOCore
 import NIOPosix
 import Opus

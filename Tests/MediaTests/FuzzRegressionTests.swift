@@ -1,5 +1,5 @@
 import Foundation
-import Media
+import AudioFiles
 import Testing
 
 /// Inputs `make fuzz` found (kept in fixtures/fuzz/regressions/TARGET/), and the smallest cases

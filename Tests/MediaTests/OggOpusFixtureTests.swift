@@ -1,5 +1,6 @@
 import Foundation
-import Media
+import AudioFiles
+import RTP
 import Opus
 import Testing
 

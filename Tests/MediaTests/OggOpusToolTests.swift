@@ -1,5 +1,5 @@
 import Foundation
-import Media
+import AudioFiles
 import Opus
 import TestSupport
 import Testing

@@ -1,4 +1,4 @@
-import Media
+import RTP
 import Testing
 
 @Suite("RTCP keep-alive, parsing and compound validation")

@@ -1,4 +1,4 @@
-import Media
+import RTP
 import Testing
 import TestSupport
 

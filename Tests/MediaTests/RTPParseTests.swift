@@ -1,4 +1,4 @@
-import Media
+import RTP
 import Testing
 
 @Suite("RTP header parsing")

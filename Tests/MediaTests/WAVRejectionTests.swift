@@ -1,4 +1,4 @@
-import Media
+import AudioFiles
 import Testing
 import TestSupport
 

@@ -1,5 +1,5 @@
 import Logging
-import Media
+import RTP
 import NIOCore
 import NIOEmbedded
 import PTTCore

@@ -1,4 +1,4 @@
-import Media
+import RTP
 import NIOCore
 import PTTCore
 @testable import PTTRelay

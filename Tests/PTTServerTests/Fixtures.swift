@@ -1,5 +1,6 @@
 import Foundation
-import Media
+import AudioFiles
+import RTP
 
 /// The captured talk bursts in `fixtures/` (see fixtures/README.md).
 enum Fixtures {

@@ -1,5 +1,5 @@
 import Foundation
-import Media
+import RTP
 import SRTP
 import Opus
 import PTTClient

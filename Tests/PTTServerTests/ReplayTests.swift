@@ -1,5 +1,5 @@
 import Foundation
-import Media
+import RTP
 import Opus
 import PTTClient
 import PTTProtocol

@@ -1,5 +1,5 @@
 import Foundation
-import Media
+import RTP
 import PTTClient
 import PTTCore
 import PTTProtocol

@@ -1,4 +1,4 @@
-import Media
+import AudioFiles
 
 /// The Ogg Opus reader (libogg paging plus OpusHead/OpusTags parsing).
 ///

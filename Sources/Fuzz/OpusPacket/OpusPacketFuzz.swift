@@ -1,4 +1,4 @@
-import Media
+import AudioFiles
 import Opus
 
 /// Opus packet validation (libopus's parser through `OpusPacket.validate`): what it accepts must be

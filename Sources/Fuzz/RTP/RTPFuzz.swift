@@ -1,4 +1,4 @@
-import Media
+import RTP
 
 /// RTP and RTCP parsing: any datagram is parsed both ways, as a relay would on a muxed port, and
 /// whatever is accepted must describe only bytes inside the datagram.

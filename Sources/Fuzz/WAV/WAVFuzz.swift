@@ -1,4 +1,4 @@
-import Media
+import AudioFiles
 
 /// The WAV reader: the input is read whole and in 5-byte chunks, and both readings must agree.
 enum WAVFuzz {

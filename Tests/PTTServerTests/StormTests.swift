@@ -36,9 +36,8 @@ extension Stress {
         @Test("5,000 clients reconnecting at once are all served, and a connected client's round trips keep going",
               .enabled(if: (raiseDescriptorLimit() ?? 0) >= 6000, "needs an open-file limit of 6000 for 5,000 client connections"))
         func reconnectStorm() async throws {
-            // Media security off: creating libsrtp sessions (about 7 ms each, two per join, on the relay's
-            // event loop) is what issue 9 replaces; with it on, a storm measures that instead of the control plane.
-            let (daemon, info, admin, _) = try await Self.startDaemon(#"{"heartbeatIntervalMs": 60000, "mediaSecurity": "none"}"#)
+            // SRTP on (the default): every re-join gives the member a new key, and the relay new SRTP sessions.
+            let (daemon, info, admin, _) = try await Self.startDaemon(#"{"heartbeatIntervalMs": 60000}"#)
             defer { daemon.signal(SIGKILL) }
             let endpoint = ServerEndpoint(host: "127.0.0.1", port: info.controlPort)
             let tls = try RecordingConnection.tlsContext()

@@ -58,6 +58,9 @@ struct BenchMatrix: AsyncParsableCommand {
     @Option(name: .long, help: "Core for pttbench.")
     var benchCPU = 1
 
+    @Flag(name: .long, help: "Run nothing: print the table of the runs already in --out (with the same --sizes, --repeats, --rate-listeners, --join-members).")
+    var tableOnly = false
+
     func validate() throws {
         guard !parsedSizes.isEmpty else { throw ValidationError("--sizes: comma-separated listener counts, 1...5000") }
         guard (1...10).contains(repeats) else { throw ValidationError("--repeats must be 1...10") }
@@ -69,6 +72,11 @@ struct BenchMatrix: AsyncParsableCommand {
 
     func run() async throws {
         signal(SIGPIPE, SIG_IGN)
+        if tableOnly {
+            print(MatrixResults.load(directory: out).markdown(
+                repeats: repeats, sizes: parsedSizes, rateListeners: rateListeners, joinMembers: joinMembers))
+            return
+        }
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         let relay = try referenceRelay ?? compileReferenceRelay()
         let pttbench = PTTBench.siblingExecutable("pttbench")
@@ -160,10 +168,11 @@ struct BenchMatrix: AsyncParsableCommand {
         process.arguments = ["taskset", "-c", "\(serverCPU)", relay, "\(relayPort)"]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try runWithDefaultSignalMask(process)
         defer {
+            // The C relay keeps no state: SIGKILL, so nothing can keep it alive.
             if process.isRunning {
-                kill(process.processIdentifier, SIGTERM)
+                kill(process.processIdentifier, SIGKILL)
                 process.waitUntilExit()
             }
         }
@@ -186,7 +195,7 @@ struct BenchMatrix: AsyncParsableCommand {
         process.standardOutput = stdout
         process.standardError = stderr
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try runWithDefaultSignalMask(process)
         while process.isRunning { try await Task.sleep(for: .milliseconds(100)) }
         guard process.terminationStatus == 0, let data = FileManager.default.contents(atPath: jsonPath) else { return nil }
         return try? JSONDecoder().decode(Report.self, from: data)

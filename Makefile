@@ -11,7 +11,7 @@ TEST_TOOLS := opusenc:opus-tools opusinfo:opus-tools opusdec:opus-tools ffmpeg:f
 
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: all deps test-tools build release run test clean
+.PHONY: all deps test-tools build release run test clean bench
 .PHONY: test-sanitized test-sanitized-thread test-sanitized-address
 
 all: build
@@ -48,6 +48,16 @@ release: deps
 ## Start pttd in release mode with its data in $(DATA).
 run: release
 	$$($(SWIFT) build -c release --show-bin-path)/pttd --data $(DATA) $(ARGS)
+
+## The benchmark table of the current targets (Docs/BENCHMARKS.md): release pttd and pttbench in their own
+## scratch path, then `pttbench matrix` (C reference relay, pttd plain and SRTP, joins over TLS; several
+## minutes, best on a quiet machine). Raw JSON of every run in $(BENCH_OUT). BENCH_ARGS adds matrix options.
+BENCH_SCRATCH := .build-bench
+BENCH_OUT ?= $(BENCH_SCRATCH)/results
+bench: deps
+	$(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH) --product pttd
+	$(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH) --product pttbench
+	$(BENCH_SCRATCH)/release/pttbench matrix --out $(BENCH_OUT) $(BENCH_ARGS)
 
 ## Every test (Swift Testing); ends with a plain "N passed, N failed" line. Two passes: every test but the
 ## stress suite (floods, churn, storms), then the stress suite alone, so its load never disturbs the

@@ -66,11 +66,19 @@ struct BenchReport: Codable {
     var serverCPUSeconds: Double
     var serverCPUPercentOfCore: Double
     var serverMicrosecondsPerDelivered: Double?
+    /// pttd's utime alone over the run, and per delivered packet: the relay's user-space cost (its code, the
+    /// Swift runtime, crypto), without the kernel's sending and receiving.
+    var serverUserCPUSeconds: Double
+    var serverUserMicrosecondsPerDelivered: Double?
     var serverCoreBusyPercent: Double?
     var serverCoreMicrosecondsPerDelivered: Double?
     var benchCoreBusyPercent: Double?
     var benchCPUPercent: Double
     var serverMaxRSSMB: Double?
+    /// The largest VmRSS sampled (every 50 ms) while the talker was sending and the relay draining.
+    var serverMaxRSSWhileSendingMB: Double?
+    /// VmHWM (peak RSS over pttd's life) read right after the last delivery, before anything else is asked.
+    var serverPeakRSSAtEndOfSendingMB: Double?
     var serverRSSMB: Double?
     var serverRSSBeforeRunMB: Double?
     var serverThreads: Int?
@@ -99,6 +107,10 @@ struct BenchReport: Codable {
     var listenerSocketDrops = 0
     var floorAtEnd = ""
     var serverEnding = ""
+    /// How pttd stopped: seconds from SIGTERM to exit, whether SIGKILL was needed, whether it was under load.
+    var serverStop: ServerProcess.StopOutcome?
+    /// Control connections over TLS (pinned certificate) or plain.
+    var controlTLS = false
     var dataDirectory: String?
     var machine: Machine?
     var problems: [String] = []
@@ -135,6 +147,8 @@ struct BenchReport: Codable {
         serverCPUSeconds = end.serverCPU - start.serverCPU
         serverCPUPercentOfCore = 100 * serverCPUSeconds / wall
         serverMicrosecondsPerDelivered = result.delivered > 0 ? serverCPUSeconds * 1e6 / Double(result.delivered) : nil
+        serverUserCPUSeconds = end.serverUserCPU - start.serverUserCPU
+        serverUserMicrosecondsPerDelivered = result.delivered > 0 ? serverUserCPUSeconds * 1e6 / Double(result.delivered) : nil
         let coreTotal = end.serverCore.total - start.serverCore.total
         if coreTotal > 0 {
             let busy = end.serverCore.busy - start.serverCore.busy
@@ -174,6 +188,7 @@ struct BenchReport: Codable {
         if max(backgroundServerCoreBusyPercent ?? 0, backgroundBenchCoreBusyPercent ?? 0) > 10 {
             problems.append("the machine was not quiet before the run (other processes kept a core over 10 % busy)")
         }
+        if serverStop?.killed == true { problems.append("pttd did not stop within 5 s of SIGTERM and was killed") }
         if floorAtEnd != "taken" && floorAtEnd != "n/a" { problems.append("the floor was \(floorAtEnd) at the end of the run (expected taken)") }
     }
 
@@ -197,11 +212,14 @@ struct BenchReport: Codable {
             "  added latency    (talker's send() to \(arrivalClock)) p50 \(f(latencyMs["p50"], 3)) ms, p90 \(f(latencyMs["p90"], 3)), p99 \(f(latencyMs["p99"], 3)), "
                 + "p99.9 \(f(latencyMs["p99.9"], 3)), max \(f(latencyMs["max"], 3)) ms",
             "  server CPU       \(f(serverCPUPercentOfCore)) % of a core (pttd utime+stime), "
-                + "\(f(serverMicrosecondsPerDelivered, 2)) µs per delivered packet",
+                + "\(f(serverMicrosecondsPerDelivered, 2)) µs per delivered packet; user space alone (utime) "
+                + "\(f(serverUserMicrosecondsPerDelivered, 3)) µs per delivered packet (\(f(serverUserCPUSeconds, 2)) s)",
             "  server core      \(f(serverCoreBusyPercent)) % busy, \(f(serverCoreMicrosecondsPerDelivered, 2)) µs per delivered packet "
                 + "(whole core incl. softirq)",
-            "  server memory    max RSS \(f(serverMaxRSSMB)) MB (VmHWM), RSS \(f(serverRSSBeforeRunMB)) MB before the run, "
-                + "\(f(serverRSSMB)) MB after; \(serverThreads.map(String.init) ?? "?") threads",
+            "  server memory    max RSS \(f(serverMaxRSSWhileSendingMB)) MB while sending (VmRSS every 50 ms), "
+                + "peak \(f(serverPeakRSSAtEndOfSendingMB)) MB (VmHWM at the end of sending, joins included), "
+                + "RSS \(f(serverRSSBeforeRunMB)) MB before the run, \(f(serverRSSMB)) MB after; "
+                + "\(serverThreads.map(String.init) ?? "?") threads",
             "  bench            core \(f(benchCoreBusyPercent)) % busy, pttbench \(f(benchCPUPercent)) % of a core; "
                 + "setup: joins \(f(setupJoinSeconds)) s (pttd CPU \(f(serverCPUSecondsUntilJoined)) s), all heard \(f(setupReachSeconds)) s",
             "  background       cores \(f(backgroundServerCoreBusyPercent)) % / \(f(backgroundBenchCoreBusyPercent)) % busy in the second before the run "
@@ -214,7 +232,8 @@ struct BenchReport: Codable {
         let forwarded = relayCounters.first { $0.key.hasPrefix("ptt_media_packets_forwarded_total") }?.value ?? 0
         lines.append("  relay counters   received \(received), forwarded \(forwarded)"
             + (interesting.isEmpty ? "" : ", " + interesting.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))
-        lines.append("  pttd             \(serverEnding)" + (dataDirectory.map { ", data kept in \($0)" } ?? ""))
+        lines.append("  pttd             \(serverEnding)" + (dataDirectory.map { ", data kept in \($0)" } ?? "")
+            + (controlTLS ? "; control connections over TLS" : ""))
         if !problems.isEmpty { lines.append("  PROBLEMS         " + problems.joined(separator: "; ")) }
         return lines.joined(separator: "\n")
     }

@@ -24,6 +24,8 @@ extension LoadEngine {
         var serverCore: Int
         var benchCore: Int
         var keepAliveInterval: Double = 5
+        /// After the run, keep the thread (idle, or sending again on command 3) until command 2.
+        var lingerAfterRun = false
     }
 
     /// What a run measured, filled in by the engine's thread.

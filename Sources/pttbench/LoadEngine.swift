@@ -15,13 +15,21 @@ import Synchronization
 /// so a receiver computes k = (ts − ts_first) / 960 from the first marked packet anyone received.
 final class LoadEngine: @unchecked Sendable {
     // @unchecked: after `start()` every mutable field is touched only by the engine's thread, except the
-    // atomics; `result` is written by the thread before `finished` is set and read by others only after.
+    // atomics; `result` is written by the thread before `finished` is set and never again, and read by others
+    // only after.
 
     let configuration: Configuration
-    /// 0: keep-alives only; 1: run; 2: abort.
+    /// 0: keep-alives only; 1: run; 2: abort (or end the thread after the run); 3: after the run, send again
+    /// (same mode, nothing counted) until 2, to stop the server under load.
     let command = Atomic<Int>(0)
+    /// The run is over and `result` is final. With `Configuration.lingerAfterRun` the thread goes on (idle,
+    /// or sending again after command 3) until command 2.
     let finished = Atomic<Bool>(false)
+    /// Packets sent after the run (command 3), so the caller can tell the server was still being loaded.
+    let tailPacketsSent = Atomic<Int>(0)
     private(set) var result = Result()
+    /// What the thread counts; copied to `result` when the run ends.
+    private var counts = Result()
 
     private let listenerFDs: [Int32]
     private let talkerFD: Int32
@@ -75,7 +83,7 @@ final class LoadEngine: @unchecked Sendable {
     func start() {
         let thread = Thread { [self] in
             self.run()
-            self.finished.store(true, ordering: .releasing)
+            self.publish()
         }
         thread.name = "pttbench-load"
         thread.stackSize = 1 << 20
@@ -84,7 +92,7 @@ final class LoadEngine: @unchecked Sendable {
 
     // MARK: The engine thread
 
-    private enum State { case waiting, sending, draining, done }
+    private enum State { case waiting, sending, draining, idle, tail, done }
 
     private var state = State.waiting
     private var histogram = LatencyHistogram()
@@ -105,6 +113,9 @@ final class LoadEngine: @unchecked Sendable {
     private var packetScratch = UnsafeMutableRawPointer.allocate(byteCount: 4096, alignment: 16)
     private var sequence: UInt16 = 0
     private var timestampBase: UInt32 = 0
+    private var published = false
+    private var tailStart: UInt64 = 0
+    private var tailSent = 0
 
     private func run() {
         let listeners = listenerFDs.count
@@ -123,14 +134,14 @@ final class LoadEngine: @unchecked Sendable {
         let epoll = LinuxSys.epollCreate1(0)
         let timer = LinuxSys.timerfdCreate(CLOCK_MONOTONIC, LinuxSys.timerNonBlocking)
         guard epoll >= 0, timer >= 0 else {
-            result.failure = "epoll_create1/timerfd_create failed: \(String(cString: strerror(errno)))"
+            counts.failure = "epoll_create1/timerfd_create failed: \(String(cString: strerror(errno)))"
             return
         }
         defer { close(epoll); close(timer) }
         let timerTag = UInt64.max
-        guard LinuxSys.epollAdd(epoll, fd: timer, tag: timerTag) else { result.failure = "epoll_ctl(timerfd) failed"; return }
+        guard LinuxSys.epollAdd(epoll, fd: timer, tag: timerTag) else { counts.failure = "epoll_ctl(timerfd) failed"; return }
         for (index, fd) in listenerFDs.enumerated() where !LinuxSys.epollAdd(epoll, fd: fd, tag: UInt64(index)) {
-            result.failure = "epoll_ctl(listener \(index)) failed: \(String(cString: strerror(errno)))"
+            counts.failure = "epoll_ctl(listener \(index)) failed: \(String(cString: strerror(errno)))"
             return
         }
 
@@ -175,8 +186,8 @@ final class LoadEngine: @unchecked Sendable {
 
         loop: while true {
             var now = LinuxSys.now()
-            if now >= lifetimeLimit { result.failure = "the load engine hit its time limit"; break }
-            if command.load(ordering: .acquiring) == 2 { result.failure = result.failure ?? "aborted"; break }
+            if now >= lifetimeLimit { counts.failure = "the load engine hit its time limit"; break }
+            if command.load(ordering: .acquiring) == 2 { counts.failure = counts.failure ?? "aborted"; break }
             if let next = keepAliveSchedule.first, now >= next {
                 sendKeepAlives()
                 keepAliveSchedule.removeFirst()
@@ -187,9 +198,9 @@ final class LoadEngine: @unchecked Sendable {
             switch state {
             case .waiting:
                 if command.load(ordering: .acquiring) == 1 {
-                    result.strayBeforeStart = delivered
+                    counts.strayBeforeStart = delivered
                     delivered = 0
-                    result.start = CPUSnapshot.take(serverPID: configuration.serverPID, serverCore: configuration.serverCore,
+                    counts.start = CPUSnapshot.take(serverPID: configuration.serverPID, serverCore: configuration.serverCore,
                                                     benchCore: configuration.benchCore)
                     now = LinuxSys.now()
                     sendStart = now
@@ -226,7 +237,7 @@ final class LoadEngine: @unchecked Sendable {
                         // without any delivery, write the outstanding ones off and go on.
                         if Self.since(lastDelivery, now) > 20_000_000, Self.since(lastSend, now) > 20_000_000 {
                             forgiven += outstanding
-                            result.floodStalls += 1
+                            counts.floodStalls += 1
                         }
                         timeoutMs = 1
                     } else {
@@ -238,7 +249,41 @@ final class LoadEngine: @unchecked Sendable {
                 let quiet = Self.since(max(lastDelivery, sendEnd), now)
                 if delivered >= expected || quiet > 300_000_000 || Self.since(sendEnd, now) > 3_000_000_000 {
                     finish(now: now)
-                    break loop
+                    guard configuration.lingerAfterRun else { break loop }
+                    publish()
+                    state = .idle
+                    continue loop
+                }
+            case .idle:
+                // The run is over; receive and discard whatever still comes, until told to send again or to end.
+                if command.load(ordering: .acquiring) == 3 {
+                    tailStart = now
+                    tailSent = 0
+                    state = .tail
+                    continue loop
+                }
+            case .tail:
+                // Sending again after the run (counted nowhere), so the server is stopped while under load.
+                switch configuration.mode {
+                case .rate:
+                    var burst = 0
+                    while burst < 64, tailStart + UInt64(tailSent) * period <= now {
+                        sendPacket()
+                        tailSent += 1
+                        burst += 1
+                    }
+                    tailPacketsSent.store(tailSent, ordering: .relaxed)
+                    armTimer(timer, at: tailStart + UInt64(tailSent) * period)
+                    timeoutMs = 100
+                case .flood:
+                    var burst = 0
+                    while burst < 64, outstanding < floodWindow {
+                        sendPacket()
+                        burst += 1
+                    }
+                    if outstanding >= floodWindow, Self.since(lastSend, now) > 20_000_000 { forgiven += outstanding }
+                    tailPacketsSent.store(sent - counts.sent, ordering: .relaxed)
+                    timeoutMs = outstanding >= floodWindow ? 1 : 0
                 }
             case .done:
                 break loop
@@ -247,7 +292,7 @@ final class LoadEngine: @unchecked Sendable {
             let ready = LinuxSys.epollWait(epoll, events, Int32(maxEvents), timeoutMs)
             if ready < 0 {
                 if errno == EINTR { continue }
-                result.failure = "epoll_wait: \(String(cString: strerror(errno)))"
+                counts.failure = "epoll_wait: \(String(cString: strerror(errno)))"
                 break
             }
             for index in 0..<Int(ready) {
@@ -277,7 +322,7 @@ final class LoadEngine: @unchecked Sendable {
                             control: controls + message * controlSize, length: Int(messages[message].header.msg_controllen)) {
                             arrival = stamp
                         } else if kernelTimestamps {
-                            result.missingTimestamps += 1
+                            counts.missingTimestamps += 1
                         }
                         receive(listener: listener, packet: buffers + message * slot, length: Int(messages[message].length),
                                 arrival: arrival, seen: seen)
@@ -286,9 +331,17 @@ final class LoadEngine: @unchecked Sendable {
                 }
             }
         }
-        for index in 0..<perListener.count where perListener[index] == 0 { result.listenersWithNothing += 1 }
-        result.minPerListener = perListener.min() ?? 0
-        result.maxPerListener = perListener.max() ?? 0
+    }
+
+    /// Makes `counts` the final `result` and sets `finished` (once).
+    private func publish() {
+        guard !published else { return }
+        published = true
+        for index in 0..<perListener.count where perListener[index] == 0 { counts.listenersWithNothing += 1 }
+        counts.minPerListener = perListener.min() ?? 0
+        counts.maxPerListener = perListener.max() ?? 0
+        result = counts
+        finished.store(true, ordering: .releasing)
     }
 
     /// Nanoseconds from `earlier` to `later`, 0 if `earlier` is later (times taken in a different order).
@@ -303,19 +356,19 @@ final class LoadEngine: @unchecked Sendable {
     }
 
     private func finish(now: UInt64) {
-        result.end = CPUSnapshot.take(serverPID: configuration.serverPID, serverCore: configuration.serverCore,
+        counts.end = CPUSnapshot.take(serverPID: configuration.serverPID, serverCore: configuration.serverCore,
                                       benchCore: configuration.benchCore)
-        result.sent = sent
-        result.delivered = delivered
-        result.sendSeconds = Double(sendEnd - sendStart) / 1e9
-        result.activeSeconds = Double(max(lastDelivery, sendEnd) - sendStart) / 1e9
-        result.p50 = histogram.percentileMilliseconds(0.50)
-        result.p90 = histogram.percentileMilliseconds(0.90)
-        result.p99 = histogram.percentileMilliseconds(0.99)
-        result.p999 = histogram.percentileMilliseconds(0.999)
-        result.maxLatency = histogram.total > 0 ? histogram.maxMilliseconds : nil
-        result.meanLatency = histogram.meanMilliseconds
-        result.latencyOverflow = histogram.overflow
+        counts.sent = sent
+        counts.delivered = delivered
+        counts.sendSeconds = Double(sendEnd - sendStart) / 1e9
+        counts.activeSeconds = Double(max(lastDelivery, sendEnd) - sendStart) / 1e9
+        counts.p50 = histogram.percentileMilliseconds(0.50)
+        counts.p90 = histogram.percentileMilliseconds(0.90)
+        counts.p99 = histogram.percentileMilliseconds(0.99)
+        counts.p999 = histogram.percentileMilliseconds(0.999)
+        counts.maxLatency = histogram.total > 0 ? histogram.maxMilliseconds : nil
+        counts.meanLatency = histogram.meanMilliseconds
+        counts.latencyOverflow = histogram.overflow
         state = .done
     }
 
@@ -347,18 +400,18 @@ final class LoadEngine: @unchecked Sendable {
         guard var length = try? RTPHeader.writePacket(
             into: out, marker: index == 0, payloadType: 111, sequenceNumber: sequence,
             timestamp: timestampBase &+ UInt32(truncatingIfNeeded: index) &* 960, ssrc: configuration.talker.ssrc, payload: payload)
-        else { result.sendErrors += 1; sent += 1; return }
+        else { counts.sendErrors += 1; sent += 1; return }
         if let talkerOut {
             guard let protected = try? talkerOut.protect(packetScratch, length: length, capacity: 4096) else {
-                result.sendErrors += 1; sent += 1; return
+                counts.sendErrors += 1; sent += 1; return
             }
             length = protected
         }
         sequence &+= 1
-        sendTimes[index] = LinuxSys.realtime()
+        if index < configuration.maxPackets { sendTimes[index] = LinuxSys.realtime() }
         sent += 1
         lastSend = LinuxSys.now()
-        if send(talkerFD, packetScratch, length, Int32(MSG_DONTWAIT)) != length { result.sendErrors += 1 }
+        if send(talkerFD, packetScratch, length, Int32(MSG_DONTWAIT)) != length { counts.sendErrors += 1 }
     }
 
     /// An RTCP keep-alive (empty RR + CNAME) from every listener's socket, SRTCP-protected with its key.
@@ -370,7 +423,7 @@ final class LoadEngine: @unchecked Sendable {
                 guard let protected = try? session.protectRTCP(packetScratch, length: length, capacity: 4096) else { continue }
                 length = protected
             }
-            if send(fd, packetScratch, length, Int32(MSG_DONTWAIT)) == length { result.keepAlivesSent += 1 }
+            if send(fd, packetScratch, length, Int32(MSG_DONTWAIT)) == length { counts.keepAlivesSent += 1 }
         }
     }
 
@@ -378,33 +431,34 @@ final class LoadEngine: @unchecked Sendable {
     /// `arrival`: when the packet reached the socket (CLOCK_REALTIME, like the send times); `seen`: when this
     /// thread read it (CLOCK_MONOTONIC, for the engine's own timing).
     private func receive(listener: Int, packet: UnsafeMutableRawPointer, length: Int, arrival: UInt64, seen: UInt64) {
-        guard length >= 12 else { result.unmatched += 1; return }
+        guard length >= 12 else { counts.unmatched += 1; return }
         let second = packet.load(fromByteOffset: 1, as: UInt8.self)
-        if second >= 192 && second <= 223 { result.rtcpReceived += 1; return }
-        guard state == .sending || state == .draining else { delivered += 1; return }   // stray; counted at start
+        if second >= 192 && second <= 223 { counts.rtcpReceived += 1; return }
+        // Before the run: stray, counted at start; after it: the tail, counted only to move the flood window.
+        guard state == .sending || state == .draining else { delivered += 1; return }
         let ssrc = UInt32(bigEndian: packet.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
-        guard ssrc == listenSSRCs[listener] else { result.wrongSSRC += 1; return }
+        guard ssrc == listenSSRCs[listener] else { counts.wrongSSRC += 1; return }
         let timestamp = UInt32(bigEndian: packet.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
         let marker = second & 0x80 != 0
         if !haveFirstTimestamp {
-            guard marker else { result.unmatched += 1; return }
+            guard marker else { counts.unmatched += 1; return }
             haveFirstTimestamp = true
             firstTimestamp = timestamp
         } else if marker && timestamp != firstTimestamp {
-            result.burstRestarts += 1
+            counts.burstRestarts += 1
         }
         let delta = timestamp &- firstTimestamp
         let index = Int(delta / 960)
-        guard delta % 960 == 0, index < sent else { result.unmatched += 1; return }
+        guard delta % 960 == 0, index < sent else { counts.unmatched += 1; return }
         let sentAt = sendTimes[index]
-        guard arrival >= sentAt else { result.unmatched += 1; return }
+        guard arrival >= sentAt else { counts.unmatched += 1; return }
         histogram.record(arrival - sentAt)
         delivered += 1
         lastDelivery = seen
         let count = perListener[listener] &+ 1
         perListener[listener] = count
         let sequence = UInt16(bigEndian: packet.loadUnaligned(fromByteOffset: 2, as: UInt16.self))
-        if count > 1 && sequence == lastSeq[listener] { result.duplicates += 1 }
+        if count > 1 && sequence == lastSeq[listener] { counts.duplicates += 1 }
         lastSeq[listener] = sequence
         if count == 1 || delivered % configuration.verifyEvery == 0 {
             verify(listener: listener, packet: packet, length: length, index: index)
@@ -415,20 +469,20 @@ final class LoadEngine: @unchecked Sendable {
     private func verify(listener: Int, packet: UnsafeMutableRawPointer, length: Int, index: Int) {
         var clear = length
         if let session = inbound[listener] {
-            guard let unprotected = try? session.unprotect(packet, length: length) else { result.verifyFailed += 1; return }
+            guard let unprotected = try? session.unprotect(packet, length: length) else { counts.verifyFailed += 1; return }
             clear = unprotected
         }
         guard let header = try? RTPHeader.parse(UnsafeRawBufferPointer(start: packet, count: clear)),
               header.csrcCount == 1,
               header.csrc(at: 0, in: UnsafeRawBufferPointer(start: packet, count: clear)) == configuration.talker.ssrc
-        else { result.verifyFailed += 1; return }
+        else { counts.verifyFailed += 1; return }
         let range = header.payloadRange(packetLength: clear)
         let payloadIndex = index % configuration.payloads.count
         let expectedLength = payloadOffsets[payloadIndex + 1] - payloadOffsets[payloadIndex]
         guard range.count == expectedLength,
               memcmp(packet + range.lowerBound, payloadStore! + payloadOffsets[payloadIndex], expectedLength) == 0
-        else { result.verifyFailed += 1; return }
-        result.verified += 1
+        else { counts.verifyFailed += 1; return }
+        counts.verified += 1
     }
 }
 

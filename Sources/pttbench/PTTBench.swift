@@ -24,8 +24,14 @@ struct PTTBench: AsyncParsableCommand {
             --seconds. Latency is the kernel's receive timestamp at a listener minus the time of the talker's send() \
             (matched by RTP timestamp). \
             Server CPU is pttd's utime+stime over the run; core busy is the whole core from /proc/stat (it also \
-            counts softirq work the kernel does outside pttd's own time). pttd is stopped at the end.
-            """)
+            counts softirq work the kernel does outside pttd's own time); utime alone is reported too (user-space \
+            cost per delivered packet). At the end the talker sends again for --stop-under-load seconds and pttd is \
+            sent SIGTERM while it is still relaying; the seconds to its exit are reported.
+
+            --join-only measures joins instead of audio (see "Joins"); `pttbench matrix` runs the whole table of \
+            the current targets (see `pttbench matrix --help`).
+            """,
+        subcommands: [BenchMatrix.self])
 
     @Option(name: .long, help: "Listeners (receiving members), 1...5000.")
     var listeners = 100
@@ -90,6 +96,12 @@ struct PTTBench: AsyncParsableCommand {
     @Option(name: .long, help: "With --external-relay: that relay's pid, for its CPU and memory figures.")
     var externalPid: Int32?
 
+    @Flag(name: .long, help: "Start pttd with TLS (a self-signed certificate) and connect every control client over TLS, pinned to the fingerprint in runtime.json (a temporary known_hosts file). Default: --no-tls, as earlier figures.")
+    var tls = false
+
+    @Option(name: .long, help: "After the run, send again (same mode) for this many seconds, then SIGTERM pttd while it relays and time its exit. 0: stop it after the run, idle.")
+    var stopUnderLoad = 1.0
+
     @Option(name: .long, help: "pttd's log level.")
     var serverLogLevel = "warning"
 
@@ -104,6 +116,8 @@ struct PTTBench: AsyncParsableCommand {
 
     @OptionGroup(title: "Wakes") var wakeOptions: WakeBenchOptions
 
+    @OptionGroup(title: "Joins") var joinOptions: JoinBenchOptions
+
     func validate() throws {
         guard (1...5000).contains(listeners) else { throw ValidationError("--listeners must be 1...5000") }
         guard ["srtp", "none"].contains(security) else { throw ValidationError("--security must be srtp or none") }
@@ -112,6 +126,7 @@ struct PTTBench: AsyncParsableCommand {
         guard (window ?? 1) >= 1 else { throw ValidationError("--window must be at least 1") }
         guard verifyEvery >= 1 else { throw ValidationError("--verify-every must be at least 1") }
         guard (1...256).contains(connectParallelism) else { throw ValidationError("--connect-parallelism must be 1...256") }
+        guard (0...60).contains(stopUnderLoad) else { throw ValidationError("--stop-under-load must be 0...60") }
     }
 
     var floodWindow: Int { window ?? max(1024, 4 * listeners) }
@@ -131,6 +146,7 @@ struct PTTBench: AsyncParsableCommand {
             throw ValidationError("open-file limit \(fileLimit) is below the \(neededFiles) this run needs (ulimit -n)")
         }
         if let wakes = wakeOptions.wakes { return try await runWakes(members: wakes, bursts: wakeOptions.bursts) }
+        if joinOptions.joinOnly { return try await runJoins() }
         let payloads = try makePayloads()
         progress("\(payloads.count) Opus packets of \(payloads.map(\.count).min()!)–\(payloads.map(\.count).max()!) bytes")
         if let externalRelay {
@@ -142,7 +158,8 @@ struct PTTBench: AsyncParsableCommand {
 
         let server = try await ServerProcess.start(.init(
             executable: pttd ?? Self.siblingExecutable("pttd"), core: noPin ? nil : serverCPU, security: security,
-            maxTalkTimeMs: Int((seconds + 600) * 1000), maxConnections: max(10_000, listeners + 100), logLevel: serverLogLevel))
+            maxTalkTimeMs: Int((seconds + 600) * 1000), maxConnections: max(10_000, listeners + 100), logLevel: serverLogLevel,
+            tls: tls))
         progress("pttd pid \(server.pid), data \(server.dataDirectory)")
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         var outcome: Result<BenchReport, Error>
@@ -153,14 +170,18 @@ struct PTTBench: AsyncParsableCommand {
         } catch {
             outcome = .failure(error)
         }
-        let serverAlive = server.isRunning
-        let ending = await server.stop()
+        let serverAlive = server.isRunning || server.stopOutcome != nil
+        let stop = await server.stop()
+        let ending = stop.ending
         for client in clients { await client.close() }
         try? await group.shutdownGracefully()
 
         switch outcome {
         case .success(var report):
-            report.serverEnding = ending
+            if report.serverStop == nil {
+                report.serverEnding = ending
+                report.serverStop = stop
+            }
             if !serverAlive { report.problems.append("pttd was not running at the end of the run") }
             if keep { report.dataDirectory = server.dataDirectory } else { server.removeDataDirectory() }
             print(json ? report.json() : report.text())
@@ -186,49 +207,19 @@ struct PTTBench: AsyncParsableCommand {
         let admin = AdminClient(baseURL: server.runtime.adminURL, token: server.adminToken, timeout: .seconds(30))
         let user: AddUserResponse = try await admin.post("/api/users", body: AddUserRequest(name: "bench"))
         let _: ChannelSummary = try await admin.post("/api/channels", body: CreateChannelRequest(name: "bench"))
-        let endpoint = ServerEndpoint(host: "127.0.0.1", port: server.runtime.controlPort)
         let setupBudget = setupTimeout ?? (60 + Double(listeners) * 0.1)
         let setupDeadline = ContinuousClock.now + .milliseconds(Int(setupBudget * 1000))
 
         // Join: N listeners and the talker (last), connectParallelism at a time.
         let setupStart = ContinuousClock.now
-        var members = [(ControlClient, Joined)?](repeating: nil, count: listeners + 1)
-        try await withThrowingTaskGroup(of: (Int, ControlClient, Joined).self) { tasks in
-            var next = 0
-            func add() {
-                let index = next
-                next += 1
-                let device = index == listeners ? "talker" : String(format: "listener-%05d", index)
-                tasks.addTask {
-                    let client = try await ControlClient.connect(
-                        to: endpoint, hello: Hello(user: "bench", secret: user.secret, device: device, client: "pttbench"),
-                        security: .plain, timeout: .seconds(30), group: group)
-                    do {
-                        let reply = try await client.request(.join(Join(channel: "bench")), timeout: .seconds(30))
-                        guard case .joined(let joined) = reply else { throw BenchError("join answered \(reply.type)") }
-                        return (index, client, joined)
-                    } catch {
-                        await client.close()
-                        throw error
-                    }
-                }
-            }
-            while next < min(connectParallelism, listeners + 1) { add() }
-            while let (index, client, joined) = try await tasks.next() {
-                members[index] = (client, joined)
-                clients.append(client)
-                // Events for this client (member-joined of everyone after it…) are read and dropped.
-                let stream = client.messages
-                Task { for await _ in stream {} }
-                if next < listeners + 1 { add() }
-                if ContinuousClock.now > setupDeadline { throw BenchError("joining took longer than \(setupBudget) s") }
-            }
-        }
+        let members = try await joinAll(
+            count: listeners + 1, channel: "bench", user: user, server: server, group: group, deadline: setupDeadline,
+            budget: setupBudget, clients: &clients) { $0 == listeners ? "talker" : String(format: "listener-%05d", $0) }
         let joinSeconds = Self.seconds(ContinuousClock.now - setupStart)
         let serverJoinCPU = ProcStats.processCPUSeconds(pid: server.pid)
         progress("\(listeners + 1) members joined in \(String(format: "%.1f", joinSeconds)) s")
-        let joined = members.map { $0!.1 }
-        let talkerClient = members[listeners]!.0
+        let joined = members.map(\.1)
+        let talkerClient = members[listeners].0
         func media(_ joined: Joined) throws -> MemberMedia {
             var key: [UInt8] = []
             if security == "srtp" {
@@ -250,7 +241,7 @@ struct PTTBench: AsyncParsableCommand {
             talker: try media(joined[listeners]), payloads: payloads,
             mode: flood ? .flood(window: floodWindow) : .rate(rate), seconds: seconds, maxPackets: maxPackets,
             verifyEvery: verifyEvery, receiveBuffer: receiveBuffer, kernelTimestamps: !userTimestamps, serverPID: server.pid,
-            serverCore: noPin ? -1 : serverCPU, benchCore: noPin ? -1 : benchCPU))
+            serverCore: noPin ? -1 : serverCPU, benchCore: noPin ? -1 : benchCPU, lingerAfterRun: stopUnderLoad > 0))
         engine.start()
         defer { engine.command.store(2, ordering: .releasing) }
 
@@ -290,14 +281,17 @@ struct PTTBench: AsyncParsableCommand {
 
         engine.command.store(1, ordering: .releasing)
         let runDeadline = ContinuousClock.now + .milliseconds(Int((seconds + 30) * 1000))
+        var maxRSSWhileSending = 0
         while !engine.finished.load(ordering: .acquiring) {
             if ContinuousClock.now > runDeadline {
                 engine.command.store(2, ordering: .releasing)
                 throw BenchError("the run did not finish within \(seconds + 30) s")
             }
             if !server.isRunning { break }
+            maxRSSWhileSending = max(maxRSSWhileSending, ProcStats.memoryKB(pid: server.pid, field: "VmRSS") ?? 0)
             try await Task.sleep(for: .milliseconds(50))
         }
+        let peakAtEnd = ProcStats.memoryKB(pid: server.pid, field: "VmHWM")
         guard server.isRunning else {
             engine.command.store(2, ordering: .releasing)
             throw BenchError("pttd died during the run (exit status \(server.process.terminationStatus))")
@@ -309,7 +303,8 @@ struct PTTBench: AsyncParsableCommand {
         let metricsAfter = RelayCounters(try await admin.getText("/metrics"))
         let dropsAfter = ProcStats.udpDrops(ports: socketPorts)
         let detail: ChannelDetail = try await admin.get("/api/channels/bench")
-        talkerClient.send(.floorRelease(FloorCommand(channel: "bench")))
+        // Stopping under load needs the floor: the talker keeps it.
+        if stopUnderLoad == 0 { talkerClient.send(.floorRelease(FloorCommand(channel: "bench"))) }
 
         var report = BenchReport(
             listeners: listeners, security: security, mode: flood ? "flood" : "rate", result: result,
@@ -322,6 +317,9 @@ struct PTTBench: AsyncParsableCommand {
         report.serverCPUSecondsUntilJoined = serverJoinCPU
         report.setupReachSeconds = reachSeconds
         report.serverMaxRSSMB = ProcStats.memoryKB(pid: server.pid, field: "VmHWM").map { Double($0) / 1024 }
+        report.serverMaxRSSWhileSendingMB = maxRSSWhileSending > 0 ? Double(maxRSSWhileSending) / 1024 : nil
+        report.serverPeakRSSAtEndOfSendingMB = peakAtEnd.map { Double($0) / 1024 }
+        report.controlTLS = tls
         report.serverRSSMB = ProcStats.memoryKB(pid: server.pid, field: "VmRSS").map { Double($0) / 1024 }
         report.serverRSSBeforeRunMB = rssBefore.map { Double($0) / 1024 }
         report.serverThreads = ProcStats.threadCount(pid: server.pid)
@@ -330,6 +328,21 @@ struct PTTBench: AsyncParsableCommand {
         report.listenerSocketDrops = engine.listenerPorts.reduce(0) { $0 + (dropsAfter[$1] ?? 0) - (dropsBefore[$1] ?? 0) }
         report.floorAtEnd = detail.floor
         report.machine = BenchReport.Machine.current(serverCPU: noPin ? nil : serverCPU, benchCPU: noPin ? nil : benchCPU)
+
+        if stopUnderLoad > 0 {
+            // Send again and stop pttd while it relays: shutdown must not wait for the load to end.
+            engine.command.store(3, ordering: .releasing)
+            let loadEnd = ContinuousClock.now + .milliseconds(Int(stopUnderLoad * 1000))
+            while ContinuousClock.now < loadEnd, server.isRunning {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            progress("SIGTERM to pttd while sending")
+            let sentBefore = engine.tailPacketsSent.load(ordering: .relaxed)
+            var stop = await server.stop(underLoad: true)
+            stop.packetsSentBeforeSIGTERM = sentBefore
+            report.serverStop = stop
+            report.serverEnding = stop.ending + " (\(sentBefore) packets sent in the \(stopUnderLoad) s before SIGTERM)"
+        }
         report.checkProblems()
         return report
     }

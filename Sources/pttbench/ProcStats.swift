@@ -23,6 +23,28 @@ enum ProcStats {
         return (utime + stime) / ticksPerSecond
     }
 
+    /// utime and stime of a process, in seconds (10 ms granularity on most kernels).
+    static func processCPUTimes(pid: Int32) -> (user: Double, system: Double)? {
+        guard let text = read("/proc/\(pid)/stat"), let close = text.lastIndex(of: ")") else { return nil }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let utime = Double(fields[11]), let stime = Double(fields[12]) else { return nil }
+        return (utime / ticksPerSecond, stime / ticksPerSecond)
+    }
+
+    /// CPU time of every thread of a process from the scheduler (`/proc/PID/task/*/schedstat`, first field, ns):
+    /// user + system with nanosecond resolution, for costs far below /proc/PID/stat's 10 ms ticks.
+    /// Threads that ended earlier are not counted, so only differences over a short span are meaningful.
+    static func schedulerCPUSeconds(pid: Int32) -> Double? {
+        guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") else { return nil }
+        var total: UInt64 = 0
+        for task in tasks {
+            guard let text = read("/proc/\(pid)/task/\(task)/schedstat"),
+                  let first = text.split(separator: " ").first, let nanoseconds = UInt64(first) else { continue }
+            total += nanoseconds
+        }
+        return Double(total) / 1e9
+    }
+
     /// A `Vm…` line of /proc/PID/status, in kB.
     static func memoryKB(pid: Int32, field: String) -> Int? {
         guard let text = read("/proc/\(pid)/status") else { return nil }
@@ -82,14 +104,18 @@ enum ProcStats {
 struct CPUSnapshot {
     var time: UInt64
     var serverCPU: Double
+    /// pttd's utime alone (user space: the relay's own code, Swift runtime, libraries).
+    var serverUserCPU: Double
     var serverCore: (busy: Double, total: Double)
     var benchCore: (busy: Double, total: Double)
     var benchCPU: Double
 
     static func take(serverPID: Int32, serverCore: Int, benchCore: Int) -> CPUSnapshot {
-        CPUSnapshot(
+        let server = ProcStats.processCPUTimes(pid: serverPID) ?? (0, 0)
+        return CPUSnapshot(
             time: LinuxSys.now(),
-            serverCPU: ProcStats.processCPUSeconds(pid: serverPID) ?? 0,
+            serverCPU: server.user + server.system,
+            serverUserCPU: server.user,
             serverCore: ProcStats.coreTimes(cpu: serverCore) ?? (0, 0),
             benchCore: ProcStats.coreTimes(cpu: benchCore) ?? (0, 0),
             benchCPU: ProcStats.ownCPUSeconds())

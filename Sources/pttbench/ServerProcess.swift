@@ -17,6 +17,7 @@ final class ServerProcess: Sendable {
     let logPath: String
 
     private let spawner: SpawnerThread
+    private let stopped = Mutex<StopOutcome?>(nil)
 
     private init(dataDirectory: String, process: Process, spawner: SpawnerThread, pid: Int32, runtime: RuntimeInfo,
                  adminToken: String, logPath: String) {
@@ -31,6 +32,23 @@ final class ServerProcess: Sendable {
         var maxTalkTimeMs: Int
         var maxConnections: Int
         var logLevel: String
+        /// Control connections over TLS: pttd makes a self-signed certificate and writes its fingerprint to
+        /// runtime.json. Without it pttd runs with `--no-tls`.
+        var tls = false
+    }
+
+    /// How pttd ended when `stop()` asked it to.
+    struct StopOutcome: Codable, Sendable {
+        /// "stopped", "killed (…)" or "had already exited (…)".
+        var ending: String
+        /// From SIGTERM to the process's exit (to SIGKILL's effect if it was needed); nil if it had already exited.
+        var secondsAfterSIGTERM: Double?
+        /// True when pttd was still running 5 s after SIGTERM and was killed.
+        var killed: Bool
+        /// True when the talker was still sending when SIGTERM was sent.
+        var underLoad = false
+        /// Packets the talker sent after the measured run and before SIGTERM.
+        var packetsSentBeforeSIGTERM: Int?
     }
 
     /// Makes the data directory, writes config.json, starts pttd and waits (at most 30 s) for runtime.json.
@@ -51,8 +69,8 @@ final class ServerProcess: Sendable {
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         var arguments = [options.executable, "--data", directory, "--control-host", "127.0.0.1", "--control-port", "0",
-                         "--admin-port", "0", "--media-port", "0", "--no-tls", "--media-security", options.security,
-                         "--log-level", options.logLevel]
+                         "--admin-port", "0", "--media-port", "0", "--media-security", options.security,
+                         "--log-level", options.logLevel] + (options.tls ? [] : ["--no-tls"])
         let process = Process()
         if let core = options.core {
             let taskset = ["/usr/bin/taskset", "/bin/taskset"].first { FileManager.default.isExecutableFile(atPath: $0) }
@@ -99,24 +117,41 @@ final class ServerProcess: Sendable {
 
     var isRunning: Bool { process.isRunning }
 
-    /// SIGTERM, then SIGKILL after 5 s. Returns how it ended.
-    func stop() async -> String {
+    /// How `stop()` ended pttd, once it has been called.
+    var stopOutcome: StopOutcome? { stopped.withLock { $0 } }
+
+    /// SIGTERM, then SIGKILL after 5 s; times how long pttd took to exit. Later calls return the first outcome.
+    func stop(underLoad: Bool = false) async -> StopOutcome {
+        if let outcome = stopOutcome { return outcome }
         defer {
             serverPIDForSignals.store(0, ordering: .relaxed)
             spawner.finish()
         }
-        guard process.isRunning else { return "had already exited (status \(process.terminationStatus))" }
-        kill(process.processIdentifier, SIGTERM)
-        let deadline = ContinuousClock.now + .seconds(5)
-        while process.isRunning, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
+        var outcome: StopOutcome
+        if !process.isRunning {
+            outcome = StopOutcome(ending: "had already exited (status \(process.terminationStatus))", secondsAfterSIGTERM: nil, killed: false)
+        } else {
+            let start = ContinuousClock.now
+            kill(process.processIdentifier, SIGTERM)
+            let deadline = start + .seconds(5)
+            while process.isRunning, ContinuousClock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                outcome = StopOutcome(ending: "killed (did not stop within 5 s of SIGTERM)",
+                                      secondsAfterSIGTERM: PTTBench.seconds(ContinuousClock.now - start), killed: true)
+            } else {
+                outcome = StopOutcome(ending: "stopped", secondsAfterSIGTERM: PTTBench.seconds(ContinuousClock.now - start), killed: false)
+            }
         }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            return "killed (did not stop within 5 s of SIGTERM)"
+        outcome.underLoad = underLoad
+        if let seconds = outcome.secondsAfterSIGTERM {
+            outcome.ending += String(format: " %.3f s after SIGTERM", seconds) + (underLoad ? " (sent while the talker was sending)" : "")
         }
-        return "stopped"
+        stopped.withLock { $0 = outcome }
+        return outcome
     }
 
     func removeDataDirectory() {
@@ -139,6 +174,7 @@ final class SpawnerThread: @unchecked Sendable {
 
     func spawn(_ process: Process) throws {
         let thread = Thread { [self] in
+            unblockSignalsOfThisThread()
             do { try process.run() } catch { self.error = error }
             started.signal()
             _ = done.wait(timeout: .now() + .seconds(86_400))
@@ -150,6 +186,29 @@ final class SpawnerThread: @unchecked Sendable {
     }
 
     func finish() { done.signal() }
+}
+
+/// Empties the calling thread's signal mask. Foundation's `Process` passes the spawning thread's mask on to the
+/// child, and threads made from a Dispatch worker block almost every signal (SIGTERM included): a child started
+/// from one ignores `kill PID` until it unblocks the signal itself (the C reference relay never does).
+func unblockSignalsOfThisThread() {
+    var none = sigset_t()
+    sigemptyset(&none)
+    pthread_sigmask(SIG_SETMASK, &none, nil)
+}
+
+/// Starts `process` from a short-lived thread with no blocked signals (see `unblockSignalsOfThisThread`).
+func runWithDefaultSignalMask(_ process: Process) throws {
+    let done = DispatchSemaphore(value: 0)
+    let failure = Mutex<Error?>(nil)
+    let thread = Thread {
+        unblockSignalsOfThisThread()
+        do { try process.run() } catch { failure.withLock { $0 = error } }
+        done.signal()
+    }
+    thread.start()
+    done.wait()
+    if let error = failure.withLock({ $0 }) { throw error }
 }
 
 /// Ctrl-C or SIGTERM: kill pttd too, then exit.

@@ -51,7 +51,7 @@ extension PTTBench {
         } catch {
             outcome = .failure(error)
         }
-        let ending = await server.stop()
+        let ending = await server.stop().ending
         for client in clients { await client.close() }
         try? await group.shutdownGracefully()
         switch outcome {

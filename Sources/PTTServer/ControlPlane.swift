@@ -231,8 +231,6 @@ public final class ControlPlane: @unchecked Sendable {
         do { frame = try ControlFrame(message) } catch {
             return logger.error("cannot encode a broadcast", metadata: ["type": "\(message.type)", "error": "\(error)"])
         }
-        for member in members {
-            appSession(of: member)?.send(frame)
-        }
+        ControlSession.send(frame, to: members.compactMap(appSession(of:)))
     }
 }

@@ -56,6 +56,23 @@ public final class ControlSession: Sendable, Hashable, CustomStringConvertible {
         send(frame, promise: nil)
     }
 
+    /// Queues the same frame for many connections with one hop per event loop (not one per connection):
+    /// a broadcast to a thousand members costs a handful of task hand-overs.
+    static func send(_ frame: ControlFrame, to sessions: [ControlSession]) {
+        var byLoop: [ObjectIdentifier: (loop: EventLoop, sessions: [ControlSession])] = [:]
+        for session in sessions {
+            let loop = session.channel.eventLoop
+            byLoop[ObjectIdentifier(loop), default: (loop, [])].sessions.append(session)
+        }
+        for (_, group) in byLoop {
+            if group.loop.inEventLoop {
+                for session in group.sessions { session.enqueue(frame, promise: nil) }
+            } else {
+                group.loop.execute { for session in group.sessions { session.enqueue(frame, promise: nil) } }
+            }
+        }
+    }
+
     /// Queues a frame and reports, from the connection's event loop, when it was written to the socket
     /// (or why it could not be).
     func send(_ message: ControlMessage, written: @escaping @Sendable (Result<Void, Error>) -> Void) {

@@ -39,7 +39,9 @@ public final class ControlPlane: @unchecked Sendable {
     var notifier: NotifierState
     /// The APNs transport, when credentials are configured.
     var apns: APNsClient?
-    var random = SystemRandomNumberGenerator()
+    /// The system's generator: stateless, so each use makes its own (no shared `inout` access to a
+    /// stored property, which ThreadSanitizer reports when many planes run in one process).
+    var random: SystemRandomNumberGenerator { SystemRandomNumberGenerator() }
     /// Joins planned and waiting for their shared storage write (``flushJoins()``).
     var joinBatch = JoinBatch()
 
@@ -73,6 +75,7 @@ public final class ControlPlane: @unchecked Sendable {
         self.mediaPort = configuration.mediaPort
         self.directory = try store.load()
         self.notifier = NotifierState(configuration: configuration.wake, stored: try store.loadAnnouncements(), startedAt: wallClock.now())
+        var random = self.random
         let rotation = directory.planRotateMediaKeys(random: &random)
         try store.write(rotation)
         directory.apply(rotation)

@@ -39,9 +39,6 @@ public final class ControlPlane: @unchecked Sendable {
     var notifier: NotifierState
     /// The APNs transport, when credentials are configured.
     var apns: APNsClient?
-    /// The system's generator: stateless, so each use makes its own (no shared `inout` access to a
-    /// stored property, which ThreadSanitizer reports when many planes run in one process).
-    var random: SystemRandomNumberGenerator { SystemRandomNumberGenerator() }
     /// Joins planned and waiting for their shared storage write (``flushJoins()``).
     var joinBatch = JoinBatch()
 
@@ -75,7 +72,9 @@ public final class ControlPlane: @unchecked Sendable {
         self.mediaPort = configuration.mediaPort
         self.directory = try store.load()
         self.notifier = NotifierState(configuration: configuration.wake, stored: try store.loadAnnouncements(), startedAt: wallClock.now())
-        var random = self.random
+        // The system generator is stateless: each use makes its own (an `inout` stored property of the plane
+        // was reported by ThreadSanitizer with many planes in one process).
+        var random = SystemRandomNumberGenerator()
         let rotation = directory.planRotateMediaKeys(random: &random)
         try store.write(rotation)
         directory.apply(rotation)

@@ -60,7 +60,7 @@ final class DiscardingConnection: Sendable {
 }
 
 /// Waits until `condition` holds, checking every `interval`; throws with `what` after `timeout`.
-func eventually(_ what: String, timeout: Duration = .seconds(10), interval: Duration = .milliseconds(20),
+func eventually(_ what: String, timeout: Duration = TestTimeouts.eventWait, interval: Duration = .milliseconds(20),
                 _ condition: () async throws -> Bool) async throws {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {

@@ -30,12 +30,12 @@ final class Peer: Sendable {
     }
 
     /// Waits for the next message (after the ones already taken) that matches; earlier non-matching ones are skipped.
-    func next(timeout: Duration = .seconds(5), _ what: String = "message", where predicate: @escaping @Sendable (ControlMessage) -> Bool) async throws -> ControlMessage {
+    func next(timeout: Duration = TestTimeouts.eventWait, _ what: String = "message", where predicate: @escaping @Sendable (ControlMessage) -> Bool) async throws -> ControlMessage {
         try await recorder.next(timeout: timeout, what: what, where: predicate)
     }
 
     /// Waits for the next message of a `type`.
-    func next(_ type: String, timeout: Duration = .seconds(5)) async throws -> ControlMessage {
+    func next(_ type: String, timeout: Duration = TestTimeouts.eventWait) async throws -> ControlMessage {
         try await next(timeout: timeout, type) { $0.type == type }
     }
 
@@ -53,7 +53,7 @@ final class Peer: Sendable {
     }
 
     /// Completes when the server has closed the connection (or times out).
-    func waitClosed(timeout: Duration = .seconds(5)) async throws {
+    func waitClosed(timeout: Duration = TestTimeouts.eventWait) async throws {
         try await recorder.waitFinished(timeout: timeout)
     }
 

@@ -39,7 +39,7 @@ final class RawConnection: Sendable {
     }
 
     /// Everything the server sends until it closes the connection (bounded by `timeout`).
-    func collectUntilClosed(timeout: Duration = .seconds(5)) async throws -> [ControlMessage] {
+    func collectUntilClosed(timeout: Duration = TestTimeouts.eventWait) async throws -> [ControlMessage] {
         let messages = self.messages
         return try await withThrowingTaskGroup(of: [ControlMessage]?.self) { group in
             group.addTask {

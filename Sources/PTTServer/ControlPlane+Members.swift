@@ -85,7 +85,7 @@ extension ControlPlane {
         }
         planning.apply(changes)
         let planned: (membership: Membership, isNew: Bool)
-        var random = SystemRandomNumberGenerator()
+        var random = SecureRandom()
         do {
             planned = try planning.planJoin(channel: channel.id, user: device.user, device: device.device, displayName: join.displayName,
                                             receiveOnly: join.receiveOnly ?? false, pushToken: token, mediaSuite: suite, now: now,

@@ -72,9 +72,7 @@ public final class ControlPlane: @unchecked Sendable {
         self.mediaPort = configuration.mediaPort
         self.directory = try store.load()
         self.notifier = NotifierState(configuration: configuration.wake, stored: try store.loadAnnouncements(), startedAt: wallClock.now())
-        // The system generator is stateless: each use makes its own (an `inout` stored property of the plane
-        // was reported by ThreadSanitizer with many planes in one process).
-        var random = SystemRandomNumberGenerator()
+        var random = SecureRandom()
         let rotation = directory.planRotateMediaKeys(random: &random)
         try store.write(rotation)
         directory.apply(rotation)

@@ -20,7 +20,7 @@ extension ControlPlane {
     /// A member took the floor: a new talk burst. Members that cannot hear it are woken, once.
     func burstStarted(in channel: ChannelID, speaker: MemberID) {
         guard let speakerMembership = directory.memberships[speaker] else { return }
-        var random = SystemRandomNumberGenerator()
+        var random = SecureRandom()
         let burst = BurstID.random(using: &random)
         let candidates = directory.members(of: channel).map {
             WakeCandidate(member: $0.id, audioReachable: audioReachable($0.id), route: wakeRoute($0))

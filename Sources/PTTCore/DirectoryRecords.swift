@@ -51,12 +51,17 @@ public struct Membership: Sendable, Equatable {
     public var listenSSRC: UInt32 { ssrc ^ Self.listenSSRCMask }
     public static let listenSSRCMask: UInt32 = 0x5A5A_5A5A
     public var joinedAt: Date
+    /// Whether the member is told of other members joining and leaving (`member-joined`, `member-left`);
+    /// decided at every join (see ``MemberEventPolicy``).
+    public var memberEvents: Bool
 
     public init(id: MemberID, channel: ChannelID, user: String, device: String, displayName: String, priority: Int,
-                receiveOnly: Bool, pushToken: [UInt8]?, ssrc: UInt32, mediaKey: [UInt8], mediaSuite: MediaSuite = .default, joinedAt: Date) {
+                receiveOnly: Bool, pushToken: [UInt8]?, ssrc: UInt32, mediaKey: [UInt8], mediaSuite: MediaSuite = .default, joinedAt: Date,
+                memberEvents: Bool = true) {
         self.id = id; self.channel = channel; self.user = user; self.device = device; self.displayName = displayName
         self.priority = priority; self.receiveOnly = receiveOnly; self.pushToken = pushToken
         self.ssrc = ssrc; self.mediaKey = mediaKey; self.mediaSuite = mediaSuite; self.joinedAt = joinedAt
+        self.memberEvents = memberEvents
     }
 }
 

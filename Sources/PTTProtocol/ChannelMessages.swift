@@ -77,10 +77,14 @@ public struct Join: Codable, Sendable, Equatable {
     /// `["AEAD_AES_128_GCM", "AES_CM_128_HMAC_SHA1_80"]`); the server takes the first it speaks. Absent:
     /// `AES_CM_128_HMAC_SHA1_80`.
     public var srtpSuites: [String]?
+    /// Whether to be told of other members joining and leaving (`member-joined`, `member-left`). Absent: only
+    /// while the channel is small when this member joins (the server's `memberEventsUpTo`, 64 by default);
+    /// `joined` says which the member got.
+    public var memberEvents: Bool?
     public init(id: Int? = nil, channel: String, displayName: String? = nil, receiveOnly: Bool? = nil, pushToken: String? = nil,
-                srtpSuites: [String]? = nil) {
+                srtpSuites: [String]? = nil, memberEvents: Bool? = nil) {
         self.id = id; self.channel = channel; self.displayName = displayName; self.receiveOnly = receiveOnly; self.pushToken = pushToken
-        self.srtpSuites = srtpSuites
+        self.srtpSuites = srtpSuites; self.memberEvents = memberEvents
     }
 }
 
@@ -96,11 +100,14 @@ public struct Joined: Codable, Sendable, Equatable {
     public var members: [MemberInfo]
     /// How many members the channel has in all.
     public var memberCount: Int
+    /// Whether this member is told of other members joining and leaving (absent from servers before it).
+    public var memberEvents: Bool?
     /// The most members a `joined` lists.
     public static let maxMembersListed = 64
-    public init(re: Int? = nil, channel: ChannelInfo, member: MemberInfo, media: MediaParameters, floor: FloorState, members: [MemberInfo], memberCount: Int? = nil) {
+    public init(re: Int? = nil, channel: ChannelInfo, member: MemberInfo, media: MediaParameters, floor: FloorState, members: [MemberInfo],
+                memberCount: Int? = nil, memberEvents: Bool? = nil) {
         self.re = re; self.channel = channel; self.member = member; self.media = media; self.floor = floor; self.members = members
-        self.memberCount = memberCount ?? members.count
+        self.memberCount = memberCount ?? members.count; self.memberEvents = memberEvents
     }
 }
 

@@ -28,7 +28,8 @@ extension ControlPlane {
         let channel = directory.channels[m.channel]!
         let listed = listMembers ? directory.oldestMembers(of: channel.id, limit: Joined.maxMembersListed).map(memberInfo) : []
         return Joined(re: re, channel: channelInfo(channel), member: memberInfo(m), media: mediaParameters(m),
-                      floor: floorState(of: channel.id), members: listed, memberCount: directory.memberCount(of: channel.id))
+                      floor: floorState(of: channel.id), members: listed, memberCount: directory.memberCount(of: channel.id),
+                      memberEvents: m.memberEvents)
     }
 
     // MARK: Requests from members
@@ -84,7 +85,7 @@ extension ControlPlane {
             return refuse(.badRequest, "none of the SRTP suites offered is supported; this server speaks \(spoken)")
         }
         planning.apply(changes)
-        let planned: (membership: Membership, isNew: Bool)
+        var planned: (membership: Membership, isNew: Bool)
         var random = SecureRandom()
         do {
             planned = try planning.planJoin(channel: channel.id, user: device.user, device: device.device, displayName: join.displayName,
@@ -93,8 +94,11 @@ extension ControlPlane {
         } catch {
             return refuse(.badRequest, error.description)
         }
-        // Who hears of the new member: the members before it (as of this point in the batch).
-        let others = planned.isNew ? planning.members(of: channel.id) : []
+        let policy = MemberEventPolicy(upTo: configuration.memberEventsUpTo)
+        planned.membership.memberEvents = policy.tells(
+            asked: join.memberEvents, membersAfterJoin: planning.memberCount(of: channel.id) + (planned.isNew ? 1 : 0))
+        // Who hears of the new member: the members before it that are told (as of this point in the batch).
+        let others = planned.isNew ? planning.members(of: channel.id).filter(\.memberEvents) : []
         changes.append(.putMembership(planned.membership))
         planning.apply([.putMembership(planned.membership)])
         let answer = joined(for: planned.membership, re: join.id, in: planning)
@@ -180,6 +184,7 @@ extension ControlPlane {
             session.send(.left(Left(channel: channelInfo(channel), reason: reason)))
         }
         floorEvent(channel.id) { floor, now in floor.memberLeft(membership.id, now: now) }
-        broadcast(.memberLeft(MemberEvent(channel: channelInfo(channel), member: memberInfo(membership))), to: channel.id)
+        broadcast(.memberLeft(MemberEvent(channel: channelInfo(channel), member: memberInfo(membership))),
+                  to: directory.members(of: channel.id).filter(\.memberEvents))
     }
 }

@@ -6,7 +6,7 @@ import PTTCore
 /// The config file is JSON with these keys, all optional (Docs/OPERATIONS in README):
 /// `controlHost`, `controlPort`, `mediaPort`, `adminHost`, `adminPort`, `tls`, `heartbeatIntervalMs`,
 /// `heartbeatMissLimit`, `createChannelsOnJoin`, `mediaSecurity`, `implicitFloorRequest`, `mediaSilenceTimeoutMs`,
-/// `maxConnections`, `floor` (see ``FloorConfiguration``), `wake` (see ``WakeConfiguration``), `limits` (see
+/// `maxConnections`, `memberEventsUpTo`, `floor` (see ``FloorConfiguration``), `wake` (see ``WakeConfiguration``), `limits` (see
 /// ``ConnectionLimits``) and `apns` (see ``APNsSettings``).
 public struct ServerConfiguration: Sendable, Equatable {
     /// Address the control listener binds (all interfaces by default: devices on the LAN connect here).
@@ -39,6 +39,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var apns: APNsSettings?
     /// Deadlines, queue bounds and per-address limits of control and admin connections.
     public var limits = ConnectionLimits()
+    /// A member whose `join` does not say `memberEvents` is told of other members joining and leaving
+    /// only if the channel had at most this many members (itself included) when it joined.
+    public var memberEventsUpTo = MemberEventPolicy().upTo
 
     public init() {}
 }
@@ -47,7 +50,7 @@ extension ServerConfiguration: Codable {
     enum CodingKeys: String, CodingKey {
         case controlHost, controlPort, mediaPort, adminHost, adminPort, tls, heartbeatIntervalMs, heartbeatMissLimit
         case createChannelsOnJoin, mediaSecurity, floor, maxConnections, implicitFloorRequest, mediaSilenceTimeoutMs
-        case wake, apns, limits
+        case wake, apns, limits, memberEventsUpTo
     }
 
     public init(from decoder: Decoder) throws {
@@ -70,6 +73,7 @@ extension ServerConfiguration: Codable {
         config.wake = try c.decodeIfPresent(WakeConfiguration.self, forKey: .wake) ?? config.wake
         config.apns = try c.decodeIfPresent(APNsSettings.self, forKey: .apns)
         config.limits = try c.decodeIfPresent(ConnectionLimits.self, forKey: .limits) ?? config.limits
+        config.memberEventsUpTo = try c.decodeIfPresent(Int.self, forKey: .memberEventsUpTo) ?? config.memberEventsUpTo
         self = config
     }
 
@@ -92,6 +96,7 @@ extension ServerConfiguration: Codable {
         try c.encode(wake, forKey: .wake)
         try c.encodeIfPresent(apns, forKey: .apns)
         try c.encode(limits, forKey: .limits)
+        try c.encode(memberEventsUpTo, forKey: .memberEventsUpTo)
     }
 
     /// Checks ranges; the message names the offending setting.
@@ -104,6 +109,7 @@ extension ServerConfiguration: Codable {
         guard ["srtp", "none"].contains(mediaSecurity) else { throw .invalid("mediaSecurity must be 'srtp' or 'none', got '\(mediaSecurity)'") }
         guard mediaSilenceTimeout >= .seconds(1) else { throw .invalid("mediaSilenceTimeoutMs must be at least 1000") }
         guard maxConnections >= 1 else { throw .invalid("maxConnections must be at least 1") }
+        guard memberEventsUpTo >= 0 else { throw .invalid("memberEventsUpTo must be at least 0, got \(memberEventsUpTo)") }
         try apns?.validate()
     }
 

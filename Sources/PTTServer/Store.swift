@@ -89,6 +89,10 @@ public final class Store: Sendable {
         migrator.registerMigration("v3-media-suite") { db in
             try db.execute(sql: "ALTER TABLE membership ADD COLUMN mediaSuite TEXT NOT NULL DEFAULT 'AES_CM_128_HMAC_SHA1_80'")
         }
+        // Memberships stored before member events could be declined keep being told, as they were.
+        migrator.registerMigration("v4-member-events") { db in
+            try db.execute(sql: "ALTER TABLE membership ADD COLUMN memberEvents BOOLEAN NOT NULL DEFAULT 1")
+        }
         return migrator
     }
 
@@ -114,7 +118,8 @@ public final class Store: Sendable {
                     id: MemberID(row["id"]), channel: channel, user: row["userName"], device: row["device"],
                     displayName: row["displayName"], priority: row["priority"], receiveOnly: row["receiveOnly"],
                     pushToken: token.map { Array($0) }, ssrc: UInt32(truncatingIfNeeded: ssrc),
-                    mediaKey: Array(row["mediaKey"] as Data), mediaSuite: suite, joinedAt: Date(timeIntervalSince1970: row["joinedAt"]))
+                    mediaKey: Array(row["mediaKey"] as Data), mediaSuite: suite, joinedAt: Date(timeIntervalSince1970: row["joinedAt"]),
+                    memberEvents: row["memberEvents"])
             }
             return ChannelDirectory(channels: channels, users: users, memberships: memberships)
         }
@@ -179,14 +184,14 @@ public final class Store: Sendable {
         case .putMembership(let m):
             try db.execute(sql: """
                 INSERT INTO membership (id, channelId, userName, device, displayName, priority, receiveOnly, pushToken, ssrc, mediaKey,
-                    mediaSuite, joinedAt)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    mediaSuite, joinedAt, memberEvents)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(id) DO UPDATE SET displayName = excluded.displayName, priority = excluded.priority,
                     receiveOnly = excluded.receiveOnly, pushToken = excluded.pushToken, mediaKey = excluded.mediaKey,
-                    mediaSuite = excluded.mediaSuite
+                    mediaSuite = excluded.mediaSuite, memberEvents = excluded.memberEvents
                 """, arguments: [m.id.rawValue, m.channel.description, m.user, m.device, m.displayName, m.priority, m.receiveOnly,
                                  m.pushToken.map { Data($0) }, Int64(m.ssrc), Data(m.mediaKey), m.mediaSuite.rawValue,
-                                 m.joinedAt.timeIntervalSince1970])
+                                 m.joinedAt.timeIntervalSince1970, m.memberEvents])
         case .removeMembership(let id):
             try db.execute(sql: "DELETE FROM membership WHERE id = ?", arguments: [id.rawValue])
         }

@@ -13,6 +13,8 @@ struct Monitor: AsyncParsableCommand {
             unacknowledged: stored announcements are then delivered again on the next connection). With \
             --role push-provider the monitor stands in for a suspended device's Local Push extension and prints \
             one `push` line per wake.
+
+            The monitor asks to be told of every member joining and leaving, at any channel size             (--no-member-events leaves that to the server: in a channel past its `memberEventsUpTo`, none).
             """)
 
     @OptionGroup var connection: ConnectionOptions
@@ -25,13 +27,15 @@ struct Monitor: AsyncParsableCommand {
     @Flag(help: "Print the server's welcome first (it lists the memberships this device already holds).") var welcome = false
     @Flag(name: .customLong("no-ack"), help: "Do not acknowledge pushes (stored announcements are then delivered again on the next connection).")
     var noAck = false
+    @Flag(name: .customLong("no-member-events"), help: "Do not ask for member-joined/member-left whatever the channel's size.")
+    var noMemberEvents = false
 
     func run() async throws {
         let client = try await connection.connect()
         if welcome { printLine(.welcome(client.welcome)) }
         let joined: ControlMessage
         do {
-            joined = try await client.request(.join(Join(channel: channel, displayName: name, receiveOnly: receiveOnly)))
+            joined = try await client.request(.join(Join(channel: channel, displayName: name, receiveOnly: receiveOnly, memberEvents: noMemberEvents ? nil : true)))
         } catch {
             stderr("ptt: join failed: \(error)")
             await client.close()

@@ -58,6 +58,7 @@ struct ConfigurationTests {
             (#"{"limits": {"helloTimeoutMs": 0}}"#, "helloTimeoutMs"),
             (#"{"limits": {"perAddressConnections": 0}}"#, "perAddressConnections"),
             (#"{"limits": {"exemptLoopback": "yes"}}"#, "limits.exemptLoopback"),
+            (#"{"memberEventsUpTo": -1}"#, "memberEventsUpTo must be at least 0"),
             (#"{"apns": {"keyFile": "k.p8", "keyId": "short", "teamId": "TEAM123456", "bundleId": "com.example.walkie"}}"#, "apns.keyId"),
             (#"{"apns": {"keyFile": "k.p8", "keyId": "KEY1234567", "teamId": "TEAM 12345", "bundleId": "com.example.walkie"}}"#, "apns.teamId"),
             (#"{"apns": {"keyFile": "k.p8", "keyId": "KEY1234567", "teamId": "TEAM123456", "bundleId": ""}}"#, "apns.bundleId"),

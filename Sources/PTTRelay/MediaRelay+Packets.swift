@@ -96,19 +96,26 @@ extension MediaRelay {
         handler.reserve(copies: members.count, maxLength: maxLength)
         var forwarded = 0
         var failed = 0
-        for listener in members where listener !== speaker {
-            guard let address = listener.address else { continue }
-            if let heard = listener.lastHeard, now - heard > silenceTimeout { continue }
-            let listenSSRC = listener.config.listenSSRC
-            let sequence = listener.nextSequence
-            listener.nextSequence &+= 1
-            let sent = handler.write(to: address, maxLength: maxLength) { out in
-                guard let length = try? RTPHeader.writePacket(
-                    into: out, marker: marker, payloadType: RelayRules.opusPayloadType, sequenceNumber: sequence,
-                    timestamp: timestamp, ssrc: listenSSRC, csrc: speaker.config.ssrc, payload: payload) else { return 0 }
-                return listener.crypto.protectRTP(out.baseAddress!, length: length, capacity: out.count) ?? 0
+        let speakerSSRC = speaker.config.ssrc
+        members.withUnsafeBufferPointer { listeners in
+            for index in listeners.indices {
+                // The channel's array keeps every member alive for the whole loop: no reference counting
+                // per listener (at 1000 listeners it was a tenth of the relay's user-space time).
+                unowned(unsafe) let listener = listeners[index]
+                guard listener !== speaker, let address = listener.address else { continue }
+                if let heard = listener.lastHeard, now - heard > silenceTimeout { continue }
+                let listenSSRC = listener.config.listenSSRC
+                let sequence = listener.nextSequence
+                listener.nextSequence &+= 1
+                unowned(unsafe) let crypto = listener.crypto
+                let sent = handler.write(to: address, maxLength: maxLength) { out in
+                    guard let length = try? RTPHeader.writePacket(
+                        into: out, marker: marker, payloadType: RelayRules.opusPayloadType, sequenceNumber: sequence,
+                        timestamp: timestamp, ssrc: listenSSRC, csrc: speakerSSRC, payload: payload) else { return 0 }
+                    return crypto.protectRTP(out.baseAddress!, length: length, capacity: out.count) ?? 0
+                }
+                if sent { forwarded += 1 } else { failed += 1 }
             }
-            if sent { forwarded += 1 } else { failed += 1 }
         }
         metrics.forwarded.increment(by: Int64(forwarded))
         if failed > 0 { metrics.dropped(.protectFailed, count: failed) }

@@ -59,6 +59,7 @@ let package = Package(
         .target(name: "RTP"),
         .target(name: "AudioFiles", dependencies: ["COgg"]),
         .target(name: "SRTP", dependencies: ["CCrypto"], swiftSettings: hotPathSettings),
+        .target(name: "CUDPBatch"),
         .target(name: "Opus", dependencies: ["COpus"]),
         .target(
             name: "PTTProtocol",
@@ -74,7 +75,7 @@ let package = Package(
         .target(
             name: "PTTRelay",
             dependencies: [
-                "PTTCore", "Opus", "RTP", "SRTP",
+                "PTTCore", "Opus", "RTP", "SRTP", "CUDPBatch",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -194,7 +195,7 @@ let package = Package(
         .testTarget(
             name: "PTTRelayTests",
             dependencies: [
-                "PTTRelay", "PTTCore", "RTP", "TestSupport",
+                "PTTRelay", "PTTCore", "RTP", "CUDPBatch", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -108,7 +108,7 @@ extension MediaRelay {
                 let sequence = listener.nextSequence
                 listener.nextSequence &+= 1
                 unowned(unsafe) let crypto = listener.crypto
-                let sent = handler.write(to: address, maxLength: maxLength) { out in
+                let sent = handler.write(to: address, raw: listener.rawAddress, maxLength: maxLength) { out in
                     guard let length = try? RTPHeader.writePacket(
                         into: out, marker: marker, payloadType: RelayRules.opusPayloadType, sequenceNumber: sequence,
                         timestamp: timestamp, ssrc: listenSSRC, csrc: speakerSSRC, payload: payload) else { return 0 }

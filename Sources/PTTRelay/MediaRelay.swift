@@ -1,3 +1,7 @@
+import CUDPBatch
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 import RTP
 import NIOCore
@@ -51,23 +55,31 @@ public final class MediaRelay: @unchecked Sendable {
 
     deinit { scratch.deallocate() }
 
-    /// Binds the UDP socket. Reads up to 64 datagrams per system call, one such call per read cycle.
+    /// Opens and binds the UDP socket (itself, so that the handler can send each fan-out with `sendmmsg` on
+    /// its descriptor) and hands it to NIO for reading: up to 64 datagrams per system call, one such call
+    /// per read cycle.
     public func bind(host: String, port: Int) async throws {
-        let handler = MediaRelayHandler(relay: self)
-        let channel = try await DatagramBootstrap(group: eventLoop)
-            .channelOption(.socketOption(.so_reuseaddr), value: 1)
-            .channelOption(.datagramVectorReadMessageCount, value: 64)
-            // One vector read per read cycle: with a thousand listeners a datagram costs milliseconds of
-            // sends, and a cycle of 4 × 64 datagrams would keep the loop from everything else (closing the
-            // socket at shutdown among them) for a second.
-            .channelOption(.maxMessagesPerRead, value: 1)
-            .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 64 * 4096))
-            .channelOption(.socketOption(.so_rcvbuf), value: 4 << 20)
-            .channelOption(.socketOption(.so_sndbuf), value: 4 << 20)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler) }
-            }
-            .bind(host: host, port: port).get()
+        var message = [CChar](repeating: 0, count: 256)
+        let descriptor = cudp_open(host, Int32(port), 4 << 20, 4 << 20, &message, message.count)
+        guard descriptor >= 0 else { throw RelaySocketError(message: String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)) }
+        let handler = MediaRelayHandler(relay: self, descriptor: descriptor)
+        let channel: NIOCore.Channel
+        do {
+            channel = try await DatagramBootstrap(group: eventLoop)
+                .channelOption(.datagramVectorReadMessageCount, value: 64)
+                // One vector read per read cycle: with a thousand listeners a datagram costs milliseconds of
+                // sends, and a cycle of 4 × 64 datagrams would keep the loop from everything else (closing the
+                // socket at shutdown among them) for a second.
+                .channelOption(.maxMessagesPerRead, value: 1)
+                .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 64 * 4096))
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler) }
+                }
+                .withBoundSocket(descriptor).get()
+        } catch {
+            Glibc.close(descriptor)
+            throw error
+        }
         datagramChannel = channel
     }
 
@@ -154,4 +166,10 @@ public final class MediaRelay: @unchecked Sendable {
         }
         handler.flush()
     }
+}
+
+/// The relay's UDP socket could not be opened or bound; the message says which step and why.
+public struct RelaySocketError: Error, CustomStringConvertible {
+    public let message: String
+    public var description: String { "audio relay: \(message)" }
 }

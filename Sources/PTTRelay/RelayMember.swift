@@ -6,7 +6,11 @@ final class RelayMember {
     let config: RelayMemberConfig
     let crypto: MemberCrypto
     /// Learned from the member's first authenticated packet; may move on a later authenticated packet.
-    var address: SocketAddress?
+    var address: SocketAddress? {
+        didSet { rawAddress = address.map(RawSocketAddress.init) ?? RawSocketAddress() }
+    }
+    /// `address` as the kernel takes it, for sending.
+    private(set) var rawAddress = RawSocketAddress()
     var lastHeard: NIODeadline?
     var lastReported: NIODeadline?
     var lastTalkReported: NIODeadline?

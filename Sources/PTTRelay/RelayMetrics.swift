@@ -6,13 +6,16 @@ public struct RelayMetrics: Sendable {
     let received: Counter
     let forwarded: Counter
     let addressChanges: Counter
+    /// Copies that found the kernel's send buffer full and were queued in NIO until the socket took them.
+    let sendBufferFull: Counter
     private let drops: [Counter]
 
     /// - Parameter drop: the counter for each reason (called once per reason, here).
-    public init(received: Counter, forwarded: Counter, addressChanges: Counter, drop: (RelayDropReason) -> Counter) {
+    public init(received: Counter, forwarded: Counter, addressChanges: Counter, sendBufferFull: Counter, drop: (RelayDropReason) -> Counter) {
         self.received = received
         self.forwarded = forwarded
         self.addressChanges = addressChanges
+        self.sendBufferFull = sendBufferFull
         self.drops = RelayDropReason.allCases.map(drop)
     }
 

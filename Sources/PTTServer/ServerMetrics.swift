@@ -80,6 +80,8 @@ public final class ServerMetrics: Sendable {
             forwarded: registry.makeCounter(name: "ptt_media_packets_forwarded_total", help: "RTP packets sent to listeners"),
             addressChanges: registry.makeCounter(name: "ptt_media_address_changes_total",
                                                  help: "Members whose media address moved (roaming, NAT rebinding)"),
+            sendBufferFull: registry.makeCounter(name: "ptt_media_send_buffer_full_total",
+                                                 help: "Copies that found the socket's send buffer full and waited in the relay's queue"),
             drop: { mediaDrops[$0.rawValue]! })
         adminRequests = registry.makeCounter(name: "ptt_admin_requests_total", help: "Admin API requests")
         adminUnauthorized = registry.makeCounter(name: "ptt_admin_unauthorized_total", help: "Admin API requests without the right token")

@@ -23,7 +23,7 @@ struct MediaRelayHandlerTests {
             func name(_ text: String) -> MetricNameDescriptor { MetricNameDescriptor(metricName: text, unitName: "", helpText: text) }
             let metrics = RelayMetrics(
                 received: registry.makeCounter(descriptor: name("received")), forwarded: registry.makeCounter(descriptor: name("forwarded")),
-                addressChanges: registry.makeCounter(descriptor: name("moved")),
+                addressChanges: registry.makeCounter(descriptor: name("moved")), sendBufferFull: registry.makeCounter(descriptor: name("full")),
                 drop: { registry.makeCounter(descriptor: name("dropped"), labels: [("reason", $0.rawValue)]) })
             relay = MediaRelay(eventLoop: loop, secure: false, implicitFloorRequest: implicitFloorRequest, silenceTimeout: .seconds(30),
                                metrics: metrics, logger: Logger(label: "relay-test"))

@@ -7,6 +7,10 @@ import PTTCore
 import Prometheus
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The relay's socket handler and state on an `EmbeddedChannel`: changes from the control plane applied
 /// one at a time, datagrams in, copies out, drops counted.
 @Suite("The relay on an embedded channel")
@@ -18,7 +22,8 @@ struct MediaRelayHandlerTests {
         let channel: EmbeddedChannel
         let id = ChannelID()
 
-        init(implicitFloorRequest: Bool = false) throws {
+        /// - Parameter send: the relay's own sendmmsg, replaced (nil: no descriptor, every copy goes through NIO).
+        init(implicitFloorRequest: Bool = false, send: DatagramBatch.Send? = nil) throws {
             let registry = self.registry
             func name(_ text: String) -> MetricNameDescriptor { MetricNameDescriptor(metricName: text, unitName: "", helpText: text) }
             let metrics = RelayMetrics(
@@ -27,7 +32,7 @@ struct MediaRelayHandlerTests {
                 drop: { registry.makeCounter(descriptor: name("dropped"), labels: [("reason", $0.rawValue)]) })
             relay = MediaRelay(eventLoop: loop, secure: false, implicitFloorRequest: implicitFloorRequest, silenceTimeout: .seconds(30),
                                metrics: metrics, logger: Logger(label: "relay-test"))
-            channel = EmbeddedChannel(handler: MediaRelayHandler(relay: relay), loop: loop)
+            channel = EmbeddedChannel(handler: MediaRelayHandler(relay: relay, descriptor: send == nil ? nil : -1, send: send), loop: loop)
         }
 
         func config(_ n: UInt32) -> RelayMemberConfig {
@@ -107,6 +112,43 @@ struct MediaRelayHandlerTests {
         try h.talk(1, sequence: 12)
         #expect(Set(try h.sent().map(\.to)) == [try h.address(3), try h.address(4)])
         #expect(h.counter("forwarded") == 5)
+    }
+
+    @Test("copies the kernel's send buffer has no room for go through NIO and are counted; once NIO wrote them, copies go straight to the kernel again")
+    func sendBufferFull() throws {
+        final class Kernel: @unchecked Sendable {
+            var ports: [Int] = []
+            var room = 1
+        }
+        let kernel = Kernel()
+        let h = try Harness { _, datagrams, count, failure in
+            var sent: Int32 = 0
+            while sent < count, kernel.room > 0 {
+                var address = RawSocketAddress()
+                address.storage = datagrams[Int(sent)].address
+                address.length = datagrams[Int(sent)].addressLength
+                kernel.ports.append(address.socketAddress?.port ?? -1)
+                kernel.room -= 1
+                sent += 1
+            }
+            failure.pointee = sent < count ? EAGAIN : 0
+            return sent
+        }
+        try h.join(1, 2, 3, 4)
+        h.apply(.floor(h.id, holder: MemberID("m1")))
+        try h.talk(1, sequence: 10)
+        #expect(kernel.ports.count == 1)
+        let queued = try h.sent()
+        #expect(queued.count == 2)
+        #expect(Set(queued.map { $0.to.port! } + kernel.ports) == [40_002, 40_003, 40_004])
+        #expect(h.counter("full") == 2)
+
+        // NIO wrote them (an embedded channel does at once): the next packet goes straight to the kernel again.
+        kernel.room = 10
+        try h.talk(1, sequence: 11)
+        #expect(try h.sent().isEmpty)
+        #expect(kernel.ports.count == 4)
+        #expect(h.counter("forwarded") == 6)
     }
 
     @Test("nobody but the holder is relayed, and every drop is counted by reason")

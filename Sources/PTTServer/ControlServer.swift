@@ -35,6 +35,10 @@ final class ControlServer: Sendable {
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(.maxMessagesPerRead, value: 4)
+            // Control frames are small: start each connection's read buffer at 512 bytes, not NIO's 2048 (a
+            // connection that reads more gets a larger one). With thousands of idle members, that buffer is
+            // most of what a connection keeps between reads.
+            .childChannelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65_536))
             .childChannelInitializer { child in
                 let remote = child.remoteAddress
                 let address = remote?.ipAddress ?? "unknown"

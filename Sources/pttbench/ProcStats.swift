@@ -78,10 +78,16 @@ enum ProcStats {
 
     /// This process's own CPU time (user + system), in seconds.
     static func ownCPUSeconds() -> Double {
+        let times = ownCPUTimes()
+        return times.user + times.system
+    }
+
+    /// This process's own user and system CPU time (getrusage RUSAGE_SELF, µs resolution), in seconds.
+    static func ownCPUTimes() -> (user: Double, system: Double) {
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
-        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
-            + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+        return (Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6,
+                Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6)
     }
 
     /// Datagrams the kernel dropped per local UDP port (the `drops` column of /proc/net/udp), for the ports asked.

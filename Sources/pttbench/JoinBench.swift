@@ -9,8 +9,9 @@ import PTTProtocol
 /// `pttbench --join-only`: what joining a channel costs pttd, all at once and one at a time.
 struct JoinBenchOptions: ParsableArguments {
     @Flag(name: .long, help: """
-        Measure joins instead of audio: --listeners members join channel "bench" (--connect-parallelism at a time; \
-        total wall seconds and pttd CPU), then the same connections join a second channel one at a time, and the \
+        Measure joins instead of audio: --listeners light members (pre-encoded frames, member-joined counted \
+        without decoding) join channel "bench" (--connect-parallelism at a time; total wall seconds, pttd CPU as \
+        utime+stime and utime, pttbench's own CPU), then the same connections join a second channel one at a time, and the \
         cost of join #k (pttd CPU and wall time from the join request until every earlier member has its \
         member-joined) is compared at k = 6…15 and k = N-9…N (medians). Use with --tls for the TLS figure.
         """)

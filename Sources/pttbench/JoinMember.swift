@@ -100,7 +100,10 @@ final class JoinMember: Sendable {
             let settled = target.flatMap { target in tally.map { $0.wait(until: target, timeout: timeout + settleTimeout) } }
             let joined = handler.value.sendJoin(frame, re: re, timeout: timeout)
             guard let settled, let tally else { return joined }
-            return joined.flatMap { times in
+            return joined.flatMapErrorThrowing { error in
+                tally.cancelWait("the join failed")
+                throw error
+            }.flatMap { times in
                 tally.shortenWait(to: settleTimeout)
                 return settled.map { Optional(max($0, times.joined)) }.recover { _ in nil }.map { settledAt in
                     JoinTimes(sent: times.sent, joined: times.joined, settled: settledAt)

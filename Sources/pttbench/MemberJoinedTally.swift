@@ -57,6 +57,15 @@ final class MemberJoinedTally: @unchecked Sendable {
         waiter?.timer = giveUp(after: timeout, current.promise)
     }
 
+    /// Fails the current wait, if any (its join failed: nothing will complete it).
+    func cancelWait(_ reason: String) {
+        eventLoop.preconditionInEventLoop()
+        guard let current = waiter else { return }
+        waiter = nil
+        current.timer.cancel()
+        current.promise.fail(BenchError(reason))
+    }
+
     private func giveUp(after timeout: TimeAmount, _ promise: EventLoopPromise<ContinuousClock.Instant>) -> Scheduled<Void> {
         eventLoop.scheduleTask(in: timeout) { [self] in
             guard let waiter, waiter.promise.futureResult === promise.futureResult else { return }

@@ -9,13 +9,14 @@ import NIOCore
 /// N²/2 frames), so they are recognised by their bytes alone: the type token `"type":"member-joined"` as pttd's
 /// compact encoder writes it, and the counted channel by its quoted UUID (channel ids are UUIDs, member ids 12 hex
 /// digits, so the UUID can only be the channel's). Every other frame is decoded, but only as far as the member acts
-/// on it: type, `re`, a heartbeat's `seq`, an error's code and message. A `member-joined` written some other way
+/// on it: type, `re`, a heartbeat's `seq`, an error's code and message, `joined`'s `memberEvents`. A `member-joined` written some other way
 /// (spaces, other escaping) misses the fast path and is decoded instead, so it is still counted right.
 enum InboundFrame: Equatable {
     /// A `member-joined`; `counted` when it is for the channel whose events are counted.
     case memberJoined(counted: Bool)
     case welcome
-    case joined(re: Int?)
+    /// `memberEvents`: whether pttd will tell this member of other joins (absent from servers before that choice).
+    case joined(re: Int?, memberEvents: Bool?)
     case error(re: Int?, code: String, message: String)
     case heartbeat(seq: UInt64)
     /// Anything else (floor events, `member-left`…): read and dropped.
@@ -41,6 +42,7 @@ enum InboundFrame: Equatable {
         var code: String?
         var message: String?
         var channel: Channel?
+        var memberEvents: Bool?
     }
 
     private static func decode(_ body: Data, countedChannel: [UInt8]) throws -> InboundFrame {
@@ -54,7 +56,7 @@ enum InboundFrame: Equatable {
         case "member-joined":
             return .memberJoined(counted: head.channel.map { Array("\"\($0.id)\"".utf8) == countedChannel } ?? false)
         case "welcome": return .welcome
-        case "joined": return .joined(re: head.re)
+        case "joined": return .joined(re: head.re, memberEvents: head.memberEvents)
         case "error": return .error(re: head.re, code: head.code ?? "?", message: head.message ?? "")
         case "heartbeat":
             guard let seq = head.seq else { throw BenchError("a heartbeat without seq from pttd") }

@@ -7,17 +7,19 @@ extension PTTBench {
     /// The sequential phase of `--join-only`: every member joins channel "bench-seq" in turn, and join #k is timed
     /// until its `joined` and the k − 1 `member-joined` it causes have been read. Fills `report.sequential`, the
     /// windows and ratios.
-    func joinOneByOne(members: [JoinMember], server: ServerProcess, tally: MemberJoinedTally,
+    func joinOneByOne(members: [JoinMember], server: ServerProcess, tally: MemberJoinedTally, askEvents: Bool?,
                       report: inout JoinReport) async throws {
-        let frame = try ControlFrame(ControlMessage.join(Join(channel: "bench-seq")).withID(2)).bytes
+        let frame = try ControlFrame(ControlMessage.join(Join(channel: "bench-seq", memberEvents: askEvents)).withID(2)).bytes
         var expectedEvents = 0
+        /// Members already in the channel that pttd tells of joins (what their `joined` said; absent: all).
+        var receivers = 0
         var waitForEvents = true
         let server0 = ProcStats.processCPUTimes(pid: server.pid) ?? (0, 0)
         let bench0 = ProcStats.ownCPUSeconds()
         let start = ContinuousClock.now
         for (offset, member) in members.enumerated() {
             let index = offset + 1
-            expectedEvents += index - 1
+            expectedEvents += receivers
             let user0 = ProcStats.processCPUTimes(pid: server.pid)?.user
             let cpu0 = ProcStats.schedulerCPUSeconds(pid: server.pid) ?? 0
             let times: JoinTimes
@@ -29,6 +31,7 @@ extension PTTBench {
             }
             let cpu1 = ProcStats.schedulerCPUSeconds(pid: server.pid) ?? 0
             let user1 = ProcStats.processCPUTimes(pid: server.pid)?.user
+            if times.memberEvents ?? true { receivers += 1 }
             var settledAt = times.joined
             if waitForEvents {
                 if let settled = times.settled {
@@ -56,6 +59,7 @@ extension PTTBench {
 
         // Whatever was not waited for must still have arrived: give the stragglers 2 s, then count what is missing.
         report.memberJoinedExpected = expectedEvents
+        report.memberEventReceivers = receivers
         let arrived: Int
         let expected = expectedEvents
         do {

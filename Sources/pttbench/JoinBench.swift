@@ -11,11 +11,19 @@ struct JoinBenchOptions: ParsableArguments {
     @Flag(name: .long, help: """
         Measure joins instead of audio: --listeners light members (pre-encoded frames, member-joined counted \
         without decoding) join channel "bench" (--connect-parallelism at a time; total wall seconds, pttd CPU as \
-        utime+stime and utime, pttbench's own CPU), then the same connections join a second channel one at a time, and the \
-        cost of join #k (pttd CPU and wall time from the join request until every earlier member has its \
-        member-joined) is compared at k = 6…15 and k = N-9…N (medians). Use with --tls for the TLS figure.
+        utime+stime and utime, pttbench's own CPU), then the same connections join a second channel one at a time, \
+        and the cost of join #k (pttd CPU and wall time from the join request until every earlier member told of \
+        joins has its member-joined) is compared at k = 6…15 and k = N-9…N (medians). Use with --tls for the TLS figure.
         """)
     var joinOnly = false
+
+    @Flag(name: .long, help: """
+        With --join-only: members join with "memberEvents": true, so pttd tells every member of every later join \
+        (the N²/2 member-joined of a channel filling up: the worst case). Default: the field is left out and pttd \
+        decides (only members of channels up to its memberEventsUpTo are told); the events expected per join follow \
+        what each member's `joined` says.
+        """)
+    var memberEvents = false
 }
 
 extension PTTBench {
@@ -61,7 +69,8 @@ extension PTTBench {
             try ControlFrame(.hello(Hello(user: "bench", secret: user.secret, device: String(format: "member-%05d", index),
                                           client: "pttbench"))).bytes
         }
-        let join = try ControlFrame(ControlMessage.join(Join(channel: "bench")).withID(1)).bytes
+        let askEvents: Bool? = joinOptions.memberEvents ? true : nil
+        let join = try ControlFrame(ControlMessage.join(Join(channel: "bench", memberEvents: askEvents)).withID(1)).bytes
 
         // 1. Everyone at once, as the audio runs join.
         let server0 = ProcStats.processCPUTimes(pid: server.pid) ?? (0, 0)
@@ -75,6 +84,7 @@ extension PTTBench {
         var report = JoinReport(
             members: listeners, controlTLS: tls, connectParallelism: connectParallelism, parallelJoinSeconds: wall,
             parallelServerCPUSeconds: (server1.user + server1.system) - (server0.user + server0.system))
+        report.memberEventsAsked = askEvents
         report.parallelServerUserCPUSeconds = server1.user - server0.user
         report.parallelBenchUserCPUSeconds = bench1.user - bench0.user
         report.parallelBenchSystemCPUSeconds = bench1.system - bench0.system
@@ -87,20 +97,22 @@ extension PTTBench {
         try await Task.sleep(for: .milliseconds(500))
 
         // 2. One at a time into a second channel: join #k makes pttd tell the k−1 members already there.
-        try await joinOneByOne(members: members, server: server, tally: tally, report: &report)
+        try await joinOneByOne(members: members, server: server, tally: tally, askEvents: askEvents, report: &report)
         report.serverPeakRSSMB = ProcStats.memoryKB(pid: server.pid, field: "VmHWM").map { Double($0) / 1024 }
         report.machine = BenchReport.Machine.current(serverCPU: noPin ? nil : serverCPU, benchCPU: noPin ? nil : benchCPU)
         let handshakes = tls ? " with TLS handshakes (pttd's certificate pinned to runtime.json's fingerprint)" : ""
+        let events = askEvents == true ? "true in every join" : "left out, pttd decides"
         report.method = """
-            parallel: \(listeners) connects\(handshakes) + hello + welcome + join of channel "bench", \(connectParallelism) at a time, wall clock; \
-            pttd utime+stime and utime alone from /proc/PID/stat (10 ms ticks), pttbench's own user+sys from getrusage. \
-            Members are light clients (one event loop, pre-encoded frames; member-joined counted from the frame's bytes, \
-            only welcome/joined/error/heartbeat decoded). Sequential: the same connections join channel "bench-seq" one at \
-            a time; for join #k, pttd's CPU (sum of /proc/PID/task/*/schedstat, ns) and the wall time from writing `join` \
-            until `joined` was read and every one of the k−1 earlier members had read its member-joined (times taken on \
-            the event loop as the frames are read); pttd's utime per join from /proc/PID/stat in 10 ms ticks, so it is \
-            given per window as the window's sum / joins (±10 ms / 10 joins), not as a median. Medians over k = 6…15 \
-            and k = N−9…N, ratio late/early.
+            parallel: \(listeners) connects\(handshakes) + hello + welcome + join of channel "bench", \
+            \(connectParallelism) at a time, wall clock; pttd utime+stime and utime alone from /proc/PID/stat (10 ms \
+            ticks), pttbench's own user+sys from getrusage. Members are light clients (one event loop, pre-encoded \
+            frames; member-joined counted from the frame's bytes, only welcome/joined/error/heartbeat decoded; \
+            memberEvents \(events)). Sequential: the same connections join channel "bench-seq" one at a time; for \
+            join #k, pttd's CPU (sum of /proc/PID/task/*/schedstat, ns) and the wall time from writing `join` until \
+            `joined` was read and every earlier member that pttd tells of joins (as its `joined` said) had read its \
+            member-joined (times taken on the event loop as the frames are read); pttd's utime per join from \
+            /proc/PID/stat in 10 ms ticks, so it is given per window as the window's sum / joins (±10 ms / 10 joins), \
+            not as a median. Medians over k = 6…15 and k = N−9…N, ratio late/early.
             """
         return report
     }

@@ -106,7 +106,7 @@ final class JoinMember: Sendable {
             }.flatMap { times in
                 tally.shortenWait(to: settleTimeout)
                 return settled.map { Optional(max($0, times.joined)) }.recover { _ in nil }.map { settledAt in
-                    JoinTimes(sent: times.sent, joined: times.joined, settled: settledAt)
+                    JoinTimes(sent: times.sent, joined: times.joined, settled: settledAt, memberEvents: times.memberEvents)
                 }
             }
         }

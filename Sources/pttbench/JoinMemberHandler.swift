@@ -9,6 +9,8 @@ struct JoinTimes: Sendable {
     var joined: ContinuousClock.Instant
     /// Not before `joined`; nil when not waited for, or when the wait gave up.
     var settled: ContinuousClock.Instant?
+    /// `joined`'s `memberEvents`: whether pttd tells this member of later joins.
+    var memberEvents: Bool?
 }
 
 /// The last handler of a join-bench member's pipeline (after the TLS handler, if any, and `ControlFrameSplitter`):
@@ -89,11 +91,11 @@ final class JoinMemberHandler: ChannelInboundHandler, RemovableChannelHandler {
             welcomeTimer?.cancel()
             welcome?.succeed()
             welcome = nil
-        case .joined:
+        case .joined(let memberEvents):
             guard let pending = pendingJoin else { return }
             pendingJoin = nil
             pending.timer.cancel()
-            pending.promise.succeed(JoinTimes(sent: pending.sent, joined: .now, settled: nil))
+            pending.promise.succeed(JoinTimes(sent: pending.sent, joined: .now, settled: nil, memberEvents: memberEvents))
         case .fail(let reason):
             fail(reason)
         }

@@ -16,7 +16,7 @@ struct JoinMemberState {
         case countMemberJoined
         case acknowledgeHeartbeat(seq: UInt64)
         case welcomed
-        case joined
+        case joined(memberEvents: Bool?)
         /// The connection cannot go on (or the request was refused): fail what waits, and close.
         case fail(String)
     }
@@ -47,13 +47,13 @@ struct JoinMemberState {
             guard phase == .awaitingWelcome else { return fail("a second welcome") }
             phase = .ready
             return .welcomed
-        case .joined(let re):
+        case .joined(let re, let memberEvents):
             guard case .awaitingJoined(let expected) = phase, re == expected else {
                 // `joined` without `re` is an event (not sent in these runs); with another `re`, a mix-up.
                 return re == nil ? .none : fail("joined with re \(re!) while \(phase)")
             }
             phase = .ready
-            return .joined
+            return .joined(memberEvents: memberEvents)
         case .error(let re, let code, let message):
             switch phase {
             case .awaitingWelcome: return fail("hello refused: \(code): \(message)")

@@ -9,7 +9,8 @@ struct JoinReport: Codable {
         var index: Int
         /// From writing `join` to reading `joined`.
         var joinedMs: Double
-        /// From writing `join` until every earlier member has read its `member-joined` (or the wait gave up).
+        /// From writing `join` until every earlier member that pttd tells of joins has read its `member-joined` (or the
+        /// wait gave up).
         var settledMs: Double
         /// pttd's CPU time (all threads, scheduler clock, ns resolution) over the same span.
         var serverCPUMicroseconds: Double
@@ -59,6 +60,10 @@ struct JoinReport: Codable {
     var eventWaitTimeouts = 0
     /// Joins after such a timeout, timed to `joined` only.
     var joinsNotAwaited: Int?
+    /// The `memberEvents` every join sent (nil: left out, pttd decides), and how many members of the sequential
+    /// channel pttd said it tells of joins (their `joined`'s `memberEvents`; absent counts as told).
+    var memberEventsAsked: Bool?
+    var memberEventReceivers: Int?
     /// member-joined of the sequential channel expected in all, and how many had not arrived 2 s after the last join.
     var memberJoinedExpected: Int?
     var memberJoinedMissing: Int?
@@ -106,6 +111,8 @@ struct JoinReport: Codable {
                 + "\(f(sequentialServerUserCPUSeconds)) s; pttbench CPU \(f(sequentialBenchCPUSeconds)) s; member-joined "
                 + "missing \(memberJoinedMissing.map(String.init) ?? "-") of \(memberJoinedExpected.map(String.init) ?? "-"); "
                 + "wait timeouts \(eventWaitTimeouts)",
+            "  member events    \(memberEventsAsked == true ? "asked for by every member" : "left to pttd"): "
+                + "\(memberEventReceivers.map(String.init) ?? "-") of \(members) members of bench-seq are told of joins",
             "  server           peak RSS \(f(serverPeakRSSMB, 1)) MB; \(serverStop?.ending ?? "-")",
             "  method           \(method)",
         ]

@@ -102,13 +102,14 @@ extension MediaRelay {
                 // The channel's array keeps every member alive for the whole loop: no reference counting
                 // per listener (at 1000 listeners it was a tenth of the relay's user-space time).
                 unowned(unsafe) let listener = listeners[index]
-                guard listener !== speaker, let address = listener.address else { continue }
+                // The raw address, not `address`: reading a `SocketAddress` retains its storage box.
+                guard listener !== speaker, listener.rawAddress.length != 0 else { continue }
                 if let heard = listener.lastHeard, now - heard > silenceTimeout { continue }
                 let listenSSRC = listener.config.listenSSRC
                 let sequence = listener.nextSequence
                 listener.nextSequence &+= 1
                 unowned(unsafe) let crypto = listener.crypto
-                let sent = handler.write(to: address, raw: listener.rawAddress, maxLength: maxLength) { out in
+                let sent = handler.write(to: listener, maxLength: maxLength) { out in
                     guard let length = try? RTPHeader.writePacket(
                         into: out, marker: marker, payloadType: RelayRules.opusPayloadType, sequenceNumber: sequence,
                         timestamp: timestamp, ssrc: listenSSRC, csrc: speakerSSRC, payload: payload) else { return 0 }

@@ -69,15 +69,16 @@ final class MediaRelayHandler: ChannelInboundHandler, @unchecked Sendable {
 
     private var sendsDirectly: Bool { batch != nil && outstandingNIOWrites == 0 }
 
-    /// Writes one datagram built in place by `build` (which returns its length, 0 to send nothing).
-    /// Returns whether a datagram was queued.
-    func write(to address: SocketAddress, raw: RawSocketAddress, maxLength: Int, _ build: (UnsafeMutableRawBufferPointer) -> Int) -> Bool {
+    /// Writes one datagram for `listener` (to its learned address) built in place by `build` (which returns
+    /// its length, 0 to send nothing). Returns whether a datagram was queued.
+    func write(to listener: RelayMember, maxLength: Int, _ build: (UnsafeMutableRawBufferPointer) -> Int) -> Bool {
         guard let context else { return false }
         if let batch, outstandingNIOWrites == 0 {
             if !batch.hasRoom(for: maxLength) { flush() }
             if batch.count == 0, !batch.hasRoom(for: maxLength) { return false }  // larger than the whole arena
-            return batch.append(to: raw, maxLength: maxLength, build)
+            return batch.append(to: listener.rawAddress, maxLength: maxLength, build)
         }
+        guard let address = listener.address else { return false }
         if pending.entries.count >= Self.maxPendingWrites { flushNIO(context) }
         if pending.buffer == nil { pending.buffer = context.channel.allocator.buffer(capacity: max(pending.sizeHint, maxLength)) }
         let offset = pending.buffer!.writerIndex

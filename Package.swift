@@ -122,7 +122,7 @@ let package = Package(
         .executableTarget(
             name: "pttd",
             dependencies: [
-                "PTTServer",
+                "PTTServer", "PTTProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

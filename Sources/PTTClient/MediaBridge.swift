@@ -56,7 +56,7 @@ public final class MediaBridge: Sendable {
         toolPromise.succeed(toolSide)
 
         var keepAliveSession: SRTPSession?
-        if parameters.security == "srtp", let text = parameters.key, let key = Data(base64Encoded: text) {
+        if parameters.security == .srtp, let text = parameters.key, let key = Data(base64Encoded: text) {
             keepAliveSession = try SRTPSession(direction: .outbound, key: Array(key), ssrc: .specific(parameters.ssrc),
                                                profile: MediaSession.profile(of: parameters))
         }
@@ -99,12 +99,12 @@ public final class MediaBridge: Sendable {
             "s=pttrelay \(channelName)",
             "c=IN IP4 127.0.0.1",
             "t=0 0",
-            "m=audio \(listenPort) \(parameters.security == "srtp" ? "RTP/SAVP" : "RTP/AVP") \(parameters.payloadType)",
+            "m=audio \(listenPort) \(parameters.security == .srtp ? "RTP/SAVP" : "RTP/AVP") \(parameters.payloadType)",
             "a=rtpmap:\(parameters.payloadType) opus/48000/2",
             "a=fmtp:\(parameters.payloadType) sprop-stereo=0;useinbandfec=1",
             "a=ptime:20",
         ]
-        if parameters.security == "srtp", let key = parameters.key {
+        if parameters.security == .srtp, let key = parameters.key {
             lines.append("a=crypto:1 \(parameters.suite ?? SRTPSession.suiteName) inline:\(key)")
         }
         lines.append("a=ssrc:\(parameters.listenSSRC) cname:pttrelay")
@@ -115,7 +115,7 @@ public final class MediaBridge: Sendable {
     public func ffmpegTalkCommand(input: String) -> String {
         // ffmpeg reads -ssrc as a signed 32-bit number.
         var command = "ffmpeg -re -i \(input) -c:a copy -f rtp -payload_type \(parameters.payloadType) -ssrc \(Int32(bitPattern: parameters.ssrc))"
-        if parameters.security == "srtp", let key = parameters.key {
+        if parameters.security == .srtp, let key = parameters.key {
             command += " -srtp_out_suite \(parameters.suite ?? SRTPSession.suiteName) -srtp_out_params \(key) srtp://127.0.0.1:\(sendPort)"
         } else {
             command += " rtp://127.0.0.1:\(sendPort)"

@@ -75,7 +75,7 @@ public final class MediaSession: Sendable {
     /// `parameters`, and sends a first keep-alive so the relay learns where to send.
     public static func open(host: String, parameters: MediaParameters, keepAliveInterval: Duration = .seconds(5),
                             group: EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> MediaSession {
-        let secure = parameters.security == "srtp"
+        let secure = parameters.security == .srtp
         var key: [UInt8] = []
         let profile = try Self.profile(of: parameters)
         if secure {

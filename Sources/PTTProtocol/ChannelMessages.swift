@@ -29,7 +29,7 @@ public struct MediaParameters: Codable, Sendable, Equatable {
     /// The relay's UDP port.
     public var port: Int
     /// `srtp` or `none`.
-    public var security: String
+    public var security: MediaSecurity
     /// The SRTP crypto suite, e.g. `AES_CM_128_HMAC_SHA1_80`; absent when security is `none`.
     public var suite: String?
     /// Base64 of the SRTP master key and salt (30 bytes for `AES_CM_128_HMAC_SHA1_80`, 28 for
@@ -37,7 +37,7 @@ public struct MediaParameters: Codable, Sendable, Equatable {
     public var key: String?
     /// The RTP payload type for Opus.
     public var payloadType: Int
-    public init(ssrc: UInt32, listenSSRC: UInt32, port: Int, security: String, suite: String?, key: String?, payloadType: Int) {
+    public init(ssrc: UInt32, listenSSRC: UInt32, port: Int, security: MediaSecurity, suite: String?, key: String?, payloadType: Int) {
         self.ssrc = ssrc; self.listenSSRC = listenSSRC; self.port = port; self.security = security; self.suite = suite; self.key = key; self.payloadType = payloadType
     }
 }

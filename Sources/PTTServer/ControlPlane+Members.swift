@@ -14,7 +14,7 @@ extension ControlPlane {
     }
 
     func mediaParameters(_ m: Membership) -> MediaParameters {
-        let secure = configuration.mediaSecurity == "srtp"
+        let secure = configuration.mediaSecurity == .srtp
         return MediaParameters(
             ssrc: m.ssrc, listenSSRC: m.listenSSRC, port: mediaPort, security: configuration.mediaSecurity,
             suite: secure ? m.mediaSuite.rawValue : nil,

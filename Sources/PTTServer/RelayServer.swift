@@ -110,7 +110,7 @@ public final class RelayServer: Service, @unchecked Sendable {
         let relayLoop = relayGroup.next()
         let plane = try ControlPlane(eventLoop: controlLoop, configuration: configuration, store: store, metrics: metrics,
                                      clock: clock, wallClock: wallClock, apns: apns, logger: logger)
-        let relay = MediaRelay(eventLoop: relayLoop, secure: configuration.mediaSecurity == "srtp",
+        let relay = MediaRelay(eventLoop: relayLoop, secure: configuration.mediaSecurity == .srtp,
                                implicitFloorRequest: configuration.implicitFloorRequest,
                                silenceTimeout: configuration.mediaSilenceTimeout, metrics: metrics.relay, logger: logger)
         try await relay.bind(host: configuration.controlHost, port: configuration.mediaPort)

@@ -1,5 +1,6 @@
 import Foundation
 import PTTCore
+import PTTProtocol
 
 /// Everything `pttd` can be told. Built-in defaults, then the config file, then command-line flags.
 ///
@@ -25,7 +26,7 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Whether joining an unknown channel name creates it.
     public var createChannelsOnJoin = true
     /// `srtp` (default) or `none`.
-    public var mediaSecurity = "srtp"
+    public var mediaSecurity = MediaSecurity.srtp
     /// Whether the first audio from a member while the floor is idle asks for the floor.
     public var implicitFloorRequest = true
     /// A member whose relay has heard nothing (audio or keep-alive) for this long is not reachable by audio.
@@ -65,7 +66,12 @@ extension ServerConfiguration: Codable {
         if let ms = try c.decodeIfPresent(Int.self, forKey: .heartbeatIntervalMs) { config.heartbeatInterval = .milliseconds(ms) }
         config.heartbeatMissLimit = try c.decodeIfPresent(Int.self, forKey: .heartbeatMissLimit) ?? config.heartbeatMissLimit
         config.createChannelsOnJoin = try c.decodeIfPresent(Bool.self, forKey: .createChannelsOnJoin) ?? config.createChannelsOnJoin
-        config.mediaSecurity = try c.decodeIfPresent(String.self, forKey: .mediaSecurity) ?? config.mediaSecurity
+        if let text = try c.decodeIfPresent(String.self, forKey: .mediaSecurity) {
+            guard let security = MediaSecurity(rawValue: text) else {
+                throw ConfigurationError.invalid("mediaSecurity must be \(MediaSecurity.spelled), got '\(text)'")
+            }
+            config.mediaSecurity = security
+        }
         config.floor = try c.decodeIfPresent(FloorConfiguration.self, forKey: .floor) ?? config.floor
         config.maxConnections = try c.decodeIfPresent(Int.self, forKey: .maxConnections) ?? config.maxConnections
         config.implicitFloorRequest = try c.decodeIfPresent(Bool.self, forKey: .implicitFloorRequest) ?? config.implicitFloorRequest
@@ -106,7 +112,6 @@ extension ServerConfiguration: Codable {
         }
         guard heartbeatInterval >= .milliseconds(10) else { throw .invalid("heartbeatIntervalMs must be at least 10") }
         guard heartbeatMissLimit >= 1 else { throw .invalid("heartbeatMissLimit must be at least 1") }
-        guard ["srtp", "none"].contains(mediaSecurity) else { throw .invalid("mediaSecurity must be 'srtp' or 'none', got '\(mediaSecurity)'") }
         guard mediaSilenceTimeout >= .seconds(1) else { throw .invalid("mediaSilenceTimeoutMs must be at least 1000") }
         guard maxConnections >= 1 else { throw .invalid("maxConnections must be at least 1") }
         guard memberEventsUpTo >= 0 else { throw .invalid("memberEventsUpTo must be at least 0, got \(memberEventsUpTo)") }

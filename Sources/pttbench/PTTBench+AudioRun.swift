@@ -28,11 +28,11 @@ extension PTTBench {
         func media(_ joined: Joined) throws -> MemberMedia {
             var key: [UInt8] = []
             if security == "srtp" {
-                guard joined.media.security == "srtp", let text = joined.media.key, let data = Data(base64Encoded: text), data.count == 30 else {
+                guard joined.media.security == .srtp, let text = joined.media.key, let data = Data(base64Encoded: text), data.count == 30 else {
                     throw BenchError("joined has media security \(joined.media.security) and no usable key; expected srtp")
                 }
                 key = Array(data)
-            } else if joined.media.security != "none" {
+            } else if joined.media.security != .plain {
                 throw BenchError("joined has media security \(joined.media.security); expected none")
             }
             return MemberMedia(ssrc: joined.media.ssrc, listenSSRC: joined.media.listenSSRC, key: key)

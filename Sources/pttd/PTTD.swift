@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import PTTProtocol
 import PTTServer
 import ServiceLifecycle
 
@@ -72,7 +73,12 @@ struct PTTD: AsyncParsableCommand {
         if let adminPort { settings.adminPort = adminPort }
         if noTLS { settings.tls = false }
         if let heartbeatIntervalMs { settings.heartbeatInterval = .milliseconds(heartbeatIntervalMs) }
-        if let mediaSecurity { settings.mediaSecurity = mediaSecurity }
+        if let mediaSecurity {
+            guard let security = MediaSecurity(rawValue: mediaSecurity) else {
+                throw ValidationError("--media-security must be \(MediaSecurity.spelled), got '\(mediaSecurity)'")
+            }
+            settings.mediaSecurity = security
+        }
         do { try settings.validate() } catch { throw ValidationError(error.description) }
 
         let server = RelayServer(configuration: settings, dataDirectory: dataDirectory, logger: logger)

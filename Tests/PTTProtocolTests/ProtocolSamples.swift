@@ -17,7 +17,7 @@ enum ProtocolSamples {
     static let bob = MemberInfo(id: "ba9876543210", name: "Bob", user: "bob", priority: -1, receiveOnly: true)
     static let joined = Joined(
         re: 4, channel: channel, member: ann,
-        media: MediaParameters(ssrc: 0xDEAD_BEEF, listenSSRC: 0x84F7_E4B5, port: 50_000, security: "srtp", suite: "AES_CM_128_HMAC_SHA1_80",
+        media: MediaParameters(ssrc: 0xDEAD_BEEF, listenSSRC: 0x84F7_E4B5, port: 50_000, security: .srtp, suite: "AES_CM_128_HMAC_SHA1_80",
                                key: "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwd", payloadType: 111),
         floor: FloorState(state: "taken", holder: bob, talkTimeLeftMs: 12_500, queue: ["0123456789ab"]),
         members: [ann, bob])

@@ -18,7 +18,7 @@ struct JoinTests {
         #expect(aliceJoined.channel.name == "deck")
         #expect(aliceJoined.member.user == "alice")
         #expect(aliceJoined.media.ssrc != 0)
-        #expect(aliceJoined.media.security == "srtp")
+        #expect(aliceJoined.media.security == .srtp)
         #expect(aliceJoined.media.suite == "AES_CM_128_HMAC_SHA1_80")
         #expect(Data(base64Encoded: aliceJoined.media.key ?? "")?.count == 30)
         #expect(aliceJoined.floor.state == "idle")

@@ -87,8 +87,8 @@ struct RelayTests {
         }
     }
 
-    @Test("every listener gets exactly the holder's packets, in order, as one continuous stream", arguments: ["srtp", "none"])
-    func relaysTheHolder(security: String) async throws {
+    @Test("every listener gets exactly the holder's packets, in order, as one continuous stream", arguments: MediaSecurity.allCases)
+    func relaysTheHolder(security: MediaSecurity) async throws {
         let server = try await TestServer.start { $0.mediaSecurity = security }
         defer { Task { await server.stop() } }
         let members = try await Self.crew(server, ["alice", "bob", "carol"])
@@ -221,11 +221,11 @@ struct RelayTests {
         let port = alice.joined.media.port
         // A raw socket that knows alice's SSRC but not her key.
         let forger = try await MediaSession.open(host: "127.0.0.1", parameters: MediaParameters(
-            ssrc: alice.ssrc, listenSSRC: 1, port: port, security: "srtp", suite: SRTPSession.suiteName,
+            ssrc: alice.ssrc, listenSSRC: 1, port: port, security: .srtp, suite: SRTPSession.suiteName,
             key: Data(repeating: 7, count: 30).base64EncodedString(), payloadType: 111))
         try forger.send(opus: [0xFC, 0xFF, 0xFE], timestamp: 0)
         let stranger = try await MediaSession.open(host: "127.0.0.1", parameters: MediaParameters(
-            ssrc: 0x1234_5678, listenSSRC: 2, port: port, security: "none", suite: nil, key: nil, payloadType: 111))
+            ssrc: 0x1234_5678, listenSSRC: 2, port: port, security: .plain, suite: nil, key: nil, payloadType: 111))
         try stranger.send(opus: [0xFC, 0xFF, 0xFE], timestamp: 0)
         let packets = try tonePackets(5)
         async let bobHeard = collect(bob.media, count: packets.count)

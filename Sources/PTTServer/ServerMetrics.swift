@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import PTTCore
 import PTTRelay
 import Prometheus
@@ -8,6 +9,8 @@ import Prometheus
 /// process (tests) do not mix their numbers.
 public final class ServerMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
+    /// The `ptt_pushes_total` counter of each label set seen.
+    private let pushCounters = NIOLockedValueBox<[PushLabels: Counter]>([:])
 
     public let connectionsOpen: Gauge
     public let connectionsAccepted: Counter
@@ -87,7 +90,7 @@ public final class ServerMetrics: Sendable {
         adminUnauthorized = registry.makeCounter(name: "ptt_admin_unauthorized_total", help: "Admin API requests without the right token")
         // Shown at 0 from the start, like the other labelled counters.
         for kind in PushKind.allCases {
-            for transport in [WakeRoute.localPush, .apns] { _ = pushCounter(kind: kind.rawValue, transport: transport.rawValue, outcome: "sent", reason: "") }
+            for transport in [WakeRoute.localPush, .apns] { _ = pushCounter(PushLabels(kind: kind, transport: transport, outcome: .sent, reason: "")) }
         }
     }
 
@@ -105,18 +108,44 @@ public final class ServerMetrics: Sendable {
 
     /// Counts one push outcome (`ptt_pushes_total{kind, transport, outcome, reason}`). Reasons come from a
     /// closed set or from APNs; anything else is counted as `other`, so the label set stays bounded.
-    public func push(kind: String, transport: String, outcome: String, reason: String) {
-        let bounded = reason.utf8.count <= 40 && reason.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == " ") }
-            ? reason : "other"
-        pushCounter(kind: kind, transport: transport, outcome: outcome, reason: bounded).increment()
+    /// Counts one push outcome. The counter for each label set is made once and kept (making it takes the
+    /// registry's lock and checks its labels). `reason` is free text from APNs or the notifier: one that is
+    /// long or unusual, or any new one once ``maxPushLabelSets`` label sets exist, is counted as `other`, so a
+    /// misbehaving peer cannot grow `/metrics` without bound.
+    public func push(kind: PushKind, transport: WakeRoute, outcome: PushOutcome, reason: String) {
+        let plain = reason.utf8.count <= 40 && reason.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == " ") }
+        pushCounter(PushLabels(kind: kind, transport: transport, outcome: outcome, reason: plain ? reason : "other")).increment()
     }
 
-    private func pushCounter(kind: String, transport: String, outcome: String, reason: String) -> Counter {
-        registry.makeCounter(name: "ptt_pushes_total",
-                             labels: [("kind", kind), ("transport", transport), ("outcome", outcome), ("reason", reason)],
-                             help: "Pushes (wakes, leaves, announcements) by transport and outcome")
+    /// The most label sets of `ptt_pushes_total`.
+    static let maxPushLabelSets = 256
+
+    private func pushCounter(_ labels: PushLabels) -> Counter {
+        pushCounters.withLockedValue { counters in
+            if let counter = counters[labels] { return counter }
+            var labels = labels
+            if counters.count >= Self.maxPushLabelSets {
+                labels.reason = "other"
+                if let counter = counters[labels] { return counter }
+            }
+            let counter = registry.makeCounter(
+                name: "ptt_pushes_total",
+                labels: [("kind", labels.kind.rawValue), ("transport", labels.transport.rawValue), ("outcome", labels.outcome.rawValue),
+                         ("reason", labels.reason)],
+                help: "Pushes (wakes, leaves, announcements) by transport and outcome")
+            counters[labels] = counter
+            return counter
+        }
     }
 
     /// The Prometheus text exposition of every metric.
     public func exposition() -> [UInt8] { registry.emitToBuffer() }
+}
+
+/// The labels of one `ptt_pushes_total` counter.
+struct PushLabels: Hashable, Sendable {
+    var kind: PushKind
+    var transport: WakeRoute
+    var outcome: PushOutcome
+    var reason: String
 }

@@ -90,7 +90,7 @@ extension ControlPlane {
     func recordPush(_ kind: PushKind, member: MemberID, transport: WakeRoute, outcome: PushOutcome, reason: String? = nil, burst: BurstID? = nil) {
         notifier.ledger.record(kind, member: member, transport: transport, outcome: outcome, reason: reason, burst: burst, at: wallClock.now())
         if directory.memberships[member] == nil { notifier.ledger.forget(member) }  // a leave outlives its membership
-        metrics.push(kind: kind.rawValue, transport: transport.rawValue, outcome: outcome.rawValue, reason: reason ?? "")
+        metrics.push(kind: kind, transport: transport, outcome: outcome, reason: reason ?? "")
         switch outcome {
         case .sent, .acknowledged:
             logger.debug("push \(outcome.rawValue)", metadata: ["kind": "\(kind.rawValue)", "member": "\(member)", "transport": "\(transport.rawValue)"])

@@ -1,0 +1,36 @@
+import PTTCore
+@testable import PTTServer
+import Testing
+
+/// `ptt_pushes_total`: one kept counter per label set, and a bounded number of label sets whatever reasons
+/// the peers send.
+@Suite("Push counters")
+struct PushMetricsTests {
+    private func lines(_ metrics: ServerMetrics) -> [Substring] {
+        String(decoding: metrics.exposition(), as: UTF8.self).split(separator: "\n").filter { $0.hasPrefix("ptt_pushes_total{") }
+    }
+
+    private func value(_ metrics: ServerMetrics, containing label: String) -> Int {
+        lines(metrics).filter { $0.contains(label) }.compactMap { Int($0.split(separator: " ").last!) }.reduce(0, +)
+    }
+
+    @Test("the same label set counts on one counter; odd reasons count as other")
+    func counting() {
+        let metrics = ServerMetrics()
+        for _ in 0..<3 { metrics.push(kind: .wake, transport: .apns, outcome: .rejected, reason: "BadDeviceToken") }
+        metrics.push(kind: .wake, transport: .apns, outcome: .rejected, reason: "not\u{0}ascii")
+        metrics.push(kind: .wake, transport: .apns, outcome: .rejected, reason: String(repeating: "x", count: 41))
+        #expect(value(metrics, containing: #"reason="BadDeviceToken""#) == 3)
+        #expect(value(metrics, containing: #"reason="other""#) == 2)
+    }
+
+    @Test("new reasons past the bound are counted as other, and nothing is lost")
+    func bounded() {
+        let metrics = ServerMetrics()
+        let pushes = ServerMetrics.maxPushLabelSets + 100
+        for n in 0..<pushes { metrics.push(kind: .wake, transport: .apns, outcome: .failed, reason: "reason-\(n)") }
+        #expect(lines(metrics).count <= ServerMetrics.maxPushLabelSets + 1)
+        #expect(value(metrics, containing: #"outcome="failed""#) == pushes)
+        #expect(value(metrics, containing: #"reason="other""#) >= 100)
+    }
+}

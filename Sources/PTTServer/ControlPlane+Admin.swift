@@ -56,7 +56,7 @@ extension ControlPlane {
     func createChannel(_ request: CreateChannelRequest) throws(AdminError) -> ChannelSummary {
         let channel: Channel
         do {
-            channel = try directory.planCreateChannel(name: request.name, imageURL: request.imageURL, now: Date())
+            channel = try directory.planCreateChannel(name: request.name, imageURL: request.imageURL, now: wallClock.now())
         } catch {
             if case .channelExists = error { throw AdminError(error: "conflict", message: error.description) }
             throw AdminError(error: "bad-request", message: error.description)
@@ -112,7 +112,7 @@ extension ControlPlane {
         do {
             user = try directory.planAddUser(User(
                 name: request.name, secretHash: SecretHasher.hash(secret: secret, salt: salt), salt: salt,
-                priority: request.priority ?? 0, receiveOnly: request.receiveOnly ?? false, createdAt: Date()))
+                priority: request.priority ?? 0, receiveOnly: request.receiveOnly ?? false, createdAt: wallClock.now()))
         } catch {
             if case .userExists = error { throw AdminError(error: "conflict", message: error.description) }
             throw AdminError(error: "bad-request", message: error.description)

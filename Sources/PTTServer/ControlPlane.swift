@@ -103,7 +103,7 @@ public final class ControlPlane: @unchecked Sendable {
 
     func heartbeatAcknowledged(by session: ControlSession) {
         eventLoop.preconditionInEventLoop()
-        if let key = sessions[session.id]?.key { lastHeartbeat[key.device] = Date() }
+        if let key = sessions[session.id]?.key { lastHeartbeat[key.device] = wallClock.now() }
     }
 
     /// Live sessions of a device, by role.
@@ -181,7 +181,7 @@ public final class ControlPlane: @unchecked Sendable {
         }
         sessions[session.id]?.key = key
         sessionByKey[key] = session.id
-        lastHeartbeat[device] = Date()
+        lastHeartbeat[device] = wallClock.now()
         logger.info("session started", metadata: ["user": "\(user.name)", "device": "\(hello.device)", "role": "\(hello.role.rawValue)",
                                                   "remote": "\(session.remoteAddress)", "client": "\(hello.client ?? "-")"])
         let memberships = directory.memberships(user: user.name, device: hello.device).map { joined(for: $0, re: nil, listMembers: false) }

@@ -95,12 +95,6 @@ public struct ChannelDirectory: Sendable {
         return Channel(id: id, name: name, imageURL: imageURL, createdAt: now)
     }
 
-    /// Plans the deletion of a channel: the channel and every membership in it.
-    public func planDeleteChannel(_ nameOrID: String) throws(DirectoryError) -> (channel: Channel, removed: [Membership]) {
-        guard let channel = channel(named: nameOrID) else { throw .noSuchChannel(nameOrID) }
-        return (channel, members(of: channel.id))
-    }
-
     /// Plans a new user with an already hashed secret.
     public func planAddUser(_ user: User) throws(DirectoryError) -> User {
         try NameRules.validate(user.name, what: "user")

@@ -125,7 +125,9 @@ struct InteropTests {
         let capture = try Subprocess(try #require(Tools.path("tshark")), ["-i", "lo", "-f", "udp dst port \(listenPort)", "-w", directory + "/relayed.pcap", "-F", "pcap",
                                                                              "-c", "\(packets.count)", "-a", "duration:40"])
         defer { capture.signal(SIGKILL) }
-        try await capture.waitForStandardError(containing: "Capturing on")
+        // "Capturing on" is printed before dumpcap has started; packets relayed before "Capture started" would be
+        // missed, and tshark would wait for a packet count it can never reach (seen on a loaded machine).
+        try await capture.waitForStandardError(containing: "Capture started")
         let ffmpeg = try Subprocess(try #require(Tools.path("ffmpeg")), [
             "-hide_banner", "-loglevel", "error", "-protocol_whitelist", "file,udp,rtp", "-i", directory + "/bob.sdp",
             "-c", "copy", "-frames:a", "\(packets.count)", "-y", directory + "/recorded.ogg"])

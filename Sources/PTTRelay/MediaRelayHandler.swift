@@ -90,10 +90,12 @@ final class MediaRelayHandler: ChannelInboundHandler, @unchecked Sendable {
         return true
     }
 
-    /// Sends everything queued.
+    /// Sends everything queued (nothing once the handler has left the pipeline: NIO then owns, and may have
+    /// closed, the descriptor).
     func flush() {
+        guard let context else { return }
         batch?.flush()
-        if let context { flushNIO(context) }
+        flushNIO(context)
     }
 
     /// Sends what waits on NIO's path; with a ``DatagramBatch``, tracks it until NIO has written it.

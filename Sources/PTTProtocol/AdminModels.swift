@@ -132,8 +132,37 @@ public struct AddUserResponse: Codable, Sendable, Equatable {
 
 /// The body of every admin API error.
 public struct AdminError: Codable, Sendable, Equatable, Error, CustomStringConvertible {
+    /// The ``AdminErrorCode``'s raw value (a string on the wire, so that a client can read codes it does not know).
     public var error: String
     public var message: String
+    public init(_ code: AdminErrorCode, _ message: String) { self.error = code.rawValue; self.message = message }
+    /// An error with a code of its own (a client's, such as `no-server`: never one the server sends).
     public init(error: String, message: String) { self.error = error; self.message = message }
+    /// The code, if it is one this version knows.
+    public var code: AdminErrorCode? { AdminErrorCode(rawValue: error) }
     public var description: String { message }
+}
+
+/// What went wrong with an admin API request, with the HTTP status that carries it.
+public enum AdminErrorCode: String, Sendable, CaseIterable {
+    case badRequest = "bad-request"
+    case unauthorized
+    case notFound = "not-found"
+    case methodNotAllowed = "method-not-allowed"
+    case conflict
+    case tooLarge = "too-large"
+    case `internal`
+
+    /// The HTTP status of an answer with this code.
+    public var httpStatus: Int {
+        switch self {
+        case .badRequest: 400
+        case .unauthorized: 401
+        case .notFound: 404
+        case .methodNotAllowed: 405
+        case .conflict: 409
+        case .tooLarge: 413
+        case .internal: 500
+        }
+    }
 }

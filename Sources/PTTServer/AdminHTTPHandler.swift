@@ -44,12 +44,12 @@ package final class AdminHTTPHandler: ChannelInboundHandler, @unchecked Sendable
         metrics.adminRequests.increment()
         let keepAlive = head.isKeepAlive
         if tooLarge {
-            return write(context: context, .error(AdminError(error: "too-large", message: "request body over 64 KiB")), keepAlive: false)
+            return write(context: context, .error(AdminError(.tooLarge, "request body over 64 KiB")), keepAlive: false)
         }
         guard authorized(head) else {
             metrics.adminUnauthorized.increment()
             logger.notice("admin request without the right token", metadata: ["path": "\(head.uri)"])
-            return write(context: context, .error(AdminError(error: "unauthorized", message: "missing or wrong admin token (Authorization: Bearer <data dir>/admin-token)")), keepAlive: keepAlive)
+            return write(context: context, .error(AdminError(.unauthorized, "missing or wrong admin token (Authorization: Bearer <data dir>/admin-token)")), keepAlive: keepAlive)
         }
         let router = self.router
         let body = self.body
@@ -60,7 +60,7 @@ package final class AdminHTTPHandler: ChannelInboundHandler, @unchecked Sendable
             let (handler, context) = loopBound.value
             switch result {
             case .success(let response): handler.write(context: context, response, keepAlive: keepAlive)
-            case .failure(let error): handler.write(context: context, .error(AdminError(error: "internal", message: "\(error)")), keepAlive: false)
+            case .failure(let error): handler.write(context: context, .error(AdminError(.internal, "\(error)")), keepAlive: false)
             }
         }
     }

@@ -17,16 +17,7 @@ struct AdminResponse: Sendable {
     }
 
     static func error(_ error: AdminError) -> AdminResponse {
-        let status: HTTPResponseStatus = switch error.error {
-        case "not-found": .notFound
-        case "conflict": .conflict
-        case "bad-request": .badRequest
-        case "unauthorized": .unauthorized
-        case "method-not-allowed": .methodNotAllowed
-        case "too-large": .payloadTooLarge
-        default: .internalServerError
-        }
-        return json(error, status: status)
+        json(error, status: HTTPResponseStatus(statusCode: (error.code ?? .internal).httpStatus))
     }
 }
 
@@ -78,7 +69,7 @@ package struct AdminRouter {
                 try plane.removeUser(segments[2])
                 return AdminResponse(status: .noContent)
             default:
-                return .error(AdminError(error: "not-found", message: "no route \(method.rawValue) \(path)"))
+                return .error(AdminError(.notFound, "no route \(method.rawValue) \(path)"))
             }
         } catch {
             return .error(error)
@@ -87,7 +78,7 @@ package struct AdminRouter {
 
     private func decode<T: Decodable>(_ type: T.Type, _ body: [UInt8]) throws(AdminError) -> T {
         do { return try JSONDecoder().decode(T.self, from: Data(body)) } catch {
-            throw AdminError(error: "bad-request", message: "request body is not a valid \(T.self): \(error)")
+            throw AdminError(.badRequest, "request body is not a valid \(T.self): \(error)")
         }
     }
 }

@@ -10,7 +10,7 @@ extension ControlPlane {
     }
 
     func adminChannel(_ reference: String) throws(AdminError) -> Channel {
-        guard let channel = directory.channel(named: reference) else { throw AdminError(error: "not-found", message: "no channel '\(reference)'") }
+        guard let channel = directory.channel(named: reference) else { throw AdminError(.notFound, "no channel '\(reference)'") }
         return channel
     }
 
@@ -58,8 +58,8 @@ extension ControlPlane {
         do {
             channel = try directory.planCreateChannel(name: request.name, imageURL: request.imageURL, now: wallClock.now())
         } catch {
-            if case .channelExists = error { throw AdminError(error: "conflict", message: error.description) }
-            throw AdminError(error: "bad-request", message: error.description)
+            if case .channelExists = error { throw AdminError(.conflict, error.description) }
+            throw AdminError(.badRequest, error.description)
         }
         try adminCommit([.putChannel(channel)])
         logger.info("channel created", metadata: ["channel": "\(channel.name)", "id": "\(channel.id)"])
@@ -83,17 +83,17 @@ extension ControlPlane {
     func kick(channel reference: String, member memberReference: String) throws(AdminError) {
         let channel = try adminChannel(reference)
         guard let member = directory.findMember(memberReference, in: channel.id) else {
-            throw AdminError(error: "not-found", message: "no single member '\(memberReference)' in channel '\(channel.name)'")
+            throw AdminError(.notFound, "no single member '\(memberReference)' in channel '\(channel.name)'")
         }
         do { try endMembership(member, in: channel, reason: "kicked") } catch {
-            throw AdminError(error: "internal", message: "could not store the change: \(Store.describe(error))")
+            throw AdminError(.internal, "could not store the change: \(Store.describe(error))")
         }
         metrics.kicks.increment()
     }
 
     func revokeFloor(_ reference: String) throws(AdminError) {
         let channel = try adminChannel(reference)
-        guard floors[channel.id]?.holder != nil else { throw AdminError(error: "conflict", message: "the floor of '\(channel.name)' is idle") }
+        guard floors[channel.id]?.holder != nil else { throw AdminError(.conflict, "the floor of '\(channel.name)' is idle") }
         floorEvent(channel.id) { floor, now in floor.revoke(now: now) }
     }
 
@@ -114,8 +114,8 @@ extension ControlPlane {
                 name: request.name, secretHash: SecretHasher.hash(secret: secret, salt: salt), salt: salt,
                 priority: request.priority ?? 0, receiveOnly: request.receiveOnly ?? false, createdAt: wallClock.now()))
         } catch {
-            if case .userExists = error { throw AdminError(error: "conflict", message: error.description) }
-            throw AdminError(error: "bad-request", message: error.description)
+            if case .userExists = error { throw AdminError(.conflict, error.description) }
+            throw AdminError(.badRequest, error.description)
         }
         try adminCommit([.putUser(user)])
         logger.info("user added", metadata: ["user": "\(user.name)", "priority": "\(user.priority)", "receiveOnly": "\(user.receiveOnly)"])
@@ -124,11 +124,11 @@ extension ControlPlane {
 
     func removeUser(_ name: String) throws(AdminError) {
         let memberships: [Membership]
-        do { memberships = try directory.planRemoveUser(name) } catch { throw AdminError(error: "not-found", message: error.description) }
+        do { memberships = try directory.planRemoveUser(name) } catch { throw AdminError(.notFound, error.description) }
         for membership in memberships {
             guard let channel = directory.channels[membership.channel] else { continue }
             do { try endMembership(membership, in: channel, reason: "user-removed") } catch {
-                throw AdminError(error: "internal", message: "could not store the change: \(Store.describe(error))")
+                throw AdminError(.internal, "could not store the change: \(Store.describe(error))")
             }
         }
         try adminCommit([.removeUser(name)])
@@ -139,6 +139,6 @@ extension ControlPlane {
     }
 
     private func adminCommit(_ changes: [DirectoryChange]) throws(AdminError) {
-        do { try commit(changes) } catch { throw AdminError(error: "internal", message: "could not store the change: \(Store.describe(error))") }
+        do { try commit(changes) } catch { throw AdminError(.internal, "could not store the change: \(Store.describe(error))") }
     }
 }

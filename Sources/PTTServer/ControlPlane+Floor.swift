@@ -87,7 +87,7 @@ extension ControlPlane {
                 logger.info("floor granted", metadata: ["channel": "\(channel.name)", "member": "\(member)"])
                 send(.floorGranted(FloorGranted(re: reply(to: member), channel: info, talkTimeMs: Int(talkTime.milliseconds))), to: member)
             case .denied(let member, let cause):
-                metrics.floorDenied(cause: cause.rawValue)
+                metrics.floorDenied(cause: cause)
                 send(.floorDenied(FloorDenied(re: reply(to: member), channel: info, cause: cause.rawValue)), to: member)
             case .queued(let member, let position):
                 if member == requester?.member { metrics.floorQueued.increment() }
@@ -98,7 +98,7 @@ extension ControlPlane {
                 guard let pre = directory.memberships[by] else { continue }
                 send(.floorRevokePending(FloorRevokePending(channel: info, by: memberInfo(pre), graceMs: Int(grace.milliseconds))), to: holder)
             case .revoked(let member, let cause):
-                metrics.floorRevoked(cause: cause.rawValue)
+                metrics.floorRevoked(cause: cause)
                 logger.info("floor revoked", metadata: ["channel": "\(channel.name)", "member": "\(member)", "cause": "\(cause.rawValue)"])
                 send(.floorRevoked(FloorRevoked(channel: info, cause: cause.rawValue)), to: member)
             case .taken(let member):

@@ -69,9 +69,9 @@ public final class ServerMetrics: Sendable {
         heartbeatsMissed = registry.makeCounter(name: "ptt_heartbeats_missed_total", help: "Heartbeats not acknowledged in time")
         sessionsTimedOut = registry.makeCounter(name: "ptt_sessions_timed_out_total", help: "Sessions closed after missing heartbeats")
         floorDenies = Self.labelled(registry, "ptt_floor_denies_total", "Floor requests denied", key: "cause",
-                                    ["another-member-has-permission", "only-one-participant", "receive-only", "queue-full"])
+                                    FloorDenyCause.allCases.map(\.rawValue))
         floorRevokes = Self.labelled(registry, "ptt_floor_revokes_total", "Floors revoked", key: "cause",
-                                     ["end-of-media", "talk-time-exceeded", "preempted", "revoked-by-operator"])
+                                     FloorRevokeCause.allCases.map(\.rawValue))
         framesRejected = Self.labelled(registry, "ptt_control_frames_rejected_total", "Control frames rejected", key: "reason",
                                        ["frame-too-large", "malformed-frame", "not-authenticated", "already-authenticated", "bad-request", "other"])
         authFailures = Self.labelled(registry, "ptt_auth_failures_total", "Hellos refused", key: "reason",
@@ -98,8 +98,8 @@ public final class ServerMetrics: Sendable {
         Dictionary(uniqueKeysWithValues: values.map { ($0, registry.makeCounter(name: name, labels: [(key, $0)], help: help)) })
     }
 
-    public func floorDenied(cause: String) { floorDenies[cause]?.increment() }
-    public func floorRevoked(cause: String) { floorRevokes[cause]?.increment() }
+    public func floorDenied(cause: FloorDenyCause) { floorDenies[cause.rawValue]?.increment() }
+    public func floorRevoked(cause: FloorRevokeCause) { floorRevokes[cause.rawValue]?.increment() }
     public func frameRejected(reason: String) { (framesRejected[reason] ?? framesRejected["other"])?.increment() }
     public func authFailed(reason: String) { authFailures[reason]?.increment() }
     public func connectionRefused(_ reason: AdmissionControl.Refusal) { connectionsRefused[reason.rawValue]?.increment() }

@@ -15,7 +15,7 @@ struct AdminAPITests {
             let _: [ChannelSummary] = try await wrong.get("/api/channels")
             Issue.record("listed channels without the token")
         } catch let error as AdminError {
-            #expect(error.error == "unauthorized")
+            #expect(error.code == .unauthorized)
         }
         await #expect(throws: AdminError.self) { _ = try await wrong.getText("/metrics") }
         let token = try String(contentsOfFile: server.data.adminToken, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -37,13 +37,13 @@ struct AdminAPITests {
             let _: ChannelSummary = try await server.admin.post("/api/channels", body: CreateChannelRequest(name: "galley"))
             Issue.record("created a duplicate channel")
         } catch let error as AdminError {
-            #expect(error.error == "conflict")
+            #expect(error.code == .conflict)
         }
         do {
             let _: ChannelSummary = try await server.admin.post("/api/channels", body: CreateChannelRequest(name: " "))
             Issue.record("created a blank channel")
         } catch let error as AdminError {
-            #expect(error.error == "bad-request")
+            #expect(error.code == .badRequest)
         }
         let byID: ChannelDetail = try await server.admin.get("/api/channels/\(created.id)")
         #expect(byID.name == "galley")
@@ -65,7 +65,7 @@ struct AdminAPITests {
             let _: ChannelDetail = try await server.admin.get("/api/channels/galley")
             Issue.record("a deleted channel was found")
         } catch let error as AdminError {
-            #expect(error.error == "not-found")
+            #expect(error.code == .notFound)
         }
 
         try await server.admin.perform(.DELETE, "/api/users/cook")

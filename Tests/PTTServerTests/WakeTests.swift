@@ -257,7 +257,7 @@ struct AnnouncementTests {
                 let _: AnnounceResponse = try await server.admin.post("/api/channels/deck/announce", body: request)
                 Issue.record("accepted \(request)")
             } catch let error as AdminError {
-                #expect(error.error == "bad-request")
+                #expect(error.code == .badRequest)
                 #expect(error.message.contains(fragment))
             }
         }
@@ -265,7 +265,7 @@ struct AnnouncementTests {
             let _: AnnounceResponse = try await server.admin.post("/api/channels/nowhere/announce", body: AnnounceRequest(text: "x"))
             Issue.record("accepted an unknown channel")
         } catch let error as AdminError {
-            #expect(error.error == "not-found")
+            #expect(error.code == .notFound)
         }
     }
 }

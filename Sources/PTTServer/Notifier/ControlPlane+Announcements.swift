@@ -11,14 +11,14 @@ extension ControlPlane {
         let channel = try adminChannel(reference)
         let text = request.text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty, text.utf8.count <= 1024 else {
-            throw AdminError(error: "bad-request", message: "text must be 1 to 1024 bytes of UTF-8")
+            throw AdminError(.badRequest, "text must be 1 to 1024 bytes of UTF-8")
         }
         if let collapse = request.collapseId, collapse.isEmpty || collapse.utf8.count > 64 {
-            throw AdminError(error: "bad-request", message: "collapseId must be 1 to 64 bytes")
+            throw AdminError(.badRequest, "collapseId must be 1 to 64 bytes")
         }
         let ttl = request.ttlSeconds.map { Duration.seconds($0) } ?? configuration.wake.announcementTTL
         guard ttl >= .seconds(1), ttl <= WakeConfiguration.maxAnnouncementTTL else {
-            throw AdminError(error: "bad-request", message: "ttlSeconds must be 1 to \(WakeConfiguration.maxAnnouncementTTL.components.seconds)")
+            throw AdminError(.badRequest, "ttlSeconds must be 1 to \(WakeConfiguration.maxAnnouncementTTL.components.seconds)")
         }
         let now = wallClock.now()
         let expiresAt = now.addingTimeInterval(TimeInterval(ttl.components.seconds))
@@ -29,7 +29,7 @@ extension ControlPlane {
         }
         let plan = notifier.book.planAdd(announcements)
         do { try commitAnnouncements(plan.changes) } catch {
-            throw AdminError(error: "internal", message: "could not store the announcement: \(Store.describe(error))")
+            throw AdminError(.internal, "could not store the announcement: \(Store.describe(error))")
         }
         for old in plan.overflowed {
             recordPush(.announce, member: old.member, transport: .none, outcome: .expired, reason: PushExpiry.overflow.rawValue)

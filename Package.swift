@@ -86,7 +86,7 @@ let package = Package(
         .target(
             name: "PTTServer",
             dependencies: [
-                "PTTCore", "PTTProtocol", "PTTRelay",
+                "PTTCore", "PTTProtocol", "PTTRelay", "PTTStore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -99,8 +99,15 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
+        // The server's storage: SQLite through GRDB, here and nowhere else.
+        .target(
+            name: "PTTStore",
+            dependencies: [
+                "PTTCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .target(
@@ -172,7 +179,7 @@ let package = Package(
         .executableTarget(name: "fuzz-wav", dependencies: ["AudioFiles"], path: "Sources/Fuzz/WAV"),
         .executableTarget(name: "fuzz-config", dependencies: ["PTTServer"], path: "Sources/Fuzz/Config"),
         .executableTarget(name: "fuzz-admin-http", dependencies: [
-            "PTTServer", "PTTCore",
+            "PTTServer", "PTTCore", "PTTStore",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOEmbedded", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -208,7 +215,7 @@ let package = Package(
         .testTarget(
             name: "PTTServerTests",
             dependencies: [
-                "PTTServer", "PTTRelay", "PTTClient", "PTTProtocol", "PTTCore", "RTP", "AudioFiles", "SRTP", "Opus", "TestSupport",
+                "PTTServer", "PTTRelay", "PTTStore", "PTTClient", "PTTProtocol", "PTTCore", "RTP", "AudioFiles", "SRTP", "Opus", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -1,6 +1,7 @@
 import Foundation
 import PTTCore
 import PTTProtocol
+import PTTStore
 
 /// The operations behind the admin API. Each runs on the plane's event loop; errors are ``AdminError``s
 /// whose `error` field maps to an HTTP status in ``AdminRouter``.

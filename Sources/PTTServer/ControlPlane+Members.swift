@@ -1,6 +1,7 @@
 import Foundation
 import PTTCore
 import PTTProtocol
+import PTTStore
 
 extension ControlPlane {
     // MARK: Views sent to clients

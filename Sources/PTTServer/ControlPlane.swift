@@ -4,6 +4,7 @@ import NIOCore
 import PTTCore
 import PTTProtocol
 import PTTRelay
+import PTTStore
 
 /// The control side of the server: channels, memberships, floors and sessions.
 ///

@@ -7,6 +7,7 @@ import PTTCore
 import PTTProtocol
 import PTTRelay
 import ServiceLifecycle
+import PTTStore
 
 /// The whole `pttd` server: storage, control listener, admin listener. A swift-service-lifecycle `Service`.
 ///

@@ -6,6 +6,7 @@ import PTTClient
 import PTTProtocol
 @testable import PTTServer
 import Testing
+import PTTStore
 
 extension Stress {
     /// What happens to the whole server at once: every device of a ship reconnecting when the Wi-Fi

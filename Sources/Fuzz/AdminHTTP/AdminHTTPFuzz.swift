@@ -4,6 +4,7 @@ import NIOEmbedded
 import NIOHTTP1
 import PTTCore
 import PTTServer
+import PTTStore
 
 /// The admin HTTP server: raw bytes through NIO's HTTP/1 server pipeline and `AdminHTTPHandler`
 /// in an `EmbeddedChannel`, routed to a real `ControlPlane` over an in-memory SQLite store. Each

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import PTTCore
 import PTTProtocol
+import PTTStore
 
 /// Operator announcements: stored per member (surviving restarts) until acknowledged or expired, handed
 /// to the member's connection now and again on every new connection, at priority 5.

@@ -23,12 +23,12 @@ public final class Store: Sendable {
     }
 
     /// SQLite's own check of the database file: `["ok"]` when it is sound.
-    func integrityCheck() throws -> [String] {
+    public func integrityCheck() throws -> [String] {
         try queue.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
     }
 
     /// What went wrong with a write, in words for a client or an operator: a full disk is named as such.
-    static func describe(_ error: any Error) -> String {
+    public static func describe(_ error: any Error) -> String {
         guard let error = error as? DatabaseError else { return "\(error)" }
         switch error.resultCode {
         case .SQLITE_FULL: return "the server's disk is full"

@@ -111,7 +111,7 @@ struct AdminLimitTests {
         for _ in 0..<4 { held.append(try await RawHTTP(port: port)) }
         try await eventually("four admin connections") { PTTServerTests.metric(String(decoding: server.server.metrics.exposition(), as: UTF8.self), "ptt_admin_connections") == 4 }
         let extra = try await RawHTTP(port: port)
-        try await extra.waitClosed(timeout: .seconds(5))
+        try await extra.waitClosed(timeout: TestTimeouts.eventWait)
         #expect(PTTServerTests.metric(String(decoding: server.server.metrics.exposition(), as: UTF8.self), "ptt_admin_connections_refused_total") == 1)
         for connection in held { try? await connection.channel.close() }
         try await eventually("the API to answer again") { (try? await server.admin.getText("/metrics")) != nil }

@@ -132,7 +132,7 @@ struct ReplayTests {
         _ = try await alice.peer.request(.floorRelease(FloorCommand(channel: "deck")))
         _ = try await bob.peer.next("floor-granted")
         let reply = Array(packets.prefix(10))
-        async let aliceHeard = collect(alice.media, count: reply.count, timeout: .seconds(5))
+        async let aliceHeard = collect(alice.media, count: reply.count, timeout: TestTimeouts.eventWait)
         try await Self.talk(bob, reply)
         let aliceGot = await aliceHeard
         #expect(aliceGot.map(\.payload) == reply.map(\.data))
@@ -154,7 +154,7 @@ struct ReplayTests {
         try await Self.talk(alice, Array(packets.prefix(40)))
         await alice.media.close()
         await alice.peer.close()  // gone: no release, no more audio
-        let idle = try await bob.peer.next(timeout: .seconds(5), "floor-idle") { $0.type == "floor-idle" }
+        let idle = try await bob.peer.next(timeout: TestTimeouts.eventWait, "floor-idle") { $0.type == "floor-idle" }
         #expect(idle.type == "floor-idle")
         let detail: ChannelDetail = try await server.admin.get("/api/channels/deck")
         #expect(detail.floor == "idle")

@@ -70,10 +70,8 @@ final class DatagramBatch {
             guard next < count else { break }
             if failure == EAGAIN || failure == EWOULDBLOCK {
                 for index in next..<count {
-                    var address = RawSocketAddress()
-                    address.storage = datagrams[index].address
-                    address.length = datagrams[index].addressLength
-                    overflow(UnsafeRawBufferPointer(start: datagrams[index].bytes, count: datagrams[index].length), address)
+                    let datagram = datagrams[index]
+                    overflow(UnsafeRawBufferPointer(start: datagram.bytes, count: datagram.length), RawSocketAddress(datagram))
                 }
                 break
             }

@@ -20,6 +20,12 @@ struct RawSocketAddress {
         }
     }
 
+    /// The address a queued datagram goes to.
+    init(_ datagram: cudp_datagram) {
+        storage = datagram.address
+        length = datagram.addressLength
+    }
+
     /// The same address as NIO's type (for the rare datagram that has to go through NIO's write path).
     var socketAddress: SocketAddress? {
         withUnsafeBytes(of: storage) { bytes in

@@ -77,7 +77,6 @@ struct ControlSessionStateMachine {
     private var pendingReject: ErrorFrame?
     private var heartbeatSeq: UInt64 = 0
     private(set) var unacknowledged = 0
-    private var heartbeatsRunning = false
 
     init(maxRequestsInFlight: Int, heartbeatMissLimit: Int) {
         self.maxRequestsInFlight = maxRequestsInFlight
@@ -132,9 +131,9 @@ struct ControlSessionStateMachine {
 
     mutating func helloSucceeded() -> Action {
         guard phase != .closing else { return .authenticated(startHeartbeats: false) }
+        // Heartbeats start with the first success only.
+        let start = phase != .authenticated
         phase = .authenticated
-        let start = !heartbeatsRunning
-        heartbeatsRunning = true
         return .authenticated(startHeartbeats: start)
     }
 

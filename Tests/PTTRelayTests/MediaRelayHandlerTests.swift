@@ -124,10 +124,7 @@ struct MediaRelayHandlerTests {
         let h = try Harness { _, datagrams, count, failure in
             var sent: Int32 = 0
             while sent < count, kernel.room > 0 {
-                var address = RawSocketAddress()
-                address.storage = datagrams[Int(sent)].address
-                address.length = datagrams[Int(sent)].addressLength
-                kernel.ports.append(address.socketAddress?.port ?? -1)
+                kernel.ports.append(RawSocketAddress(datagrams[Int(sent)]).socketAddress?.port ?? -1)
                 kernel.room -= 1
                 sent += 1
             }

@@ -81,7 +81,7 @@ struct PTTD: AsyncParsableCommand {
         }
         do { try settings.validate() } catch { throw ValidationError(error.description) }
 
-        let server = RelayServer(configuration: settings, dataDirectory: dataDirectory, logger: logger)
+        let server = PTTDaemon(configuration: settings, dataDirectory: dataDirectory, logger: logger)
         let group = ServiceGroup(
             configuration: .init(services: [.init(service: server)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()

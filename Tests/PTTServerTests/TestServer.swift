@@ -9,7 +9,7 @@ import PTTProtocol
 
 /// A real server on loopback with ephemeral ports and a temporary data directory.
 final class TestServer: Sendable {
-    let server: RelayServer
+    let server: PTTDaemon
     let data: DataDirectory
     let endpoint: ServerEndpoint
     let admin: AdminClient
@@ -33,7 +33,7 @@ final class TestServer: Sendable {
         var logger = Logger(label: "pttd-test")
         logger.logLevel = ProcessInfo.processInfo.environment["PTT_TEST_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .critical
         let directory = DataDirectory(path: data ?? temporaryDirectory())
-        let server = RelayServer(configuration: configuration, dataDirectory: directory, logger: logger, wallClock: wallClock,
+        let server = PTTDaemon(configuration: configuration, dataDirectory: directory, logger: logger, wallClock: wallClock,
                                  group: MultiThreadedEventLoopGroup.singleton)
         try await server.start()
         let info = try require_(server.runtimeInfo)
@@ -41,7 +41,7 @@ final class TestServer: Sendable {
                           admin: AdminClient(baseURL: info.adminURL, token: try require_(server.adminToken)), tls: configuration.tls)
     }
 
-    private init(server: RelayServer, data: DataDirectory, endpoint: ServerEndpoint, admin: AdminClient, tls: Bool) {
+    private init(server: PTTDaemon, data: DataDirectory, endpoint: ServerEndpoint, admin: AdminClient, tls: Bool) {
         self.server = server; self.data = data; self.endpoint = endpoint; self.admin = admin; self.tls = tls
     }
 

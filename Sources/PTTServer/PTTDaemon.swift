@@ -12,12 +12,12 @@ import PTTStore
 /// The whole `pttd` server: storage, control listener, admin listener. A swift-service-lifecycle `Service`.
 ///
 /// ```swift
-/// let server = RelayServer(configuration: config, dataDirectory: DataDirectory(path: ".pttd"), logger: logger)
+/// let server = PTTDaemon(configuration: config, dataDirectory: DataDirectory(path: ".pttd"), logger: logger)
 /// try await server.start()      // listening; runtime.json written
 /// ...
 /// try await server.shutdown()
 /// ```
-public final class RelayServer: Service, @unchecked Sendable {
+public final class PTTDaemon: Service, @unchecked Sendable {
     // @unchecked: `running` is set once by start() before it is read, and only read afterwards.
     public let configuration: ServerConfiguration
     public let dataDirectory: DataDirectory

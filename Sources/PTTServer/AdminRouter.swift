@@ -43,30 +43,30 @@ package struct AdminRouter {
             case (.GET, 2, "api", "health"):
                 return .json(["status": "ok"])
             case (.GET, 2, "api", "channels"):
-                return .json(plane.listChannels())
+                return .json(plane.admin.listChannels())
             case (.POST, 2, "api", "channels"):
-                return .json(try plane.createChannel(decode(CreateChannelRequest.self, body)), status: .created)
+                return .json(try plane.admin.createChannel(decode(CreateChannelRequest.self, body)), status: .created)
             case (.GET, 3, "api", "channels"):
-                return .json(try plane.channelDetail(segments[2]))
+                return .json(try plane.admin.channelDetail(segments[2]))
             case (.DELETE, 3, "api", "channels"):
-                try plane.deleteChannel(segments[2])
+                try plane.admin.deleteChannel(segments[2])
                 return AdminResponse(status: .noContent)
             case (.POST, 4, "api", "channels") where segments[3] == "revoke":
-                try plane.revokeFloor(segments[2])
+                try plane.admin.revokeFloor(segments[2])
                 return AdminResponse(status: .noContent)
             case (.POST, 4, "api", "channels") where segments[3] == "announce":
-                return .json(try plane.announce(segments[2], decode(AnnounceRequest.self, body)), status: .created)
+                return .json(try plane.admin.announce(segments[2], decode(AnnounceRequest.self, body)), status: .created)
             case (.GET, 2, "api", "wakes"):
-                return .json(plane.wakeTotals())
+                return .json(plane.admin.wakeTotals())
             case (.DELETE, 5, "api", "channels") where segments[3] == "members":
-                try plane.kick(channel: segments[2], member: segments[4])
+                try plane.admin.kick(channel: segments[2], member: segments[4])
                 return AdminResponse(status: .noContent)
             case (.GET, 2, "api", "users"):
-                return .json(plane.listUsers())
+                return .json(plane.admin.listUsers())
             case (.POST, 2, "api", "users"):
-                return .json(try plane.addUser(decode(AddUserRequest.self, body)), status: .created)
+                return .json(try plane.admin.addUser(decode(AddUserRequest.self, body)), status: .created)
             case (.DELETE, 3, "api", "users"):
-                try plane.removeUser(segments[2])
+                try plane.admin.removeUser(segments[2])
                 return AdminResponse(status: .noContent)
             default:
                 return .error(AdminError(.notFound, "no route \(method.rawValue) \(path)"))

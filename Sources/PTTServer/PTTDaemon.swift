@@ -115,13 +115,8 @@ public final class PTTDaemon: Service, @unchecked Sendable {
                                implicitFloorRequest: configuration.implicitFloorRequest,
                                silenceTimeout: configuration.mediaSilenceTimeout, metrics: metrics.relay, logger: logger)
         try await relay.bind(host: configuration.controlHost, port: configuration.mediaPort)
-        relay.report = { report in plane.eventLoop.execute { plane.relayReported(report) } }
-        try await controlLoop.submit {
-            plane.relay = relay
-            plane.mediaPort = relay.port
-            plane.syncRelayAll()
-            plane.armAnnouncementExpiry()
-        }.get()
+        relay.report = { report in plane.eventLoop.execute { plane.relayLink.reported(report) } }
+        try await controlLoop.submit { plane.start(relay: relay) }.get()
         let descriptors = DescriptorBudget.raise(configuredMax: configuration.maxConnections,
                                                  adminMaxConnections: configuration.limits.adminMaxConnections)
         if descriptors.maxControlConnections < configuration.maxConnections {
@@ -168,13 +163,7 @@ public final class PTTDaemon: Service, @unchecked Sendable {
             // open SQLite connection) and relay (LeakSanitizer).
             await running.relay.close()
             let plane = running.plane
-            try? await plane.eventLoop.submit {
-                plane.relay = nil
-                plane.notifierStopped()
-                for record in plane.sessions.values {
-                    record.session.close(with: ErrorFrame(code: .shuttingDown, message: "the server is shutting down"))
-                }
-            }.get()
+            try? await plane.eventLoop.submit { plane.stop() }.get()
             await running.apns?.shutdown()
             // Connections report their close to the plane: let them finish before its thread stops, for at
             // most a second (a peer that does not read is cut off when the event loops shut down), so that

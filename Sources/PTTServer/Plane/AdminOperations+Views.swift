@@ -1,0 +1,83 @@
+import Foundation
+import PTTCore
+import PTTProtocol
+
+/// What the admin API reads: channels, members, users and the notifier's accounts.
+extension AdminOperations {
+    /// `GET /api/channels`.
+    func listChannels() -> [ChannelSummary] {
+        directory.channels.values.sorted { $0.name < $1.name }.map { channel in
+            let members = directory.members(of: channel.id)
+            let floor = plane.floors[channel.id]
+            return ChannelSummary(
+                id: channel.id.description, name: channel.name, imageURL: channel.imageURL, members: members.count,
+                connected: members.filter { plane.sessions.appSession(of: $0) != nil }.count,
+                floor: floor?.holder == nil ? "idle" : "taken",
+                speaker: floor?.holder.flatMap { directory.memberships[$0]?.displayName },
+                queueLength: floor?.queue.count ?? 0)
+        }
+    }
+
+    /// `GET /api/channels/NAME`.
+    func channelDetail(_ reference: String) throws(AdminError) -> ChannelDetail {
+        let channel = try channel(reference)
+        let snapshot = plane.floors[channel.id]?.snapshot(now: plane.context.clock.now())
+        let queue = (snapshot?.queue ?? []).enumerated().compactMap { index, id -> QueueEntryStatus? in
+            guard let m = directory.memberships[id] else { return nil }
+            return QueueEntryStatus(position: index + 1, member: id.rawValue, name: m.displayName, priority: m.priority)
+        }
+        return ChannelDetail(
+            id: channel.id.description, name: channel.name, imageURL: channel.imageURL,
+            floor: snapshot?.holder == nil ? "idle" : "taken",
+            speaker: snapshot?.holder.flatMap { directory.memberships[$0] }.map(memberStatus),
+            talkTimeLeftMs: snapshot?.talkTimeLeft.map { Int($0.milliseconds) },
+            queue: queue, members: directory.members(of: channel.id).map(memberStatus))
+    }
+
+    /// A member as the admin API shows it: connections, media, wakes.
+    func memberStatus(_ m: Membership) -> MemberStatus {
+        let device = SessionTable.DeviceKey(m)
+        let roles = plane.sessions.liveRoles(of: device)
+        return MemberStatus(
+            id: m.id.rawValue, name: m.displayName, user: m.user, device: m.device, priority: m.priority, receiveOnly: m.receiveOnly,
+            connected: roles.contains(.app), connections: roles.map(\.rawValue), pushToken: m.pushToken != nil,
+            audioReachable: plane.relayLink.audioReachable(m.id), droppedNotHolder: plane.relayLink.droppedPackets(of: m.id),
+            lastHeartbeat: plane.sessions.lastHeartbeat[device]?.iso8601,
+            joinedAt: m.joinedAt.iso8601, ssrc: m.ssrc, wakeRoute: plane.notifier.wakeRoute(m).rawValue, lastWake: lastWake(of: m.id))
+    }
+
+    /// `GET /api/users`.
+    func listUsers() -> [UserStatus] {
+        let counts = Dictionary(grouping: directory.memberships.values, by: \.user).mapValues(\.count)
+        return directory.users.values.sorted { $0.name < $1.name }.map {
+            UserStatus(name: $0.name, priority: $0.priority, receiveOnly: $0.receiveOnly, memberships: counts[$0.name] ?? 0,
+                       createdAt: $0.createdAt.iso8601)
+        }
+    }
+
+    /// `GET /api/wakes`.
+    func wakeTotals() -> WakeTotals {
+        let notifier = plane.notifier
+        let context = plane.context
+        let wallNow = context.wallClock.now()
+        let counts = notifier.ledger.counts.sorted { $0.key < $1.key }.map {
+            WakeCount(kind: $0.key.kind.rawValue, transport: $0.key.transport.rawValue, outcome: $0.key.outcome.rawValue,
+                      reason: $0.key.reason, count: $0.value)
+        }
+        let backoff = notifier.dispatcher.backoff
+        return WakeTotals(
+            since: notifier.startedAt.iso8601, counts: counts, apnsConfigured: context.apns != nil,
+            apnsEndpoint: context.configuration.apns?.baseURL,
+            apnsBackoffUntil: backoff.isBackingOff(now: wallNow) ? backoff.until?.iso8601 : nil,
+            apnsTokenAgeSeconds: context.apns?.providerTokenAge(now: wallNow).map { Int($0) },
+            storedAnnouncements: plane.announcements.book.count, pending: notifier.dispatcher.pending)
+    }
+
+    /// The last wake or leave of a member.
+    private func lastWake(of member: MemberID) -> LastWakeStatus? {
+        plane.notifier.ledger.last[member].map {
+            LastWakeStatus(at: $0.at.iso8601, kind: $0.kind.rawValue, transport: $0.transport.rawValue, outcome: $0.outcome.rawValue,
+                           reason: $0.reason, burst: $0.burst?.rawValue)
+        }
+    }
+}

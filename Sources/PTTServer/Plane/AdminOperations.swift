@@ -1,0 +1,113 @@
+import Foundation
+import PTTCore
+import PTTProtocol
+import PTTStore
+
+/// The operations behind the admin API (``AdminRouter``), on the plane's event loop. Errors are ``AdminError``s
+/// carrying their HTTP status. What they read is in `AdminOperations+Views`.
+final class AdminOperations: @unchecked Sendable {
+    // @unchecked: confined to the plane's event loop, like the plane.
+    unowned let plane: ControlPlane
+
+    init(plane: ControlPlane) {
+        self.plane = plane
+    }
+
+    var directory: ChannelDirectory { plane.directory }
+
+    /// A channel by name or id, or `not-found`.
+    func channel(_ reference: String) throws(AdminError) -> Channel {
+        guard let channel = directory.channel(named: reference) else { throw AdminError(.notFound, "no channel '\(reference)'") }
+        return channel
+    }
+
+    /// `POST /api/channels`.
+    func createChannel(_ request: CreateChannelRequest) throws(AdminError) -> ChannelSummary {
+        let channel: Channel
+        do {
+            channel = try directory.planCreateChannel(name: request.name, imageURL: request.imageURL, now: plane.context.wallClock.now())
+        } catch {
+            if case .channelExists = error { throw AdminError(.conflict, error.description) }
+            throw AdminError(.badRequest, error.description)
+        }
+        try commit([.putChannel(channel)])
+        plane.logger.info("channel created", metadata: ["channel": "\(channel.name)", "id": "\(channel.id)"])
+        return ChannelSummary(id: channel.id.description, name: channel.name, imageURL: channel.imageURL, members: 0, connected: 0,
+                              floor: "idle", speaker: nil, queueLength: 0)
+    }
+
+    /// `DELETE /api/channels/NAME`: every member is told (`left`, or a leave push), the floor goes.
+    func deleteChannel(_ reference: String) throws(AdminError) {
+        let channel = try channel(reference)
+        let members = directory.members(of: channel.id)
+        try commit([.removeChannel(channel.id)])
+        plane.floors.remove(channel.id)
+        for member in members { plane.notifier.sendLeave(to: member, reason: "channel-deleted") }
+        let left = ControlMessage.left(Left(channel: ChannelInfo(channel), reason: "channel-deleted"))
+        for member in members { for session in plane.sessions.allSessions(of: member) { session.send(left) } }
+        plane.logger.info("channel deleted", metadata: ["channel": "\(channel.name)", "members": "\(members.count)"])
+    }
+
+    /// `DELETE /api/channels/NAME/members/MEMBER`.
+    func kick(channel reference: String, member memberReference: String) throws(AdminError) {
+        let channel = try channel(reference)
+        guard let member = directory.findMember(memberReference, in: channel.id) else {
+            throw AdminError(.notFound, "no single member '\(memberReference)' in channel '\(channel.name)'")
+        }
+        do { try plane.memberships.end(member, in: channel, reason: "kicked") } catch {
+            throw AdminError(.internal, "could not store the change: \(Store.describe(error))")
+        }
+        plane.context.metrics.kicks.increment()
+    }
+
+    /// `POST /api/channels/NAME/revoke`.
+    func revokeFloor(_ reference: String) throws(AdminError) {
+        let channel = try channel(reference)
+        guard plane.floors[channel.id]?.holder != nil else { throw AdminError(.conflict, "the floor of '\(channel.name)' is idle") }
+        plane.floors.event(channel.id) { floor, now in floor.revoke(now: now) }
+    }
+
+    /// `POST /api/channels/NAME/announce`.
+    func announce(_ reference: String, _ request: AnnounceRequest) throws(AdminError) -> AnnounceResponse {
+        try plane.announcements.announce(try channel(reference), request)
+    }
+
+    /// `POST /api/users`: the secret is returned once and stored only as a salted hash.
+    func addUser(_ request: AddUserRequest) throws(AdminError) -> AddUserResponse {
+        let secret = SecretHasher.generateSecret()
+        let salt = SecretHasher.makeSalt()
+        let user: User
+        do {
+            user = try directory.planAddUser(User(
+                name: request.name, secretHash: SecretHasher.hash(secret: secret, salt: salt), salt: salt,
+                priority: request.priority ?? 0, receiveOnly: request.receiveOnly ?? false, createdAt: plane.context.wallClock.now()))
+        } catch {
+            if case .userExists = error { throw AdminError(.conflict, error.description) }
+            throw AdminError(.badRequest, error.description)
+        }
+        try commit([.putUser(user)])
+        plane.logger.info("user added", metadata: ["user": "\(user.name)", "priority": "\(user.priority)", "receiveOnly": "\(user.receiveOnly)"])
+        return AddUserResponse(name: user.name, secret: secret)
+    }
+
+    /// `DELETE /api/users/NAME`: its memberships end and its connections close.
+    func removeUser(_ name: String) throws(AdminError) {
+        let memberships: [Membership]
+        do { memberships = try directory.planRemoveUser(name) } catch { throw AdminError(.notFound, error.description) }
+        for membership in memberships {
+            guard let channel = directory.channels[membership.channel] else { continue }
+            do { try plane.memberships.end(membership, in: channel, reason: "user-removed") } catch {
+                throw AdminError(.internal, "could not store the change: \(Store.describe(error))")
+            }
+        }
+        try commit([.removeUser(name)])
+        for session in plane.sessions.sessions(ofUser: name) {
+            session.close(with: ErrorFrame(code: .badCredentials, message: "user '\(name)' was removed"))
+        }
+        plane.logger.info("user removed", metadata: ["user": "\(name)", "memberships": "\(memberships.count)"])
+    }
+
+    private func commit(_ changes: [DirectoryChange]) throws(AdminError) {
+        do { try plane.commit(changes) } catch { throw AdminError(.internal, "could not store the change: \(Store.describe(error))") }
+    }
+}

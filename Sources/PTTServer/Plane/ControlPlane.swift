@@ -1,0 +1,176 @@
+import Foundation
+import Logging
+import NIOCore
+import PTTCore
+import PTTProtocol
+import PTTRelay
+import PTTStore
+
+/// The control side of the server: channels, memberships, floors, wakes and sessions.
+///
+/// Confined to one event loop (`eventLoop`): every method of the plane and of its parts runs there, which
+/// serialises all control requests without locks or actor hops (an actor on that loop's executor would say the
+/// same with `await` at every call from a connection, relay report and timer, and no fewer hops). Policy lives in
+/// the pure `PTTCore` types (``ChannelDirectory``, ``FloorControl``, ``WakePolicy``, ``PushDispatcher``); the
+/// plane stores changes, executes the actions they return, and keeps the sessions. It is split by
+/// responsibility, each part a small type reaching the others through the plane:
+///
+/// - ``SessionTable``: live sessions by device and role; `hello` is handled here (`ControlPlane+Hello`).
+/// - ``Memberships``: joins (batched into one transaction), leaves and push tokens.
+/// - ``Floors``: one ``FloorControl`` per channel, its timer, and its actions turned into frames.
+/// - ``RelayLink``: what the audio relay is told, and what it reports (media heard).
+/// - ``Notifier`` and ``Announcements``: wakes and leaves over Local Push or APNs; operator announcements.
+/// - ``AdminOperations``: what the admin API reads and changes.
+public final class ControlPlane: @unchecked Sendable {
+    // @unchecked: every mutable property is touched only on `eventLoop` (checked with preconditions).
+    let context: PlaneContext
+    let store: Store
+    /// Channels, users and memberships as stored. Changed only by ``commit(_:)``.
+    private(set) var directory: ChannelDirectory
+    var sessions = SessionTable()
+    private(set) lazy var memberships = Memberships(plane: self)
+    private(set) lazy var floors = Floors(plane: self)
+    private(set) lazy var relayLink = RelayLink(plane: self)
+    private(set) lazy var notifier = Notifier(plane: self)
+    private(set) lazy var announcements = Announcements(plane: self)
+    private(set) lazy var admin = AdminOperations(plane: self)
+
+    public var eventLoop: EventLoop { context.eventLoop }
+    var configuration: ServerConfiguration { context.configuration }
+    var logger: Logger { context.logger }
+
+    package init(eventLoop: EventLoop, configuration: ServerConfiguration, store: Store, metrics: ServerMetrics, clock: any PTTClock,
+                 wallClock: any WallClock = SystemWallClock(), apns: APNsClient? = nil, logger: Logger) throws {
+        context = PlaneContext(eventLoop: eventLoop, configuration: configuration, metrics: metrics, clock: clock,
+                               wallClock: wallClock, apns: apns, logger: logger)
+        self.store = store
+        directory = try store.load()
+        let stored = try store.loadAnnouncements()
+        var random = SecureRandom()
+        let rotation = directory.planRotateMediaKeys(random: &random)
+        try store.write(rotation)
+        directory.apply(rotation)
+        announcements.restore(stored)
+        updateGauges()
+    }
+
+    /// The relay is bound: it learns every membership and floor, and announcement expiry starts.
+    func start(relay: MediaRelay) {
+        eventLoop.preconditionInEventLoop()
+        relayLink.attach(relay)
+        announcements.armExpiry()
+    }
+
+    /// The server stops: timers are cancelled, the relay is let go, and every session is told and closed.
+    func stop() {
+        eventLoop.preconditionInEventLoop()
+        relayLink.detach()
+        notifier.stop()
+        announcements.stop()
+        for record in sessions.records.values {
+            record.session.close(with: ErrorFrame(code: .shuttingDown, message: "the server is shutting down"))
+        }
+    }
+
+    // MARK: Sessions
+
+    func sessionOpened(_ session: ControlSession) {
+        eventLoop.preconditionInEventLoop()
+        sessions.opened(session)
+    }
+
+    func sessionClosed(_ session: ControlSession) {
+        eventLoop.preconditionInEventLoop()
+        guard sessions.isOpen(session) else { return }
+        let key = sessions.closed(session)
+        notifier.sessionClosed(session)
+        if let key {
+            logger.info("session ended", metadata: ["user": "\(key.device.user)", "device": "\(key.device.device)", "role": "\(key.role.rawValue)"])
+        }
+    }
+
+    func heartbeatAcknowledged(by session: ControlSession) {
+        eventLoop.preconditionInEventLoop()
+        sessions.heartbeat(from: session, at: context.wallClock.now())
+    }
+
+    // MARK: Requests
+
+    /// Handles one request from a session, in arrival order.
+    func receive(_ message: ControlMessage, from session: ControlSession) {
+        eventLoop.preconditionInEventLoop()
+        guard sessions.isOpen(session) else { return session.requestDone() }
+        let key = sessions.key(of: session)
+        if case .join(let join) = message, let key {
+            // Answered (and marked done) when its batch is stored.
+            if !memberships.join(join, device: key.device, from: session) { session.requestDone() }
+            return
+        }
+        // Everything else sees the joins that arrived before it as stored and answered.
+        memberships.flushJoins()
+        defer { session.requestDone() }
+        if case .hello(let hello) = message {
+            return handleHello(hello, from: session)
+        }
+        guard let device = key?.device else { return }  // hello failed: the connection is closing
+        switch message {
+        case .join: break
+        case .leave(let leave): memberships.leave(leave, device: device, from: session)
+        case .pushToken(let token): memberships.registerPushToken(token, device: device, from: session)
+        case .floorRequest(let command): floors.request(command, device: device, from: session)
+        case .floorRelease(let command): floors.release(command, device: device, from: session)
+        case .pushAck(let ack): announcements.acknowledged(ack, device: device)
+        default:
+            context.metrics.frameRejected(reason: "bad-request")
+            session.send(.error(ErrorFrame(code: .badRequest, message: "'\(message.type)' is not a request a client can send")))
+        }
+    }
+
+    /// Writes changes to storage, then applies them and tells the relay and the notifier. On a storage failure
+    /// nothing changes and the error is logged. Joins still waiting in a batch are stored first, so changes
+    /// reach storage in the order they were made.
+    func commit(_ changes: [DirectoryChange]) throws {
+        memberships.flushJoins()
+        do {
+            try store.write(changes)
+        } catch {
+            logger.error("storage write failed", metadata: ["error": "\(error)"])
+            throw error
+        }
+        let diff = directory.diff(of: changes)
+        directory.apply(changes)
+        for id in diff.removedMembers {
+            relayLink.forget(id)
+            announcements.forget(id)  // storage removed them with the membership
+            notifier.forget(id)
+        }
+        updateGauges()
+        relayLink.apply(diff)
+    }
+
+    private func updateGauges() {
+        context.metrics.channels.set(Double(directory.channels.count))
+        context.metrics.members.set(Double(directory.memberships.count))
+    }
+
+    // MARK: Sending
+
+    func sendError(_ session: ControlSession, re: Int?, _ code: ErrorCode, _ message: String) {
+        session.send(.error(ErrorFrame(re: re, code: code, message: message)))
+    }
+
+    /// Sends the same message to the app session of every member of a channel, except `excluding`.
+    /// The frame is encoded once and the same bytes go to every connection.
+    func broadcast(_ message: ControlMessage, to channel: ChannelID, excluding: MemberID? = nil) {
+        broadcast(message, to: directory.members(of: channel).filter { $0.id != excluding })
+    }
+
+    /// Sends the same message to the app session of each of these members; encoded once.
+    func broadcast(_ message: ControlMessage, to members: [Membership]) {
+        let frame: ControlFrame
+        do { frame = try ControlFrame(message) } catch {
+            return logger.error("cannot encode a broadcast", metadata: ["type": "\(message.type)", "error": "\(error)"])
+        }
+        ControlSession.send(frame, to: members.compactMap(sessions.appSession(of:)))
+    }
+}

@@ -1,0 +1,69 @@
+import PTTCore
+import PTTProtocol
+
+/// Carries out the ``FloorAction``s of one floor event: frames to members, the floor's broadcasts, wakes at the
+/// start of a talk burst, metrics and log.
+struct FloorActionFrames {
+    let plane: ControlPlane
+    let channel: ChannelID
+    let requester: Floors.Requester?
+    /// The first granted/denied/queued for the requester answers its request.
+    private var answered = false
+
+    init(plane: ControlPlane, channel: ChannelID, requester: Floors.Requester?) {
+        self.plane = plane
+        self.channel = channel
+        self.requester = requester
+    }
+
+    mutating func execute(_ actions: [FloorAction]) {
+        guard let found = plane.directory.channels[channel] else { return }
+        let info = ChannelInfo(found)
+        let metrics = plane.context.metrics
+        for action in actions {
+            switch action {
+            case .granted(let member, let talkTime):
+                metrics.floorGrants.increment()
+                plane.logger.info("floor granted", metadata: ["channel": "\(found.name)", "member": "\(member)"])
+                send(.floorGranted(FloorGranted(re: reply(to: member), channel: info, talkTimeMs: Int(talkTime.milliseconds))), to: member)
+            case .denied(let member, let cause):
+                metrics.floorDenied(cause: cause)
+                send(.floorDenied(FloorDenied(re: reply(to: member), channel: info, cause: cause.rawValue)), to: member)
+            case .queued(let member, let position):
+                if member == requester?.member { metrics.floorQueued.increment() }
+                send(.floorQueued(FloorQueued(re: reply(to: member), channel: info, position: position)), to: member)
+            case .queueCancelled(let member):
+                send(.floorQueueCancelled(FloorChannelEvent(channel: info)), to: member)
+            case .preemptionPending(let holder, let by, let grace):
+                guard let pre = plane.directory.memberships[by] else { continue }
+                send(.floorRevokePending(FloorRevokePending(channel: info, by: MemberInfo(pre), graceMs: Int(grace.milliseconds))), to: holder)
+            case .revoked(let member, let cause):
+                metrics.floorRevoked(cause: cause)
+                plane.logger.info("floor revoked", metadata: ["channel": "\(found.name)", "member": "\(member)", "cause": "\(cause.rawValue)"])
+                send(.floorRevoked(FloorRevoked(channel: info, cause: cause.rawValue)), to: member)
+            case .taken(let member):
+                guard let holder = plane.directory.memberships[member] else { continue }
+                plane.broadcast(.floorTaken(FloorTaken(channel: info, member: MemberInfo(holder))), to: channel)
+                plane.notifier.burstStarted(in: channel, speaker: member)
+            case .idle:
+                plane.broadcast(.floorIdle(FloorChannelEvent(channel: info)), to: channel)
+                plane.notifier.burstEnded(in: channel)
+            }
+        }
+    }
+
+    private mutating func reply(to member: MemberID) -> Int? {
+        guard let requester, member == requester.member, !answered else { return nil }
+        answered = true
+        return requester.re
+    }
+
+    /// The requester's answers go to the connection that asked; everything else to the member's app session.
+    private func send(_ message: ControlMessage, to member: MemberID) {
+        if let requester, message.re != nil, member == requester.member {
+            return requester.session.send(message)
+        }
+        guard let membership = plane.directory.memberships[member] else { return }
+        plane.sessions.appSession(of: membership)?.send(message)
+    }
+}

@@ -1,0 +1,93 @@
+import NIOCore
+import PTTCore
+import PTTProtocol
+
+/// The floors of the plane's channels: one pure ``FloorControl`` per channel that is not idle, one timer for its
+/// next deadline, and its actions turned into frames (``FloorActionFrames``), relay updates and wakes.
+final class Floors: @unchecked Sendable {
+    // @unchecked: confined to the plane's event loop, like the plane.
+    /// Who asked, for the answer to a `floor-request`: that member's answer carries `re` and goes to the
+    /// connection that asked.
+    struct Requester {
+        var member: MemberID
+        var session: ControlSession
+        var re: Int?
+    }
+
+    private unowned let plane: ControlPlane
+    private var floors: [ChannelID: FloorControl] = [:]
+    private var timers: [ChannelID: Scheduled<Void>] = [:]
+
+    init(plane: ControlPlane) {
+        self.plane = plane
+    }
+
+    private var context: PlaneContext { plane.context }
+
+    /// The floor of a channel, nil when idle.
+    subscript(channel: ChannelID) -> FloorControl? { floors[channel] }
+
+    /// Every channel whose floor is taken, with its holder.
+    var holders: [(ChannelID, MemberID)] { floors.compactMap { channel, floor in floor.holder.map { (channel, $0) } } }
+
+    /// Runs one floor event for a channel, executes the actions it returns and re-arms the channel's timer.
+    func event(_ channel: ChannelID, requester: Requester? = nil, _ event: (inout FloorControl, PTTInstant) -> [FloorAction]) {
+        var floor = floors[channel] ?? FloorControl(configuration: context.configuration.floor)
+        let holderBefore = floor.holder
+        let actions = event(&floor, context.clock.now())
+        floors[channel] = floor
+        if floor.holder != holderBefore { plane.relayLink.syncFloor(channel, holder: floor.holder) }
+        var frames = FloorActionFrames(plane: plane, channel: channel, requester: requester)
+        frames.execute(actions)
+        armTimer(channel)
+    }
+
+    /// A channel was deleted: its floor and timer go (its burst ends).
+    func remove(_ channel: ChannelID) {
+        timers.removeValue(forKey: channel)?.cancel()
+        floors[channel] = nil
+        plane.notifier.burstEnded(in: channel)
+    }
+
+    private func armTimer(_ channel: ChannelID) {
+        timers.removeValue(forKey: channel)?.cancel()
+        guard let deadline = floors[channel]?.nextDeadline else {
+            if floors[channel]?.holder == nil { floors[channel] = nil }  // idle floors hold no state worth keeping
+            return
+        }
+        let when = NIODeadline.uptimeNanoseconds(deadline.nanoseconds)
+        timers[channel] = context.eventLoop.scheduleTask(deadline: when) { [self] in
+            timers[channel] = nil
+            event(channel) { floor, now in floor.timersExpired(now: now) }
+        }
+    }
+
+    /// The `floor` of a channel as `joined` shows it.
+    func state(of channel: ChannelID) -> FloorState {
+        guard let floor = floors[channel], let holder = floor.holder else { return FloorState(state: "idle") }
+        let snapshot = floor.snapshot(now: context.clock.now())
+        return FloorState(state: "taken", holder: plane.directory.memberships[holder].map(MemberInfo.init),
+                          talkTimeLeftMs: snapshot.talkTimeLeft.map { Int($0.milliseconds) },
+                          queue: snapshot.queue.prefix(FloorState.maxQueueListed).map(\.rawValue), queueLength: snapshot.queue.count)
+    }
+
+    /// `floor-request`.
+    func request(_ command: FloorCommand, device: SessionTable.DeviceKey, from session: ControlSession) {
+        guard let (channel, membership) = plane.memberships.lookup(command.channel, device: device, re: command.id,
+                                                                   session: session) else { return }
+        let candidate = FloorCandidate(member: membership.id, priority: membership.priority, receiveOnly: membership.receiveOnly)
+        let count = plane.directory.memberCount(of: channel.id)
+        event(channel.id, requester: Requester(member: membership.id, session: session, re: command.id)) { floor, now in
+            floor.request(candidate, memberCount: count, now: now)
+        }
+    }
+
+    /// `floor-release`. Every release gets the same answer, whether the member held the floor, waited in the queue
+    /// (then floor-queue-cancelled follows) or neither; the events that follow tell where the floor stands.
+    func release(_ command: FloorCommand, device: SessionTable.DeviceKey, from session: ControlSession) {
+        guard let (channel, membership) = plane.memberships.lookup(command.channel, device: device, re: command.id,
+                                                                   session: session) else { return }
+        session.send(.floorReleased(FloorChannelEvent(re: command.id, channel: ChannelInfo(channel))))
+        event(channel.id) { floor, now in floor.release(membership.id, now: now) }
+    }
+}

@@ -28,11 +28,11 @@ final class AdminDeadlines: ChannelDuplexHandler, @unchecked Sendable {
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        if context.channel.isActive { arm(context: context, phase: "idle", in: idleTimeout) }
+        if context.channel.isActive { arm(context: context, phase: .idle, in: idleTimeout) }
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        if timer == nil { arm(context: context, phase: "idle", in: idleTimeout) }
+        if timer == nil { arm(context: context, phase: .idle, in: idleTimeout) }
         context.fireChannelActive()
     }
 
@@ -45,7 +45,7 @@ final class AdminDeadlines: ChannelDuplexHandler, @unchecked Sendable {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if !inRequest {
             inRequest = true
-            arm(context: context, phase: "request", in: requestTimeout)
+            arm(context: context, phase: .request, in: requestTimeout)
         }
         context.fireChannelRead(data)
     }
@@ -53,18 +53,18 @@ final class AdminDeadlines: ChannelDuplexHandler, @unchecked Sendable {
     func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
         guard event is AdminResponseSent else { return context.triggerUserOutboundEvent(event, promise: promise) }
         inRequest = false
-        arm(context: context, phase: "idle", in: idleTimeout)
+        arm(context: context, phase: .idle, in: idleTimeout)
         promise?.succeed()
     }
 
-    private func arm(context: ChannelHandlerContext, phase: String, in delay: TimeAmount) {
+    private func arm(context: ChannelHandlerContext, phase: AdminDeadlinePhase, in delay: TimeAmount) {
         timer?.cancel()
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         timer = context.eventLoop.scheduleTask(in: delay) {
             let (handler, context) = loopBound.value
             handler.timer = nil
-            handler.metrics.adminTimedOut(phase: phase)
-            handler.logger.info("closing admin connection at its \(phase) deadline", metadata: [
+            handler.metrics.admin.timedOut(phase)
+            handler.logger.info("closing admin connection at its \(phase.rawValue) deadline", metadata: [
                 "remote": "\(context.channel.remoteAddress.map { "\($0)" } ?? "unknown")"])
             context.close(promise: nil)
         }

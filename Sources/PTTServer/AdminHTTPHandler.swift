@@ -41,13 +41,13 @@ package final class AdminHTTPHandler: ChannelInboundHandler, @unchecked Sendable
     }
 
     private func respond(context: ChannelHandlerContext, head: HTTPRequestHead) {
-        metrics.adminRequests.increment()
+        metrics.admin.requests.increment()
         let keepAlive = head.isKeepAlive
         if tooLarge {
             return write(context: context, .error(AdminError(.tooLarge, "request body over 64 KiB")), keepAlive: false)
         }
         guard authorized(head) else {
-            metrics.adminUnauthorized.increment()
+            metrics.admin.unauthorized.increment()
             logger.notice("admin request without the right token", metadata: ["path": "\(head.uri)"])
             return write(context: context, .error(AdminError(.unauthorized, "missing or wrong admin token (Authorization: Bearer <data dir>/admin-token)")), keepAlive: keepAlive)
         }

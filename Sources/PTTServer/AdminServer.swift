@@ -22,14 +22,14 @@ final class AdminServer: Sendable {
             .childChannelInitializer { child in
                 guard open.add(1, ordering: .relaxed).newValue <= limits.adminMaxConnections else {
                     open.subtract(1, ordering: .relaxed)
-                    metrics.adminConnectionsRefused.increment()
+                    metrics.admin.connectionsRefused.increment()
                     logger.warning("admin connection refused: limit reached", metadata: ["limit": "\(limits.adminMaxConnections)"])
                     return child.close()
                 }
-                metrics.adminConnectionsOpen.increment()
+                metrics.admin.connectionsOpen.increment()
                 child.closeFuture.whenComplete { _ in
                     open.subtract(1, ordering: .relaxed)
-                    metrics.adminConnectionsOpen.decrement()
+                    metrics.admin.connectionsOpen.decrement()
                 }
                 return child.eventLoop.makeCompletedFuture {
                     try child.pipeline.syncOperations.addHandler(AdminDeadlines(idleTimeout: idle, requestTimeout: request, metrics: metrics, logger: logger))

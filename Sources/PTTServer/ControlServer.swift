@@ -45,14 +45,14 @@ final class ControlServer: Sendable {
                 let loopback = remote.map(Self.isLoopback) ?? false
                 let decision = admission.withLockedValue { $0.connectionOpened(from: address, loopback: loopback, now: clock.now()) }
                 if case .refuse(let why, let first) = decision {
-                    metrics.connectionRefused(why)
+                    metrics.control.connectionRefused(why)
                     if first {
                         logger.warning("control connection refused", metadata: [
                             "remote": "\(address)", "reason": "\(why.rawValue)", "limit": "\(Self.limitText(why, configuration.limits, maxConnections))"])
                     }
                     return child.close()
                 }
-                metrics.connectionsAccepted.increment()
+                metrics.control.connectionsAccepted.increment()
                 let id = nextSessionID.add(1, ordering: .relaxed).newValue
                 let outcome = ConnectionOutcome()
                 child.closeFuture.whenComplete { _ in
@@ -61,7 +61,7 @@ final class ControlServer: Sendable {
                         $0.connectionClosed(from: address, loopback: loopback, authenticated: authenticated, now: clock.now())
                     }
                     if case .blocked(let address, let failures, let until) = notice {
-                        metrics.addressesBlocked.increment()
+                        metrics.control.addressesBlocked.increment()
                         logger.warning("address blocked after failed hellos", metadata: [
                             "remote": "\(address)", "failures": "\(failures)",
                             "seconds": "\(until.since(clock.now()).components.seconds)"])

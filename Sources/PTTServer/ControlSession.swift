@@ -37,10 +37,10 @@ public final class ControlSession: Sendable, Hashable, CustomStringConvertible {
         self.closeGrace = limits.closeGrace
         self.metrics = metrics
         self.logger = logger
-        metrics.sessionsInMemory.increment()
+        metrics.control.sessionsInMemory.increment()
     }
 
-    deinit { metrics.sessionsInMemory.decrement() }
+    deinit { metrics.control.sessionsInMemory.decrement() }
 
     /// Bytes queued for this connection now.
     var queued: Int { queuedBytes.load(ordering: .relaxed) }
@@ -106,7 +106,7 @@ public final class ControlSession: Sendable, Hashable, CustomStringConvertible {
             queuedBytes.subtract(size, ordering: .relaxed)
             promise?.fail(ChannelError.outputClosed)
             if beginClosing() {
-                metrics.connectionClosed(.slowReader)
+                metrics.control.connectionClosed(.slowReader)
                 logger.notice("closing control connection: the peer does not read",
                               metadata: ["session": "\(id)", "remote": "\(remoteAddress)", "queuedBytes": "\(queued - size)", "limit": "\(queueLimit)"])
                 channel.close(promise: nil)
@@ -171,7 +171,7 @@ public final class ControlSession: Sendable, Hashable, CustomStringConvertible {
         let metrics = self.metrics
         return channel.eventLoop.scheduleTask(in: closeGrace) {
             guard channel.isActive else { return }
-            metrics.connectionClosed(.graceExpired)
+            metrics.control.connectionClosed(.graceExpired)
             channel.close(promise: nil)
         }
     }

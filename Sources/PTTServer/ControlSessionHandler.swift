@@ -69,7 +69,7 @@ final class ControlSessionHandler: ChannelInboundHandler, @unchecked Sendable {
         helloTimer = nil
         if let session {
             if state.phase != .idle {
-                metrics.connectionsOpen.decrement()
+                metrics.control.connectionsOpen.decrement()
                 logger.debug("control connection closed", metadata: ["remote": "\(session.remoteAddress)"])
                 let plane = self.plane
                 plane.eventLoop.execute { plane.sessionClosed(session) }
@@ -106,7 +106,7 @@ final class ControlSessionHandler: ChannelInboundHandler, @unchecked Sendable {
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
         if let frameError = error as? ControlFrameError {
-            run(state.frameError(.init(code: frameError.code, message: frameError.description, reason: frameError.code.rawValue)))
+            run(state.frameError(.init(code: frameError.code, message: frameError.description)))
         } else {
             logger.debug("control connection error", metadata: ["error": "\(error)"])
             context.close(promise: nil)
@@ -123,7 +123,7 @@ final class ControlSessionHandler: ChannelInboundHandler, @unchecked Sendable {
         case .none:
             break
         case .start:
-            metrics.connectionsOpen.increment()
+            metrics.control.connectionsOpen.increment()
             logger.debug("control connection opened", metadata: ["remote": "\(session.remoteAddress)"])
             plane.eventLoop.execute { plane.sessionOpened(session) }
             armHelloDeadline(on: context.eventLoop)
@@ -145,12 +145,12 @@ final class ControlSessionHandler: ChannelInboundHandler, @unchecked Sendable {
             helloTimer = nil
             if startHeartbeats { self.startHeartbeats(on: context.eventLoop) }
         case .sendHeartbeat(let seq, let missedOne):
-            if missedOne { metrics.heartbeatsMissed.increment() }
+            if missedOne { metrics.control.heartbeatsMissed.increment() }
             session.send(.heartbeat(Heartbeat(seq: seq)))
         case .closeForMissedHeartbeats(let missed):
-            metrics.heartbeatsMissed.increment()
-            metrics.sessionsTimedOut.increment()
-            metrics.connectionClosed(.heartbeatTimeout)
+            metrics.control.heartbeatsMissed.increment()
+            metrics.control.sessionsTimedOut.increment()
+            metrics.control.connectionClosed(.heartbeatTimeout)
             logger.info("closing session: heartbeats not acknowledged", metadata: ["missed": "\(missed)", "remote": "\(session.remoteAddress)"])
             heartbeatTask?.cancel()
             session.close(with: ErrorFrame(code: .heartbeatTimeout, message: "\(missed) heartbeats were not acknowledged"))
@@ -158,9 +158,9 @@ final class ControlSessionHandler: ChannelInboundHandler, @unchecked Sendable {
             // it), not when the socket finally closes.
             plane.eventLoop.execute { plane.sessionClosed(session) }
         case .closeForHelloTimeout:
-            metrics.connectionClosed(.helloTimeout)
+            metrics.control.connectionClosed(.helloTimeout)
             let rejection = ControlSessionStateMachine.Rejection(
-                code: .notAuthenticated, message: "no hello within \(limits.helloTimeout.nanoseconds / 1_000_000) ms", reason: "not-authenticated")
+                code: .notAuthenticated, message: "no hello within \(limits.helloTimeout.nanoseconds / 1_000_000) ms")
             closeRejected(rejection, session: session, afterAnswers: false)
         case .reject(let rejection):
             closeRejected(rejection, session: session, afterAnswers: false)
@@ -179,7 +179,7 @@ final class ControlSessionHandler: ChannelInboundHandler, @unchecked Sendable {
     private func closeRejected(_ rejection: ControlSessionStateMachine.Rejection, session: ControlSession, afterAnswers: Bool) {
         heartbeatTask?.cancel()
         let counted: Set<ErrorCode> = [.notAuthenticated, .alreadyAuthenticated, .frameTooLarge, .malformedFrame]
-        if counted.contains(rejection.code) { metrics.frameRejected(reason: rejection.reason) }
+        if counted.contains(rejection.code) { metrics.control.frameRejected(FrameRejection(rejection.code)) }
         logger.info("closing control connection",
                     metadata: ["code": "\(rejection.code.rawValue)", "why": "\(rejection.message)", "remote": "\(session.remoteAddress)"])
         guard afterAnswers else { return session.close(with: ErrorFrame(code: rejection.code, message: rejection.message)) }

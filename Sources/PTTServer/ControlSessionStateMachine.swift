@@ -33,8 +33,6 @@ struct ControlSessionStateMachine {
     struct Rejection: Equatable {
         var code: ErrorCode
         var message: String
-        /// The label of `ptt_control_frames_rejected_total`.
-        var reason: String
     }
 
     enum Action: Equatable {
@@ -102,7 +100,7 @@ struct ControlSessionStateMachine {
         switch frame {
         case .hello:
             if sawHello {
-                return reject(Rejection(code: .alreadyAuthenticated, message: "hello was already sent on this connection", reason: "already-authenticated"))
+                return reject(Rejection(code: .alreadyAuthenticated, message: "hello was already sent on this connection"))
             }
             phase = .helloReceived
             requestsInFlight += 1
@@ -173,7 +171,7 @@ struct ControlSessionStateMachine {
     }
 
     private mutating func notAuthenticated() -> Action {
-        reject(Rejection(code: .notAuthenticated, message: "the first frame must be hello", reason: "not-authenticated"))
+        reject(Rejection(code: .notAuthenticated, message: "the first frame must be hello"))
     }
 
     private mutating func reject(_ rejection: Rejection) -> Action {

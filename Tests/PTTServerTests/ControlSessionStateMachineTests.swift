@@ -84,7 +84,7 @@ struct ControlSessionStateMachineTests {
         var machine = authenticated()
         #expect(machine.received(.request) == .forward)
         #expect(machine.received(.request) == .forward)
-        let rejection = Machine.Rejection(code: .malformedFrame, message: "bad", reason: "malformed-frame")
+        let rejection = Machine.Rejection(code: .malformedFrame, message: "bad")
         #expect(machine.frameError(rejection) == .rejectAfterAnswers(rejection))
         #expect(machine.readRequested() == .none, "nothing more is read")
         #expect(machine.requestDone() == .none)

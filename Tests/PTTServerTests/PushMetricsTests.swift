@@ -17,9 +17,9 @@ struct PushMetricsTests {
     @Test("the same label set counts on one counter; odd reasons count as other")
     func counting() {
         let metrics = ServerMetrics()
-        for _ in 0..<3 { metrics.push(kind: .wake, transport: .apns, outcome: .rejected, reason: "BadDeviceToken") }
-        metrics.push(kind: .wake, transport: .apns, outcome: .rejected, reason: "not\u{0}ascii")
-        metrics.push(kind: .wake, transport: .apns, outcome: .rejected, reason: String(repeating: "x", count: 41))
+        for _ in 0..<3 { metrics.pushes.count(kind: .wake, transport: .apns, outcome: .rejected, reason: "BadDeviceToken") }
+        metrics.pushes.count(kind: .wake, transport: .apns, outcome: .rejected, reason: "not\u{0}ascii")
+        metrics.pushes.count(kind: .wake, transport: .apns, outcome: .rejected, reason: String(repeating: "x", count: 41))
         #expect(value(metrics, containing: #"reason="BadDeviceToken""#) == 3)
         #expect(value(metrics, containing: #"reason="other""#) == 2)
     }
@@ -27,9 +27,9 @@ struct PushMetricsTests {
     @Test("new reasons past the bound are counted as other, and nothing is lost")
     func bounded() {
         let metrics = ServerMetrics()
-        let pushes = ServerMetrics.maxPushLabelSets + 100
-        for n in 0..<pushes { metrics.push(kind: .wake, transport: .apns, outcome: .failed, reason: "reason-\(n)") }
-        #expect(lines(metrics).count <= ServerMetrics.maxPushLabelSets + 1)
+        let pushes = PushMetrics.maxLabelSets + 100
+        for n in 0..<pushes { metrics.pushes.count(kind: .wake, transport: .apns, outcome: .failed, reason: "reason-\(n)") }
+        #expect(lines(metrics).count <= PushMetrics.maxLabelSets + 1)
         #expect(value(metrics, containing: #"outcome="failed""#) == pushes)
         #expect(value(metrics, containing: #"reason="other""#) >= 100)
     }

@@ -163,7 +163,7 @@ final class Notifier: @unchecked Sendable {
         ledger.record(kind, member: member, transport: record.transport, outcome: outcome, reason: reason, burst: record.burst,
                       at: context.wallClock.now())
         if plane.directory.memberships[member] == nil { ledger.forget(member) }  // a leave outlives its membership
-        context.metrics.push(kind: kind, transport: record.transport, outcome: outcome, reason: reason ?? "")
+        context.metrics.pushes.count(kind: kind, transport: record.transport, outcome: outcome, reason: reason ?? "")
         let logger = plane.logger
         switch outcome {
         case .sent, .acknowledged:

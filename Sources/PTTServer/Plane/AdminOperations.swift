@@ -57,7 +57,7 @@ final class AdminOperations: @unchecked Sendable {
         do { try plane.memberships.end(member, in: channel, reason: "kicked") } catch {
             throw AdminError(.internal, "could not store the change: \(Store.describe(error))")
         }
-        plane.context.metrics.kicks.increment()
+        plane.context.metrics.channels.kicks.increment()
     }
 
     /// `POST /api/channels/NAME/revoke`.

@@ -5,25 +5,25 @@ extension ControlPlane {
     /// `hello`: checks the version, device and credentials, makes the session its device's current one for its
     /// role (replacing an older one), and answers `welcome` with the device's memberships.
     func handleHello(_ hello: Hello, from session: ControlSession) {
-        func refuse(_ code: ErrorCode, _ message: String, reason: String) {
-            context.metrics.authFailed(reason: reason)
+        func refuse(_ code: ErrorCode, _ message: String, reason: HelloRefusal) {
+            context.metrics.control.helloRefused(reason)
             logger.notice("hello refused", metadata: ["code": "\(code.rawValue)", "user": "\(hello.user)", "remote": "\(session.remoteAddress)"])
             session.close(with: ErrorFrame(code: code, message: message))
         }
         guard hello.version == ProtocolVersion.current else {
-            return refuse(.unsupportedVersion, "protocol version \(hello.version) is not supported; this server speaks \(ProtocolVersion.current)", reason: "unsupported-version")
+            return refuse(.unsupportedVersion, "protocol version \(hello.version) is not supported; this server speaks \(ProtocolVersion.current)", reason: .unsupportedVersion)
         }
         guard (1...128).contains(hello.device.count) else {
-            return refuse(.badRequest, "device must be 1 to 128 characters", reason: "bad-request")
+            return refuse(.badRequest, "device must be 1 to 128 characters", reason: .badRequest)
         }
         guard let user = directory.users[hello.user],
               SecretHasher.verify(secret: hello.secret, salt: user.salt, expected: user.secretHash) else {
-            return refuse(.badCredentials, "unknown user or wrong secret", reason: "bad-credentials")
+            return refuse(.badCredentials, "unknown user or wrong secret", reason: .badCredentials)
         }
         let device = SessionTable.DeviceKey(user: user.name, device: hello.device)
         let key = SessionTable.SessionKey(device: device, role: hello.role)
         if let stale = sessions.authenticate(session, as: key, at: context.wallClock.now()) {
-            context.metrics.sessionsReplaced.increment()
+            context.metrics.control.sessionsReplaced.increment()
             logger.info("replacing stale session", metadata: ["user": "\(user.name)", "device": "\(hello.device)", "role": "\(hello.role.rawValue)"])
             stale.close(with: ErrorFrame(code: .replaced, message: "a newer connection for this device and role replaced this one"))
         }

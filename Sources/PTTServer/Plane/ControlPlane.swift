@@ -121,7 +121,7 @@ public final class ControlPlane: @unchecked Sendable {
         case .floorRelease(let command): floors.release(command, device: device, from: session)
         case .pushAck(let ack): announcements.acknowledged(ack, device: device)
         default:
-            context.metrics.frameRejected(reason: "bad-request")
+            context.metrics.control.frameRejected(.badRequest)
             session.send(.error(ErrorFrame(code: .badRequest, message: "'\(message.type)' is not a request a client can send")))
         }
     }
@@ -149,8 +149,8 @@ public final class ControlPlane: @unchecked Sendable {
     }
 
     private func updateGauges() {
-        context.metrics.channels.set(Double(directory.channels.count))
-        context.metrics.members.set(Double(directory.memberships.count))
+        context.metrics.channels.channels.set(Double(directory.channels.count))
+        context.metrics.channels.members.set(Double(directory.memberships.count))
     }
 
     // MARK: Sending

@@ -23,14 +23,14 @@ struct FloorActionFrames {
         for action in actions {
             switch action {
             case .granted(let member, let talkTime):
-                metrics.floorGrants.increment()
+                metrics.channels.floorGrants.increment()
                 plane.logger.info("floor granted", metadata: ["channel": "\(found.name)", "member": "\(member)"])
                 send(.floorGranted(FloorGranted(re: reply(to: member), channel: info, talkTimeMs: Int(talkTime.milliseconds))), to: member)
             case .denied(let member, let cause):
-                metrics.floorDenied(cause: cause)
+                metrics.channels.floorDenied(cause: cause)
                 send(.floorDenied(FloorDenied(re: reply(to: member), channel: info, cause: cause.rawValue)), to: member)
             case .queued(let member, let position):
-                if member == requester?.member { metrics.floorQueued.increment() }
+                if member == requester?.member { metrics.channels.floorQueued.increment() }
                 send(.floorQueued(FloorQueued(re: reply(to: member), channel: info, position: position)), to: member)
             case .queueCancelled(let member):
                 send(.floorQueueCancelled(FloorChannelEvent(channel: info)), to: member)
@@ -38,7 +38,7 @@ struct FloorActionFrames {
                 guard let pre = plane.directory.memberships[by] else { continue }
                 send(.floorRevokePending(FloorRevokePending(channel: info, by: MemberInfo(pre), graceMs: Int(grace.milliseconds))), to: holder)
             case .revoked(let member, let cause):
-                metrics.floorRevoked(cause: cause)
+                metrics.channels.floorRevoked(cause: cause)
                 plane.logger.info("floor revoked", metadata: ["channel": "\(found.name)", "member": "\(member)", "cause": "\(cause.rawValue)"])
                 send(.floorRevoked(FloorRevoked(channel: info, cause: cause.rawValue)), to: member)
             case .taken(let member):

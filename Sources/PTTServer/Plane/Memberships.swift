@@ -75,9 +75,9 @@ final class Memberships: @unchecked Sendable {
             }
             return
         }
-        context.metrics.joinBatches.increment()
+        context.metrics.channels.joinBatches.increment()
         for entry in flushing.entries {
-            context.metrics.joins.increment()
+            context.metrics.channels.joins.increment()
             if entry.createdChannel {
                 plane.logger.info("channel created on join", metadata: ["channel": "\(entry.channel.name)", "by": "\(entry.membership.user)"])
             }
@@ -98,7 +98,7 @@ final class Memberships: @unchecked Sendable {
         guard let (channel, membership) = lookup(leave.channel, device: device, re: leave.id, session: session) else { return }
         do {
             try end(membership, in: channel, reason: "left", re: leave.id, requester: session)
-            context.metrics.leaves.increment()
+            context.metrics.channels.leaves.increment()
         } catch {
             plane.sendError(session, re: leave.id, .internal, "could not store the change: \(Store.describe(error))")
         }

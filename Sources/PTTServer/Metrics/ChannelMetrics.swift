@@ -1,0 +1,33 @@
+import PTTCore
+import Prometheus
+
+/// Channels, memberships and floors.
+public final class ChannelMetrics: Sendable {
+    public let channels: Gauge
+    public let members: Gauge
+    public let joins: Counter
+    /// Storage writes that stored one or more joins (``JoinBatch``).
+    public let joinBatches: Counter
+    public let leaves: Counter
+    public let kicks: Counter
+    public let floorGrants: Counter
+    public let floorQueued: Counter
+    private let floorDenies: [FloorDenyCause: Counter]
+    private let floorRevokes: [FloorRevokeCause: Counter]
+
+    init(_ registry: PrometheusCollectorRegistry) {
+        channels = registry.makeGauge(name: "ptt_channels", help: "Channels")
+        members = registry.makeGauge(name: "ptt_members", help: "Channel memberships")
+        joins = registry.makeCounter(name: "ptt_joins_total", help: "Join requests that succeeded")
+        joinBatches = registry.makeCounter(name: "ptt_join_batches_total", help: "Storage writes that stored one or more joins together")
+        leaves = registry.makeCounter(name: "ptt_leaves_total", help: "Memberships ended by the member")
+        kicks = registry.makeCounter(name: "ptt_kicks_total", help: "Memberships ended by an operator")
+        floorGrants = registry.makeCounter(name: "ptt_floor_grants_total", help: "Floor grants")
+        floorQueued = registry.makeCounter(name: "ptt_floor_queued_total", help: "Floor requests queued")
+        floorDenies = registry.labelledCounters("ptt_floor_denies_total", "Floor requests denied", key: "cause", FloorDenyCause.self)
+        floorRevokes = registry.labelledCounters("ptt_floor_revokes_total", "Floors revoked", key: "cause", FloorRevokeCause.self)
+    }
+
+    public func floorDenied(cause: FloorDenyCause) { floorDenies[cause]?.increment() }
+    public func floorRevoked(cause: FloorRevokeCause) { floorRevokes[cause]?.increment() }
+}

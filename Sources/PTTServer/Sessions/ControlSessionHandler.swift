@@ -16,13 +16,19 @@ final class ControlSessionHandler: ChannelInboundHandler, @unchecked Sendable {
     /// Requests handed to the plane and not yet finished before reading from the socket pauses.
     static let maxRequestsInFlight = 32
 
-    private let plane: ControlPlane
-    private let metrics: ServerMetrics
-    private let heartbeatInterval: TimeAmount
-    private let limits: ConnectionLimitsInEffect
-    private let sessionID: UInt64
-    private let outcome: ConnectionOutcome
-    private let gate: HelloGate
+    /// What the connection works with, fixed for its life.
+    private struct Setup {
+        let plane: ControlPlane
+        let metrics: ServerMetrics
+        let sessionID: UInt64
+        let heartbeatInterval: TimeAmount
+        let limits: ConnectionLimitsInEffect
+        /// Records whether the connection authenticated, for admission control when it closes.
+        let outcome: ConnectionOutcome
+        let gate: HelloGate
+    }
+
+    private let setup: Setup
     private var logger: Logger
     private var state: ControlSessionStateMachine
 
@@ -35,13 +41,8 @@ final class ControlSessionHandler: ChannelInboundHandler, @unchecked Sendable {
     /// `outcome` records whether the connection authenticated, for admission control when it closes.
     init(plane: ControlPlane, metrics: ServerMetrics, sessionID: UInt64, heartbeatInterval: Duration, heartbeatMissLimit: Int,
          limits: ConnectionLimitsInEffect, outcome: ConnectionOutcome, gate: HelloGate, logger: Logger) {
-        self.plane = plane
-        self.metrics = metrics
-        self.sessionID = sessionID
-        self.heartbeatInterval = .nanoseconds(heartbeatInterval.nanoseconds)
-        self.limits = limits
-        self.outcome = outcome
-        self.gate = gate
+        setup = Setup(plane: plane, metrics: metrics, sessionID: sessionID, heartbeatInterval: .nanoseconds(heartbeatInterval.nanoseconds),
+                      limits: limits, outcome: outcome, gate: gate)
         self.logger = logger
         self.logger[metadataKey: "session"] = "\(sessionID)"
         self.state = ControlSessionStateMachine(maxRequestsInFlight: Self.maxRequestsInFlight, heartbeatMissLimit: heartbeatMissLimit)
@@ -49,7 +50,7 @@ final class ControlSessionHandler: ChannelInboundHandler, @unchecked Sendable {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
-        session = ControlSession(id: sessionID, channel: context.channel, limits: limits, metrics: metrics, logger: logger)
+        session = ControlSession(id: setup.sessionID, channel: context.channel, limits: setup.limits, metrics: setup.metrics, logger: logger)
         if context.channel.isActive { run(state.channelActive()) }
     }
 
@@ -69,9 +70,9 @@ final class ControlSessionHandler: ChannelInboundHandler, @unchecked Sendable {
         helloTimer = nil
         if let session {
             if state.phase != .idle {
-                metrics.control.connectionsOpen.decrement()
+                setup.metrics.control.connectionsOpen.decrement()
                 logger.debug("control connection closed", metadata: ["remote": "\(session.remoteAddress)"])
-                let plane = self.plane
+                let plane = setup.plane
                 plane.eventLoop.execute { plane.sessionClosed(session) }
             }
             // The plane drops its reference when it handles the close; nothing here keeps the session alive.
@@ -118,12 +119,12 @@ final class ControlSessionHandler: ChannelInboundHandler, @unchecked Sendable {
     /// Carries out one action of the state machine; `message` is the frame the action is about, if any.
     private func run(_ action: ControlSessionStateMachine.Action, message: ControlMessage? = nil) {
         guard let session, let context else { return }
-        let plane = self.plane
+        let plane = setup.plane
         switch action {
         case .none:
             break
         case .start:
-            metrics.control.connectionsOpen.increment()
+            setup.metrics.control.connectionsOpen.increment()
             logger.debug("control connection opened", metadata: ["remote": "\(session.remoteAddress)"])
             plane.eventLoop.execute { plane.sessionOpened(session) }
             armHelloDeadline(on: context.eventLoop)
@@ -139,18 +140,18 @@ final class ControlSessionHandler: ChannelInboundHandler, @unchecked Sendable {
         case .heartbeatAcknowledged:
             plane.eventLoop.execute { plane.heartbeatAcknowledged(by: session) }
         case .authenticated(let startHeartbeats):
-            outcome.authenticated.store(true, ordering: .relaxed)
-            gate.left(ObjectIdentifier(context.channel))
+            setup.outcome.authenticated.store(true, ordering: .relaxed)
+            setup.gate.left(ObjectIdentifier(context.channel))
             helloTimer?.cancel()
             helloTimer = nil
             if startHeartbeats { self.startHeartbeats(on: context.eventLoop) }
         case .sendHeartbeat(let seq, let missedOne):
-            if missedOne { metrics.control.heartbeatsMissed.increment() }
+            if missedOne { setup.metrics.control.heartbeatsMissed.increment() }
             session.send(.heartbeat(Heartbeat(seq: seq)))
         case .closeForMissedHeartbeats(let missed):
-            metrics.control.heartbeatsMissed.increment()
-            metrics.control.sessionsTimedOut.increment()
-            metrics.control.connectionClosed(.heartbeatTimeout)
+            setup.metrics.control.heartbeatsMissed.increment()
+            setup.metrics.control.sessionsTimedOut.increment()
+            setup.metrics.control.connectionClosed(.heartbeatTimeout)
             logger.info("closing session: heartbeats not acknowledged", metadata: ["missed": "\(missed)", "remote": "\(session.remoteAddress)"])
             heartbeatTask?.cancel()
             session.close(with: ErrorFrame(code: .heartbeatTimeout, message: "\(missed) heartbeats were not acknowledged"))
@@ -158,9 +159,9 @@ final class ControlSessionHandler: ChannelInboundHandler, @unchecked Sendable {
             // it), not when the socket finally closes.
             plane.eventLoop.execute { plane.sessionClosed(session) }
         case .closeForHelloTimeout:
-            metrics.control.connectionClosed(.helloTimeout)
+            setup.metrics.control.connectionClosed(.helloTimeout)
             let rejection = ControlSessionStateMachine.Rejection(
-                code: .notAuthenticated, message: "no hello within \(limits.helloTimeout.nanoseconds / 1_000_000) ms")
+                code: .notAuthenticated, message: "no hello within \(setup.limits.helloTimeout.nanoseconds / 1_000_000) ms")
             closeRejected(rejection, session: session, afterAnswers: false)
         case .reject(let rejection):
             closeRejected(rejection, session: session, afterAnswers: false)
@@ -179,7 +180,7 @@ final class ControlSessionHandler: ChannelInboundHandler, @unchecked Sendable {
     private func closeRejected(_ rejection: ControlSessionStateMachine.Rejection, session: ControlSession, afterAnswers: Bool) {
         heartbeatTask?.cancel()
         let counted: Set<ErrorCode> = [.notAuthenticated, .alreadyAuthenticated, .frameTooLarge, .malformedFrame]
-        if counted.contains(rejection.code) { metrics.control.frameRejected(FrameRejection(rejection.code)) }
+        if counted.contains(rejection.code) { setup.metrics.control.frameRejected(FrameRejection(rejection.code)) }
         logger.info("closing control connection",
                     metadata: ["code": "\(rejection.code.rawValue)", "why": "\(rejection.message)", "remote": "\(session.remoteAddress)"])
         guard afterAnswers else { return session.close(with: ErrorFrame(code: rejection.code, message: rejection.message)) }
@@ -189,7 +190,7 @@ final class ControlSessionHandler: ChannelInboundHandler, @unchecked Sendable {
 
     private func armHelloDeadline(on eventLoop: EventLoop) {
         let loopBound = NIOLoopBound(self, eventLoop: eventLoop)
-        helloTimer = eventLoop.scheduleTask(in: limits.helloTimeout) {
+        helloTimer = eventLoop.scheduleTask(in: setup.limits.helloTimeout) {
             let handler = loopBound.value
             handler.run(handler.state.helloDeadlinePassed())
         }
@@ -197,7 +198,7 @@ final class ControlSessionHandler: ChannelInboundHandler, @unchecked Sendable {
 
     private func startHeartbeats(on eventLoop: EventLoop) {
         let loopBound = NIOLoopBound(self, eventLoop: eventLoop)
-        heartbeatTask = eventLoop.scheduleRepeatedTask(initialDelay: heartbeatInterval, delay: heartbeatInterval) { _ in
+        heartbeatTask = eventLoop.scheduleRepeatedTask(initialDelay: setup.heartbeatInterval, delay: setup.heartbeatInterval) { _ in
             let handler = loopBound.value
             handler.run(handler.state.heartbeatDue())
         }

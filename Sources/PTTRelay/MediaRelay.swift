@@ -25,7 +25,8 @@ public final class MediaRelay: @unchecked Sendable {
     let rules: RelayRules
     /// Where reports go: set before the relay binds, cleared on its event loop.
     public var report: (@Sendable (RelayReport) -> Void)?
-    private(set) var datagramChannel: NIOCore.Channel?
+    /// The relay's UDP socket, once bound.
+    public private(set) var datagramChannel: NIOCore.Channel?
     /// The socket's handler while it is in the pipeline: writes go through it.
     weak var handler: MediaRelayHandler?
 

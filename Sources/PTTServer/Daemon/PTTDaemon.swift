@@ -18,7 +18,7 @@ import PTTStore
 /// try await server.shutdown()
 /// ```
 public final class PTTDaemon: Service, @unchecked Sendable {
-    // @unchecked: `running` is set once by start() before it is read, and only read afterwards.
+    // @unchecked: `state` changes in start() and shutdown(), which the owner calls one after the other.
     public let configuration: ServerConfiguration
     public let dataDirectory: DataDirectory
     public let metrics: ServerMetrics
@@ -27,7 +27,21 @@ public final class PTTDaemon: Service, @unchecked Sendable {
     private let wallClock: any WallClock
     private let group: EventLoopGroup
     private let ownsGroup: Bool
-    private var running: Running?
+    private var state = State.initial
+
+    /// Where the daemon is in its life.
+    enum State {
+        /// Created, not started.
+        case initial
+        /// Storage open, listeners bound.
+        case running(Running)
+        /// Shut down; it does not start again.
+        case stopped
+    }
+
+    private var running: Running? {
+        if case .running(let running) = state { running } else { nil }
+    }
 
     struct Running {
         var plane: ControlPlane
@@ -61,6 +75,7 @@ public final class PTTDaemon: Service, @unchecked Sendable {
 
     /// Opens storage, binds the listeners and writes `runtime.json`.
     public func start() async throws {
+        guard case .initial = state else { throw DaemonError.alreadyStarted }
         try configuration.validate()
         try dataDirectory.create()
         let store = try Store(path: dataDirectory.database)
@@ -144,7 +159,7 @@ public final class PTTDaemon: Service, @unchecked Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         try dataDirectory.writePrivate(try encoder.encode(info), to: dataDirectory.runtimeInfo)
-        running = Running(plane: plane, planeGroup: planeGroup, relayGroup: relayGroup, control: control, admin: admin, relay: relay, apns: apns, info: info, adminToken: adminToken)
+        state = .running(Running(plane: plane, planeGroup: planeGroup, relayGroup: relayGroup, control: control, admin: admin, relay: relay, apns: apns, info: info, adminToken: adminToken))
         let directory = try await plane.eventLoop.submit { (plane.directory.channels.count, plane.directory.users.count, plane.directory.memberships.count) }.get()
         logger.notice("pttd listening", metadata: [
             "control": "\(configuration.controlHost):\(control.port)\(configuration.tls ? " (TLS)" : "")",
@@ -174,17 +189,44 @@ public final class PTTDaemon: Service, @unchecked Sendable {
             }
             try? await running.planeGroup.shutdownGracefully()
             try? await running.relayGroup.shutdownGracefully()
-            self.running = nil
+            state = .stopped
             logger.notice("pttd stopped")
         }
         if ownsGroup { try await group.shutdownGracefully() }
     }
 
-    /// `Service`: starts, then runs until graceful shutdown is requested (SIGTERM/SIGINT in `pttd`).
+    /// `Service`: starts, then runs its listeners (relay, control, admin) as services of one `ServiceGroup` until
+    /// graceful shutdown is requested (SIGTERM/SIGINT in `pttd`) or a listener's socket closes by itself; then the
+    /// listeners close first (admin, control, relay: the reverse of their start), and ``shutdown()`` tells the
+    /// connected clients and closes them.
     public func run() async throws {
         try await start()
-        try? await gracefulShutdown()
+        guard let running else { return }
+        let listeners = ServiceGroup(configuration: .init(
+            services: [
+                .init(service: ListenerService(name: "relay", channel: running.relay.datagramChannel!)),
+                .init(service: ListenerService(name: "control", channel: running.control.channel)),
+                .init(service: ListenerService(name: "admin", channel: running.admin.channel)),
+            ],
+            logger: logger))
+        do {
+            try await withGracefulShutdownHandler {
+                try await listeners.run()
+            } onGracefulShutdown: {
+                Task { await listeners.triggerGracefulShutdown() }
+            }
+        } catch {
+            logger.error("a listener failed", metadata: ["error": "\(error)"])
+            try await shutdown()
+            throw error
+        }
         try await shutdown()
+    }
+
+    /// Errors of the daemon's life cycle.
+    enum DaemonError: Error, CustomStringConvertible {
+        case alreadyStarted
+        var description: String { "the daemon was already started; make a new one" }
     }
 
     private func loadOrCreateAdminToken() throws -> String {

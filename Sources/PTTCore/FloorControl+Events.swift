@@ -54,6 +54,27 @@ extension FloorControl {
         return []
     }
 
+    /// The relay heard `candidate` talking (media it would forward if `candidate` held the floor).
+    ///
+    /// - From the holder: restarts T1, like ``mediaReceived(from:now:)``; no actions.
+    /// - On an idle floor, when `implicitRequest` is set and the candidate is not receive-only: an
+    ///   implicit floor request, exactly like ``request(_:memberCount:now:)`` (granted, or denied with
+    ///   ``FloorDenyCause/onlyOneParticipant``).
+    /// - Anything else (someone else holds the floor, implicit requests are off, a receive-only
+    ///   candidate on an idle floor): no effect and no actions; in particular nobody is queued or denied.
+    ///
+    /// `memberCount` is the number of members of the channel, as for ``request(_:memberCount:now:)``.
+    public mutating func talkHeard(
+        from candidate: FloorCandidate, memberCount: Int, implicitRequest: Bool, now: PTTInstant
+    ) -> [FloorAction] {
+        if holder == candidate.member { return mediaReceived(from: candidate.member, now: now) }
+        if isIdle, implicitRequest, !candidate.receiveOnly {
+            return request(candidate, memberCount: memberCount, now: now)
+        }
+        _ = observe(now)
+        return []
+    }
+
     /// A membership ended (left, kicked, channel deleted).
     ///
     /// The holder's departure hands the floor on without telling it anything; a queued member is

@@ -83,10 +83,22 @@ let package = Package(
             ],
             swiftSettings: hotPathSettings
         ),
+        // The APNs transport (HTTP/2 client, provider token, back-off): knows Apple's protocol, not ours.
+        .target(
+            name: "APNs",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
         .target(
             name: "PTTServer",
             dependencies: [
-                "PTTCore", "PTTProtocol", "PTTRelay", "PTTStore",
+                "APNs", "PTTCore", "PTTProtocol", "PTTRelay", "PTTStore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -99,7 +111,6 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         // The server's storage: SQLite through GRDB, here and nowhere else.
@@ -187,6 +198,20 @@ let package = Package(
         ], path: "Sources/Fuzz/AdminHTTP"),
 
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // A local HTTP/2 stand-in for APNs, for the APNs unit tests and the server's wake tests.
+        .target(
+            name: "APNsTestSupport",
+            dependencies: [
+                "APNs", "PTTProtocol", "TestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
+            path: "Tests/APNsTestSupport"
+        ),
         // libsrtp2 wrapped as a test oracle for SRTPSession; never linked into a product.
         .target(name: "LibSRTP", dependencies: ["CSRTP", "SRTP"], path: "Tests/LibSRTP"),
         .testTarget(name: "PTTCoreTests", dependencies: ["PTTCore", "TestSupport"]),
@@ -213,19 +238,27 @@ let package = Package(
         .testTarget(name: "MediaTests", dependencies: ["RTP", "AudioFiles", "Opus", "TestSupport"]),
         .testTarget(name: "SRTPTests", dependencies: ["SRTP", "LibSRTP", "RTP", "Opus", "TestSupport"]),
         .testTarget(
+            name: "APNsTests",
+            dependencies: [
+                "APNs", "APNsTestSupport", "PTTProtocol", "TestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
             name: "PTTServerTests",
             dependencies: [
                 "PTTServer", "PTTRelay", "PTTStore", "PTTClient", "PTTProtocol", "PTTCore", "RTP", "AudioFiles", "SRTP", "Opus", "TestSupport",
+                "APNs", "APNsTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
     ],

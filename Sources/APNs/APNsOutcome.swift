@@ -39,6 +39,7 @@ public enum APNsOutcome: Sendable, Equatable, CustomStringConvertible {
         return .rejected(status: status, reason: "HTTP \(status)")
     }
 
+    /// One line for logs, e.g. `rejected 410 Unregistered`.
     public var description: String {
         switch self {
         case .sent(let apnsID): "sent (apns-id \(apnsID ?? "none"))"

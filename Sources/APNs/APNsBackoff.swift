@@ -11,25 +11,28 @@ import Foundation
 /// concurrent request.
 ///
 /// Pure: every call takes the current time.
-struct APNsBackoff: Sendable, Equatable {
+public struct APNsBackoff: Sendable, Equatable {
     /// The first pause.
-    static let initialDelay: TimeInterval = 1
+    public static let initialDelay: TimeInterval = 1
     /// The longest pause.
-    static let maximumDelay: TimeInterval = 60
+    public static let maximumDelay: TimeInterval = 60
 
     /// Until when APNs is avoided; nil when it is not (or no longer matters: check `isBackingOff(now:)`).
-    private(set) var until: Date?
+    public private(set) var until: Date?
     /// The length of the last pause, nil after a success or before any back-off.
-    private(set) var lastDelay: TimeInterval?
+    public private(set) var lastDelay: TimeInterval?
+
+    /// Not backing off.
+    public init() {}
 
     /// Whether sends should skip APNs at `now`.
-    func isBackingOff(now: Date) -> Bool {
+    public func isBackingOff(now: Date) -> Bool {
         guard let until else { return false }
         return now < until
     }
 
     /// Takes the outcome of a send into account.
-    mutating func record(_ outcome: APNsOutcome, now: Date) {
+    public mutating func record(_ outcome: APNsOutcome, now: Date) {
         if case .sent = outcome {
             recordSuccess()
         } else if outcome.action == .backOff {
@@ -38,7 +41,7 @@ struct APNsBackoff: Sendable, Equatable {
     }
 
     /// APNs answered 429/500/503 or could not be reached at `now`.
-    mutating func recordBackOff(now: Date) {
+    public mutating func recordBackOff(now: Date) {
         if isBackingOff(now: now) { return }
         let delay = lastDelay.map { min($0 * 2, Self.maximumDelay) } ?? Self.initialDelay
         lastDelay = delay
@@ -46,7 +49,7 @@ struct APNsBackoff: Sendable, Equatable {
     }
 
     /// APNs delivered a notification: the next failure starts again at 1 s.
-    mutating func recordSuccess() {
+    public mutating func recordSuccess() {
         until = nil
         lastDelay = nil
     }

@@ -57,10 +57,12 @@ let package = Package(
 
         // Pure modules: no I/O.
         .target(name: "RTP"),
-        .target(name: "AudioFiles", dependencies: ["COgg"]),
+        // The Opus packet limits and TOC reading, in Swift: shared by Opus and AudioFiles, links no C library.
+        .target(name: "OpusPacketFormat"),
+        .target(name: "AudioFiles", dependencies: ["COgg", "OpusPacketFormat"]),
         .target(name: "SRTP", dependencies: ["CCrypto"], swiftSettings: hotPathSettings),
         .target(name: "CUDPBatch"),
-        .target(name: "Opus", dependencies: ["COpus"]),
+        .target(name: "Opus", dependencies: ["COpus", "OpusPacketFormat"]),
         .target(
             name: "PTTProtocol",
             dependencies: [
@@ -185,8 +187,8 @@ let package = Package(
         ], path: "Sources/Fuzz/ControlFrame"),
         .executableTarget(name: "fuzz-rtp", dependencies: ["RTP"], path: "Sources/Fuzz/RTP"),
         .executableTarget(name: "fuzz-srtp", dependencies: ["SRTP"], path: "Sources/Fuzz/SRTP"),
-        .executableTarget(name: "fuzz-opus-packet", dependencies: ["Opus", "AudioFiles"], path: "Sources/Fuzz/OpusPacket"),
-        .executableTarget(name: "fuzz-ogg-opus", dependencies: ["AudioFiles"], path: "Sources/Fuzz/OggOpus"),
+        .executableTarget(name: "fuzz-opus-packet", dependencies: ["Opus", "OpusPacketFormat"], path: "Sources/Fuzz/OpusPacket"),
+        .executableTarget(name: "fuzz-ogg-opus", dependencies: ["AudioFiles", "OpusPacketFormat"], path: "Sources/Fuzz/OggOpus"),
         .executableTarget(name: "fuzz-wav", dependencies: ["AudioFiles"], path: "Sources/Fuzz/WAV"),
         .executableTarget(name: "fuzz-config", dependencies: ["PTTServer"], path: "Sources/Fuzz/Config"),
         .executableTarget(name: "fuzz-admin-http", dependencies: [

@@ -57,10 +57,12 @@ let package = Package(
 
         // Pure modules: no I/O.
         .target(name: "RTP"),
-        .target(name: "AudioFiles", dependencies: ["COgg"]),
+        // The Opus packet limits and TOC reading, in Swift: shared by Opus and AudioFiles, links no C library.
+        .target(name: "OpusPacketFormat"),
+        .target(name: "AudioFiles", dependencies: ["COgg", "OpusPacketFormat"]),
         .target(name: "SRTP", dependencies: ["CCrypto"], swiftSettings: hotPathSettings),
         .target(name: "CUDPBatch"),
-        .target(name: "Opus", dependencies: ["COpus"]),
+        .target(name: "Opus", dependencies: ["COpus", "OpusPacketFormat"]),
         .target(
             name: "PTTProtocol",
             dependencies: [
@@ -83,10 +85,22 @@ let package = Package(
             ],
             swiftSettings: hotPathSettings
         ),
+        // The APNs transport (HTTP/2 client, provider token, back-off): knows Apple's protocol, not ours.
+        .target(
+            name: "APNs",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
         .target(
             name: "PTTServer",
             dependencies: [
-                "PTTCore", "PTTProtocol", "PTTRelay", "PTTStore",
+                "APNs", "PTTCore", "PTTProtocol", "PTTRelay", "PTTStore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -99,7 +113,6 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         // The server's storage: SQLite through GRDB, here and nowhere else.
@@ -174,8 +187,8 @@ let package = Package(
         ], path: "Sources/Fuzz/ControlFrame"),
         .executableTarget(name: "fuzz-rtp", dependencies: ["RTP"], path: "Sources/Fuzz/RTP"),
         .executableTarget(name: "fuzz-srtp", dependencies: ["SRTP"], path: "Sources/Fuzz/SRTP"),
-        .executableTarget(name: "fuzz-opus-packet", dependencies: ["Opus", "AudioFiles"], path: "Sources/Fuzz/OpusPacket"),
-        .executableTarget(name: "fuzz-ogg-opus", dependencies: ["AudioFiles"], path: "Sources/Fuzz/OggOpus"),
+        .executableTarget(name: "fuzz-opus-packet", dependencies: ["Opus", "OpusPacketFormat"], path: "Sources/Fuzz/OpusPacket"),
+        .executableTarget(name: "fuzz-ogg-opus", dependencies: ["AudioFiles", "OpusPacketFormat"], path: "Sources/Fuzz/OggOpus"),
         .executableTarget(name: "fuzz-wav", dependencies: ["AudioFiles"], path: "Sources/Fuzz/WAV"),
         .executableTarget(name: "fuzz-config", dependencies: ["PTTServer"], path: "Sources/Fuzz/Config"),
         .executableTarget(name: "fuzz-admin-http", dependencies: [
@@ -187,6 +200,20 @@ let package = Package(
         ], path: "Sources/Fuzz/AdminHTTP"),
 
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // A local HTTP/2 stand-in for APNs, for the APNs unit tests and the server's wake tests.
+        .target(
+            name: "APNsTestSupport",
+            dependencies: [
+                "APNs", "PTTProtocol", "TestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
+            path: "Tests/APNsTestSupport"
+        ),
         // libsrtp2 wrapped as a test oracle for SRTPSession; never linked into a product.
         .target(name: "LibSRTP", dependencies: ["CSRTP", "SRTP"], path: "Tests/LibSRTP"),
         .testTarget(name: "PTTCoreTests", dependencies: ["PTTCore", "TestSupport"]),
@@ -213,19 +240,27 @@ let package = Package(
         .testTarget(name: "MediaTests", dependencies: ["RTP", "AudioFiles", "Opus", "TestSupport"]),
         .testTarget(name: "SRTPTests", dependencies: ["SRTP", "LibSRTP", "RTP", "Opus", "TestSupport"]),
         .testTarget(
+            name: "APNsTests",
+            dependencies: [
+                "APNs", "APNsTestSupport", "PTTProtocol", "TestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
             name: "PTTServerTests",
             dependencies: [
                 "PTTServer", "PTTRelay", "PTTStore", "PTTClient", "PTTProtocol", "PTTCore", "RTP", "AudioFiles", "SRTP", "Opus", "TestSupport",
+                "APNs", "APNsTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),

@@ -1,3 +1,5 @@
+import OpusPacketFormat
+
 /// One Opus audio packet read from an Ogg Opus stream (headers excluded).
 public struct OggOpusPacket: Sendable, Equatable {
     /// The Opus packet (RFC 6716). May be empty only if the file is damaged: treat as lost.
@@ -20,4 +22,14 @@ public struct OggOpusPacket: Sendable, Equatable {
     /// The packet's duration in 48 kHz samples per channel, from its TOC byte; `nil` if the
     /// packet is empty or its framing is impossible (see `sampleCount(of:)`).
     public var sampleCount: Int? { Self.sampleCount(of: data) }
+
+    /// Duration of an Opus packet in 48 kHz samples per channel, read from its TOC byte
+    /// (RFC 6716 §3.1) and, for code 3, the frame count byte. Does not validate the rest.
+    /// The reading is `OpusFraming.sampleCount(of:)`'s.
+    ///
+    /// - Returns: `nil` for an empty packet, a code 3 packet without its count byte or with
+    ///   zero frames, or a total above 120 ms.
+    public static func sampleCount(of packet: some Collection<UInt8>) -> Int? {
+        OpusFraming.sampleCount(of: packet)
+    }
 }

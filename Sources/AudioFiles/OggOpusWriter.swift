@@ -1,3 +1,5 @@
+import OpusPacketFormat
+
 /// Writes an Ogg Opus stream (RFC 7845): packets in, page bytes out.
 ///
 /// Layout: the `OpusHead` packet alone on the first page (granule 0), the `OpusTags` packet on
@@ -104,8 +106,8 @@ public struct OggOpusWriter: Sendable {
     public mutating func write(packet: some Collection<UInt8>, samples: Int) throws(OggOpusError) -> [UInt8] {
         guard !isFinished else { throw .invalidArgument("packet written after finish()") }
         guard !packet.isEmpty else { throw .invalidArgument("empty Opus packet") }
-        guard (1...OggOpusPacket.maxSampleCount).contains(samples) else {
-            throw .invalidArgument("packet duration \(samples) samples is not in 1...\(OggOpusPacket.maxSampleCount)")
+        guard (1...OpusFraming.maxSamples).contains(samples) else {
+            throw .invalidArgument("packet duration \(samples) samples is not in 1...\(OpusFraming.maxSamples)")
         }
         var output = try queueTags()
         if let held {

@@ -1,4 +1,5 @@
 internal import COpus
+import OpusPacketFormat
 
 /// Structural checks on Opus packets (RFC 6716 §3), without decoding them.
 ///
@@ -6,8 +7,8 @@ internal import COpus
 /// libopus's own packet parser, so anything it accepts an `opus_decode` call
 /// will also accept as framing.
 public enum OpusPacket {
-    /// The longest packet Opus allows: 120 ms, in samples per channel at 48 kHz.
-    public static let maxSamples = 5_760
+    /// The longest packet Opus allows: 120 ms, in samples per channel at 48 kHz (`OpusFraming.maxSamples`).
+    public static var maxSamples: Int { OpusFraming.maxSamples }
 
     /// Checks that `bytes` is one well-formed Opus packet no longer than 120 ms.
     ///
@@ -53,14 +54,13 @@ public enum OpusPacket {
     private static func parse(_ packet: UnsafePointer<UInt8>, count: Int32) -> Result<OpusPacketInfo, OpusPacketError> {
         let samplesPerFrame = Int(opus_packet_get_samples_per_frame(packet, 48_000))
 
-        // Code 3 (RFC 6716 §3.2.5): the second byte's low 6 bits are the frame count M.
-        // opus_packet_parse rejects M * frame size > 120 ms too, but only as a generic
-        // "corrupted stream"; check first so the error says why.
-        if packet[0] & 0x3 == 3, count >= 2 {
-            let frames = Int(packet[1] & 0x3F)
-            if frames * samplesPerFrame > maxSamples {
-                return .failure(.tooLong(samples: frames * samplesPerFrame))
-            }
+        // Code 3 (RFC 6716 §3.2.5): the second byte's low 6 bits are the frame count M (codes 0 to 2
+        // hold at most 2 × 60 ms, never too long). opus_packet_parse rejects M * frame size > 120 ms
+        // too, but only as a generic "corrupted stream"; check first so the error says why.
+        if let frames = OpusFraming.frameCount(of: UnsafeBufferPointer(start: packet, count: Int(count))),
+            frames * samplesPerFrame > maxSamples
+        {
+            return .failure(.tooLong(samples: frames * samplesPerFrame))
         }
 
         // Full structural check. libopus 1.3.1: `size` (48 x opus_int16) is required and

@@ -214,4 +214,13 @@ import Testing
         backoff.recordBackOff(now: W.date(1_000))
         #expect(backoff.lastDelay == 1)
     }
+
+    @Test func aFailureLongAfterThePauseStillDoubles() {
+        var backoff = PushBackoff()
+        #expect(backoff.until == nil && backoff.lastDelay == nil)
+        backoff.recordBackOff(now: W.date(0))
+        backoff.recordBackOff(now: W.date(3_600))
+        #expect(backoff.lastDelay == 2)
+        #expect(backoff.until == W.date(3_602))
+    }
 }

@@ -1,4 +1,5 @@
 import AudioFiles
+import OpusPacketFormat
 
 /// The Ogg Opus reader (libogg paging plus OpusHead/OpusTags parsing).
 ///
@@ -36,7 +37,7 @@ enum OggOpusFuzz {
             precondition((try? OpusTags(parsing: tags.serialized())) == tags, "OpusTags does not round-trip")
         }
         for packet in whole.packets {
-            if let samples = packet.sampleCount { precondition((1...OggOpusPacket.maxSampleCount).contains(samples)) }
+            if let samples = packet.sampleCount { precondition((1...OpusFraming.maxSamples).contains(samples)) }
         }
     }
 

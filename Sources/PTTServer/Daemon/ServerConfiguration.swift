@@ -1,3 +1,4 @@
+import APNs
 import Foundation
 import PTTCore
 import PTTProtocol
@@ -115,7 +116,11 @@ extension ServerConfiguration: Codable {
         guard mediaSilenceTimeout >= .seconds(1) else { throw .invalid("mediaSilenceTimeoutMs must be at least 1000") }
         guard maxConnections >= 1 else { throw .invalid("maxConnections must be at least 1") }
         guard memberEventsUpTo >= 0 else { throw .invalid("memberEventsUpTo must be at least 0, got \(memberEventsUpTo)") }
-        try apns?.validate()
+        do {
+            try apns?.validate()
+        } catch {
+            throw .invalid(error.description)
+        }
     }
 
     /// Reads a JSON config file; errors say which file and what is wrong in it.

@@ -9,9 +9,12 @@ import Synchronization
 ///
 /// It writes nothing itself: every frame goes through the ``ControlSession``, which bounds the bytes
 /// waiting for the socket and closes within the grace period.
-final class ControlSessionHandler: ChannelInboundHandler, @unchecked Sendable {
+final class ControlSessionHandler: ChannelDuplexHandler, @unchecked Sendable {
     // @unchecked: all mutable state is touched only on the connection's event loop.
     typealias InboundIn = ControlMessage
+    /// Frames from the ``ControlSession`` pass through untouched. The handler is outbound too because `read` is an
+    /// outbound event: only an outbound handler can hold it back (read back-pressure, and no reads while closing).
+    typealias OutboundIn = ByteBuffer
 
     /// Requests handed to the plane and not yet finished before reading from the socket pauses.
     static let maxRequestsInFlight = 32

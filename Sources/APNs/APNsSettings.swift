@@ -23,6 +23,7 @@ public struct APNsSettings: Sendable, Equatable, Codable {
     /// A PEM file of certificates to trust for the APNs server instead of the system's roots.
     public var caFile: String?
 
+    /// Settings with every field given; `environment` defaults to `production`.
     public init(keyFile: String, keyId: String, teamId: String, bundleId: String, environment: String = "production",
                 endpoint: String? = nil, caFile: String? = nil) {
         self.keyFile = keyFile; self.keyId = keyId; self.teamId = teamId; self.bundleId = bundleId
@@ -31,6 +32,7 @@ public struct APNsSettings: Sendable, Equatable, Codable {
 
     enum CodingKeys: String, CodingKey { case keyFile, keyId, teamId, bundleId, environment, endpoint, caFile }
 
+    /// Reads the `apns` object; `environment` defaults to `production`, `endpoint` and `caFile` to none.
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         keyFile = try c.decode(String.self, forKey: .keyFile)
@@ -52,7 +54,7 @@ public struct APNsSettings: Sendable, Equatable, Codable {
     }
 
     /// Checks the values that can be checked without reading files; the message names the setting.
-    public func validate() throws(ConfigurationError) {
+    public func validate() throws(APNsSettingsError) {
         func isIdentifier(_ s: String) -> Bool { s.count == 10 && s.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
         guard !keyFile.isEmpty else { throw .invalid("apns.keyFile must name the .p8 key file") }
         guard isIdentifier(keyId) else { throw .invalid("apns.keyId must be the 10-character key id, got '\(keyId)'") }

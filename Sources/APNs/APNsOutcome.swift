@@ -39,6 +39,7 @@ public enum APNsOutcome: Sendable, Equatable, CustomStringConvertible {
         return .rejected(status: status, reason: "HTTP \(status)")
     }
 
+    /// One line for logs, e.g. `rejected 410 Unregistered`.
     public var description: String {
         switch self {
         case .sent(let apnsID): "sent (apns-id \(apnsID ?? "none"))"
@@ -59,6 +60,6 @@ public enum APNsAction: Sendable, Equatable {
     /// (no sooner than 20 minutes after the current one was made).
     case refreshProviderToken
     /// APNs is overloaded or unreachable (`429`, `500`, `503`, transport failures): avoid it for a while
-    /// (`APNsBackoff`).
+    /// (the notifier's `PushBackoff`).
     case backOff
 }

@@ -14,6 +14,7 @@ public final class APNsClient: Sendable {
     /// How long one send may take, connecting included, before it ends as `.failed`.
     public static let requestTimeout: TimeAmount = .seconds(5)
 
+    /// The settings it was made with.
     public let settings: APNsSettings
     private let signingKey: APNsSigningKey
     private let http: HTTPClient
@@ -22,8 +23,8 @@ public final class APNsClient: Sendable {
 
     /// Loads the `.p8` key (and `caFile`, when set) and prepares the HTTP client on `eventLoopGroup`. No
     /// connection is made until the first send.
-    /// - Throws: `ConfigurationError` naming the setting and the file when a file is missing or unusable.
-    public init(settings: APNsSettings, eventLoopGroup: EventLoopGroup, logger: Logger) throws {
+    /// - Throws: `APNsSettingsError` naming the setting and the file when a file is missing or unusable.
+    public init(settings: APNsSettings, eventLoopGroup: EventLoopGroup, logger: Logger) throws(APNsSettingsError) {
         self.settings = settings
         self.logger = logger
         signingKey = try APNsSigningKey.load(file: settings.keyFile)
@@ -120,7 +121,7 @@ public final class APNsClient: Sendable {
         }
     }
 
-    private static func loadCertificates(_ path: String) throws(ConfigurationError) -> [NIOSSLCertificate] {
+    private static func loadCertificates(_ path: String) throws(APNsSettingsError) -> [NIOSSLCertificate] {
         guard FileManager.default.fileExists(atPath: path) else { throw .invalid("apns.caFile '\(path)' does not exist") }
         let certificates: [NIOSSLCertificate]
         do {

@@ -1,3 +1,4 @@
+import APNs
 import Crypto
 import Foundation
 import NIOCore
@@ -7,8 +8,8 @@ import NIOSSL
 import PTTProtocol
 import SwiftASN1
 import Synchronization
+import TestSupport
 import X509
-@testable import PTTServer
 
 /// A local stand-in for APNs: an HTTP/2 server over TLS (ALPN `h2` only) on 127.0.0.1 and an ephemeral port,
 /// with a throwaway CA, a certificate for `127.0.0.1`/`localhost`, and a `.p8` signing key in a temporary
@@ -18,34 +19,37 @@ import X509
 /// are `200` with an `apns-id` unless scripted per device token (`respond(toToken:status:reason:)`) or for all
 /// (`respondToAll(status:reason:)`). The files are left in the temporary directory after `shutdown()`, so
 /// settings taken from a stopped double still load.
-final class APNsDouble: Sendable {
-    let teamId: String
-    let keyId: String
-    let bundleId: String
+public final class APNsDouble: Sendable {
+    /// The team id provider tokens must name (`iss`).
+    public let teamId: String
+    /// The key id provider tokens must name (`kid`).
+    public let keyId: String
+    /// The app whose topic (`<bundleId>.voip-ptt`) pushtotalk requests must name.
+    public let bundleId: String
     /// The port it listens on (127.0.0.1).
-    let port: Int
+    public let port: Int
     /// The directory holding `ca.pem` and `AuthKey_<keyId>.p8`.
-    let directory: String
+    public let directory: String
     /// The PEM of the CA that signed the server certificate (`settings.caFile`).
-    let caFile: String
+    public let caFile: String
     /// The `.p8` key (PKCS#8 PEM, P-256) tokens must be signed with (`settings.keyFile`).
-    let keyFile: String
+    public let keyFile: String
     /// The public half of the `.p8` key, as raw bytes (swift-crypto keys are not `Sendable`).
     private let publicKeyRaw: Data
     private let serverChannel: Channel
     private let state: APNsDoubleState
 
     /// Everything an `APNsClient` needs to talk to this double (environment `sandbox`, endpoint overridden).
-    var settings: APNsSettings {
+    public var settings: APNsSettings {
         APNsSettings(keyFile: keyFile, keyId: keyId, teamId: teamId, bundleId: bundleId, environment: "sandbox",
                      endpoint: "https://127.0.0.1:\(port)", caFile: caFile)
     }
 
     /// The key tokens are checked against.
-    var publicKey: P256.Signing.PublicKey { try! P256.Signing.PublicKey(rawRepresentation: publicKeyRaw) }
+    public var publicKey: P256.Signing.PublicKey { try! P256.Signing.PublicKey(rawRepresentation: publicKeyRaw) }
 
     /// Writes the CA and key files and starts listening.
-    static func start(teamId: String = "TEAM123456", keyId: String = "KEY1234567", bundleId: String = "com.example.walkie") async throws -> APNsDouble {
+    public static func start(teamId: String = "TEAM123456", keyId: String = "KEY1234567", bundleId: String = "com.example.walkie") async throws -> APNsDouble {
         let directory = NSTemporaryDirectory() + "apns-double-" + UUID().uuidString.prefix(12)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let signingKey = P256.Signing.PrivateKey()
@@ -81,7 +85,7 @@ final class APNsDouble: Sendable {
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
-        let port = try require_(channel.localAddress?.port, "the double's port")
+        guard let port = channel.localAddress?.port else { throw APNsDoubleFailure("the double's channel has no port") }
         return APNsDouble(teamId: teamId, keyId: keyId, bundleId: bundleId, port: port, directory: directory, caFile: caFile,
                           keyFile: keyFile, publicKeyRaw: signingKey.publicKey.rawRepresentation, serverChannel: channel, state: state)
     }
@@ -95,26 +99,26 @@ final class APNsDouble: Sendable {
 
     /// From now on, answers requests for the device token `hex` (lowercase) with `status` and, when given, a
     /// `{"reason": …}` body. Status 200 answers as a success (with an `apns-id`).
-    func respond(toToken hex: String, status: Int, reason: String?) {
+    public func respond(toToken hex: String, status: Int, reason: String?) {
         state.script(token: hex.lowercased(), answer: .init(status: status, reason: reason))
     }
 
     /// From now on, answers requests for tokens without a script of their own with `status` and `reason`.
-    func respondToAll(status: Int, reason: String?) {
+    public func respondToAll(status: Int, reason: String?) {
         state.scriptDefault(.init(status: status, reason: reason))
     }
 
     /// The requests received so far, in order of arrival.
-    func requests() -> [ReceivedAPNsRequest] { state.received() }
+    public func requests() -> [ReceivedAPNsRequest] { state.received() }
 
     /// Waits until at least `count` requests have arrived and returns all of them.
-    /// - Throws: `TestFailure` if they have not arrived within `timeout`.
-    func waitForRequests(count: Int, timeout: Duration = .seconds(10)) async throws -> [ReceivedAPNsRequest] {
+    /// - Throws: `APNsDoubleFailure` if they have not arrived within `timeout` (times `TestEnvironment.timeoutScale`).
+    public func waitForRequests(count: Int, timeout: Duration = .seconds(10)) async throws -> [ReceivedAPNsRequest] {
         try await withThrowingTaskGroup(of: [ReceivedAPNsRequest].self) { group in
             group.addTask { try await self.state.requests(atLeast: count) }
             group.addTask {
-                try await Task.sleep(for: timeout.scaled)
-                throw TestFailure("APNs double: \(self.state.received().count) of \(count) requests arrived within \(timeout)")
+                try await Task.sleep(for: timeout * TestEnvironment.timeoutScale)
+                throw APNsDoubleFailure("APNs double: \(self.state.received().count) of \(count) requests arrived within \(timeout)")
             }
             defer { group.cancelAll() }
             return try await group.next()!
@@ -122,95 +126,101 @@ final class APNsDouble: Sendable {
     }
 
     /// Stops listening and closes open connections.
-    func shutdown() async throws {
+    public func shutdown() async throws {
         try? await serverChannel.close()
         for channel in state.openChannels() { try? await channel.close() }
     }
 }
 
 /// One request as the double saw it, with every check it failed.
-struct ReceivedAPNsRequest: Sendable {
+public struct ReceivedAPNsRequest: Sendable {
     /// One header field, as received (pseudo-headers included, e.g. `:method`).
-    struct Header: Sendable, Equatable {
-        var name: String
-        var value: String
+    public struct Header: Sendable, Equatable {
+        public var name: String
+        public var value: String
     }
 
     /// `:method`.
-    let method: String?
+    public let method: String?
     /// `:path`.
-    let path: String?
+    public let path: String?
     /// `:scheme`.
-    let scheme: String?
+    public let scheme: String?
     /// `:authority`.
-    let authority: String?
+    public let authority: String?
     /// All header fields in order, pseudo-headers first.
-    let headers: [Header]
-    let body: [UInt8]
+    public let headers: [Header]
+    /// The body, as received.
+    public let body: [UInt8]
     /// The body as the project's push payload, nil if it is not one.
-    let payload: PushPayload?
+    public let payload: PushPayload?
     /// The device token from the path (lowercase hex), nil if the path is not `/3/device/<hex>`.
-    let deviceToken: String?
+    public let deviceToken: String?
     /// The provider token (`authorization: bearer <jwt>`), decoded, nil if missing or malformed.
-    let providerToken: DecodedProviderToken?
+    public let providerToken: DecodedProviderToken?
     /// What was wrong with the request; empty when APNs would accept it.
-    let problems: [String]
+    public let problems: [String]
     /// The status the double answered with.
-    let answeredStatus: Int
+    public let answeredStatus: Int
     /// The `apns-id` the double answered with.
-    let answeredAPNsID: String
+    public let answeredAPNsID: String
 
     /// The JWT header, when the provider token decoded.
-    var jwtHeader: DecodedProviderToken.Header? { providerToken?.header }
+    public var jwtHeader: DecodedProviderToken.Header? { providerToken?.header }
     /// The JWT claims, when the provider token decoded.
-    var jwtClaims: DecodedProviderToken.Claims? { providerToken?.claims }
+    public var jwtClaims: DecodedProviderToken.Claims? { providerToken?.claims }
 
     /// The first value of header `name` (lowercase).
-    func header(_ name: String) -> String? { headers.first { $0.name == name }?.value }
+    public func header(_ name: String) -> String? { headers.first { $0.name == name }?.value }
     /// All values of header `name` (lowercase).
-    func headerValues(_ name: String) -> [String] { headers.filter { $0.name == name }.map(\.value) }
+    public func headerValues(_ name: String) -> [String] { headers.filter { $0.name == name }.map(\.value) }
 }
 
 /// A provider token taken apart and checked independently of `APNsProviderToken`.
-struct DecodedProviderToken: Sendable, Equatable {
-    struct Header: Codable, Sendable, Equatable {
-        var alg: String?
-        var kid: String?
-        var typ: String?
+public struct DecodedProviderToken: Sendable, Equatable {
+    /// The JOSE header.
+    public struct Header: Codable, Sendable, Equatable {
+        public var alg: String?
+        public var kid: String?
+        public var typ: String?
+        public init(alg: String?, kid: String?, typ: String?) { self.alg = alg; self.kid = kid; self.typ = typ }
     }
-    struct Claims: Codable, Sendable, Equatable {
-        var iss: String?
-        var iat: Int64?
+    /// The claims.
+    public struct Claims: Codable, Sendable, Equatable {
+        public var iss: String?
+        public var iat: Int64?
+        public init(iss: String?, iat: Int64?) { self.iss = iss; self.iat = iat }
     }
 
-    let jwt: String
-    let header: Header
-    let claims: Claims
+    /// The token as received.
+    public let jwt: String
+    public let header: Header
+    public let claims: Claims
     /// Whether the third part is a raw r||s ES256 signature of the first two by the expected key.
-    let signatureIsValid: Bool
+    public let signatureIsValid: Bool
 
     /// Decodes `jwt` and verifies its signature with `publicKey`.
-    /// - Throws: `TestFailure` describing what is malformed.
-    init(jwt: String, publicKey: P256.Signing.PublicKey) throws {
+    /// - Throws: `APNsDoubleFailure` describing what is malformed.
+    public init(jwt: String, publicKey: P256.Signing.PublicKey) throws {
         let parts = jwt.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        guard parts.count == 3 else { throw TestFailure("JWT has \(parts.count) parts, expected 3") }
+        guard parts.count == 3 else { throw APNsDoubleFailure("JWT has \(parts.count) parts, expected 3") }
         func decode(_ part: String, _ what: String) throws -> Data {
             guard !part.isEmpty, part.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
-                throw TestFailure("JWT \(what) is not unpadded base64url")
+                throw APNsDoubleFailure("JWT \(what) is not unpadded base64url")
             }
             var base64 = part.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
             base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-            guard let data = Data(base64Encoded: base64) else { throw TestFailure("JWT \(what) is not base64url") }
+            guard let data = Data(base64Encoded: base64) else { throw APNsDoubleFailure("JWT \(what) is not base64url") }
             return data
         }
         do {
             header = try JSONDecoder().decode(Header.self, from: try decode(parts[0], "header"))
-        } catch let error as TestFailure { throw error } catch { throw TestFailure("JWT header is not the expected JSON: \(error)") }
+        } catch let error as APNsDoubleFailure { throw error } catch { throw APNsDoubleFailure("JWT header is not the expected JSON: \(error)") }
         do {
             claims = try JSONDecoder().decode(Claims.self, from: try decode(parts[1], "claims"))
-        } catch let error as TestFailure { throw error } catch { throw TestFailure("JWT claims are not the expected JSON: \(error)") }
+        } catch let error as APNsDoubleFailure { throw error } catch { throw APNsDoubleFailure("JWT claims are not the expected JSON: \(error)") }
         let signature = try decode(parts[2], "signature")
-        guard signature.count == 64 else { throw TestFailure("JWT signature is \(signature.count) bytes, expected raw r||s (64)") }
+        guard signature.count == 64 else { throw APNsDoubleFailure("JWT signature is \(signature.count) bytes, expected raw r||s (64)") }
         let ecdsa = try P256.Signing.ECDSASignature(rawRepresentation: signature)
         signatureIsValid = publicKey.isValidSignature(ecdsa, for: Data((parts[0] + "." + parts[1]).utf8))
         self.jwt = jwt
@@ -223,6 +233,10 @@ struct APNsRequestExpectations: Sendable {
     let keyId: String
     let bundleId: String
     let publicKeyRaw: Data
+
+    /// Apple's values, spelled out here rather than taken from the client under test.
+    static let pushToTalk = "pushtotalk"
+    static let maximumPayloadSize = 5120
 
     /// Checks one complete request received at `now`; returns what is wrong (empty if nothing) and what was decoded.
     func inspect(headers: [ReceivedAPNsRequest.Header], body: [UInt8], now: Date)
@@ -268,7 +282,7 @@ struct APNsRequestExpectations: Sendable {
         if pushType == nil { problems.append("apns-push-type is missing") }
         let topic = value("apns-topic")
         if topic == nil { problems.append("apns-topic is missing") }
-        if pushType == PushFrame.pushToTalk {
+        if pushType == Self.pushToTalk {
             if topic != bundleId + ".voip-ptt" { problems.append("apns-topic is \(topic ?? "missing"), expected \(bundleId).voip-ptt") }
             if value("apns-priority") != "10" { problems.append("apns-priority is \(value("apns-priority") ?? "missing"), expected 10") }
             if value("apns-expiration") != "0" { problems.append("apns-expiration is \(value("apns-expiration") ?? "missing"), expected 0") }
@@ -278,9 +292,9 @@ struct APNsRequestExpectations: Sendable {
         }
 
         var payload: PushPayload?
-        if body.count > APNsNotification.maximumPayloadSize { problems.append("body is \(body.count) bytes, over 5120") }
+        if body.count > Self.maximumPayloadSize { problems.append("body is \(body.count) bytes, over 5120") }
         if let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] {
-            if pushType == PushFrame.pushToTalk, (object["aps"] as? [String: Any])?.isEmpty != true {
+            if pushType == Self.pushToTalk, (object["aps"] as? [String: Any])?.isEmpty != true {
                 problems.append("payload's aps is not an empty object")
             }
             do {
@@ -470,4 +484,10 @@ enum APNsDoubleCertificates {
         try serializer.serialize(server)
         return (try ca.serializeAsPEM().pemString, serializer.serializedBytes, serverKey.pemRepresentation)
     }
+}
+
+/// What went wrong in the double: a malformed provider token, or requests that did not arrive in time.
+public struct APNsDoubleFailure: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
 }

@@ -1,3 +1,5 @@
+@testable import APNs
+import APNsTestSupport
 import Crypto
 import Foundation
 import Logging
@@ -6,7 +8,6 @@ import NIOPosix
 import PTTProtocol
 import TestSupport
 import Testing
-@testable import PTTServer
 
 /// `APNsClient` against the local APNs double, over loopback.
 @Suite struct APNsClientTests {
@@ -218,17 +219,17 @@ import Testing
         #expect(problems.count == 6, "the signature still verifies: \(problems)")
     }
 
-    @Test func aMissingKeyFileOrCAFileIsAConfigurationError() async throws {
+    @Test func aMissingKeyFileOrCAFileIsAAPNsSettingsError() async throws {
         let double = try await APNsDouble.start()
         try await double.shutdown()
         var settings = double.settings
         settings.keyFile = double.directory + "/missing.p8"
-        #expect(throws: ConfigurationError.invalid("apns.keyFile '\(settings.keyFile)' does not exist")) {
+        #expect(throws: APNsSettingsError.invalid("apns.keyFile '\(settings.keyFile)' does not exist")) {
             _ = try APNsClient(settings: settings, eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: Self.logger)
         }
         settings = double.settings
         settings.caFile = double.directory + "/missing.pem"
-        #expect(throws: ConfigurationError.invalid("apns.caFile '\(settings.caFile!)' does not exist")) {
+        #expect(throws: APNsSettingsError.invalid("apns.caFile '\(settings.caFile!)' does not exist")) {
             _ = try APNsClient(settings: settings, eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: Self.logger)
         }
     }
@@ -313,30 +314,30 @@ import Testing
 
     @Test func theKeyFileMustExist() {
         let path = NSTemporaryDirectory() + "apns-missing-\(UUID().uuidString).p8"
-        #expect(throws: ConfigurationError.invalid("apns.keyFile '\(path)' does not exist")) { try APNsSigningKey.load(file: path) }
+        #expect(throws: APNsSettingsError.invalid("apns.keyFile '\(path)' does not exist")) { try APNsSigningKey.load(file: path) }
     }
 
     @Test func aGarbageKeyFileIsRefusedByName() throws {
         let path = try Self.write("this is not a key\n")
-        let error = #expect(throws: ConfigurationError.self) { try APNsSigningKey.load(file: path) }
+        let error = #expect(throws: APNsSettingsError.self) { try APNsSigningKey.load(file: path) }
         #expect(error?.description.contains(path) == true)
         #expect(error?.description.contains("PKCS#8") == true)
     }
 
     @Test func aP384KeyIsRefusedByName() throws {
         let path = try Self.write(P384.Signing.PrivateKey().pemRepresentation)
-        let error = #expect(throws: ConfigurationError.self) { try APNsSigningKey.load(file: path) }
+        let error = #expect(throws: APNsSettingsError.self) { try APNsSigningKey.load(file: path) }
         #expect(error?.description.contains(path) == true)
         #expect(error?.description.contains("P-256") == true)
     }
 
-    @Test(.enabled(if: Tools.have("openssl"))) func anRSAKeyIsRefusedByName() async throws {
+    @Test(.enabled(if: TestEnvironment.toolPath("openssl") != nil)) func anRSAKeyIsRefusedByName() async throws {
         let path = NSTemporaryDirectory() + "apns-rsa-\(UUID().uuidString).p8"
-        let openssl = try await ToolRun.run(try require_(Tools.path("openssl")),
+        let openssl = try await ToolRun.run(try #require(TestEnvironment.toolPath("openssl")),
                                             ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", path])
         try #require(openssl.status == 0, "openssl: \(openssl.stderr)")
         #expect(try String(contentsOfFile: path, encoding: .utf8).contains("BEGIN PRIVATE KEY"))
-        let error = #expect(throws: ConfigurationError.self) { try APNsSigningKey.load(file: path) }
+        let error = #expect(throws: APNsSettingsError.self) { try APNsSigningKey.load(file: path) }
         #expect(error?.description.contains(path) == true)
         #expect(error?.description.contains("P-256") == true)
     }
@@ -416,56 +417,6 @@ import Testing
         _ = driver.token(at: 10, from: start)
         #expect(driver.token(at: 9.5, from: start).jwt == "token-1", "within a minute of skew")
         #expect(driver.token(at: 8, from: start).jwt == "token-2", "the clock went back")
-    }
-}
-
-/// How long APNs is avoided after back-off outcomes.
-@Suite struct APNsBackoffTests {
-    let start = Date(timeIntervalSince1970: 1_760_000_000)
-
-    @Test func pausesDoubleFromOneSecondUpToSixty() throws {
-        var backoff = APNsBackoff()
-        #expect(!backoff.isBackingOff(now: start))
-        var now = start
-        var pauses: [TimeInterval] = []
-        for _ in 0..<8 {
-            backoff.record(.rejected(status: 503, reason: "ServiceUnavailable"), now: now)
-            let until = try #require(backoff.until)
-            pauses.append(until.timeIntervalSince(now))
-            #expect(backoff.isBackingOff(now: until.addingTimeInterval(-0.001)))
-            #expect(!backoff.isBackingOff(now: until))
-            now = until
-        }
-        #expect(pauses == [1, 2, 4, 8, 16, 32, 60, 60])
-    }
-
-    @Test func aSuccessResetsIt() {
-        var backoff = APNsBackoff()
-        backoff.record(.failed(reason: "connection refused"), now: start)
-        backoff.record(.rejected(status: 429, reason: "TooManyRequests"), now: start.addingTimeInterval(1))
-        #expect(backoff.until == start.addingTimeInterval(3))
-        backoff.record(.sent(apnsID: nil), now: start.addingTimeInterval(3))
-        #expect(backoff.until == nil)
-        #expect(!backoff.isBackingOff(now: start.addingTimeInterval(3)))
-        backoff.record(.rejected(status: 500, reason: "InternalServerError"), now: start.addingTimeInterval(10))
-        #expect(backoff.until == start.addingTimeInterval(11))
-    }
-
-    @Test func outcomesDuringAPauseDoNotLengthenIt() {
-        var backoff = APNsBackoff()
-        backoff.record(.rejected(status: 503, reason: "ServiceUnavailable"), now: start)
-        backoff.record(.rejected(status: 503, reason: "ServiceUnavailable"), now: start.addingTimeInterval(0.5))
-        #expect(backoff.until == start.addingTimeInterval(1))
-    }
-
-    @Test func rejectionsThatAreNotOverloadLeaveItAlone() {
-        var backoff = APNsBackoff()
-        backoff.record(.rejected(status: 410, reason: "Unregistered"), now: start)
-        #expect(backoff.until == nil)
-        backoff.record(.failed(reason: "timeout"), now: start)
-        backoff.record(.rejected(status: 403, reason: "ExpiredProviderToken"), now: start.addingTimeInterval(2))
-        #expect(backoff.until == start.addingTimeInterval(1))
-        #expect(backoff.lastDelay == 1)
     }
 }
 

@@ -65,7 +65,7 @@ struct APNsSigningKey: Sendable {
 
     /// Loads a P-256 private key from a PKCS#8 PEM file (`-----BEGIN PRIVATE KEY-----`), which is what the Apple
     /// developer account hands out. The error names the setting and the file.
-    static func load(file path: String) throws(ConfigurationError) -> APNsSigningKey {
+    static func load(file path: String) throws(APNsSettingsError) -> APNsSigningKey {
         guard FileManager.default.fileExists(atPath: path) else {
             throw .invalid("apns.keyFile '\(path)' does not exist")
         }

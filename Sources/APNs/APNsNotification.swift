@@ -1,7 +1,6 @@
 import AsyncHTTPClient
 import Foundation
 import NIOHTTP1
-import PTTProtocol
 
 /// One notification to send through APNs: the device token, the fields APNs takes as headers, and the JSON
 /// body, already encoded by the caller.
@@ -22,17 +21,25 @@ public struct APNsNotification: Sendable, Equatable {
     /// `apns-id`: APNs makes one when nil and returns it either way.
     public var apnsID: UUID?
 
+    /// A notification with every field given; `pushToTalk(deviceToken:payload:apnsID:)` fills them for a wake.
     public init(deviceToken: [UInt8], pushType: String, priority: Int, expiration: Int64, collapseId: String? = nil,
                 payload: Data, apnsID: UUID? = nil) {
         self.deviceToken = deviceToken; self.pushType = pushType; self.priority = priority; self.expiration = expiration
         self.collapseId = collapseId; self.payload = payload; self.apnsID = apnsID
     }
 
-    /// A pushtotalk notification as Apple requires it: priority 10, expiration 0 (never stored), `aps` empty.
-    public static func pushToTalk(deviceToken: [UInt8], payload: PushPayload, apnsID: UUID? = nil) throws -> APNsNotification {
+    /// `pushtotalk`: the `apns-push-type` of notifications for the PushToTalk framework.
+    public static let pushToTalkType = "pushtotalk"
+
+    /// A pushtotalk notification as Apple requires it: priority 10, expiration 0 (never stored).
+    ///
+    /// - Parameter payload: the body, encoded as JSON with sorted keys and unescaped slashes. Apple wants its
+    ///   `aps` to be an empty object; that is the caller's to get right.
+    /// - Throws: what `JSONEncoder` throws for `payload`.
+    public static func pushToTalk(deviceToken: [UInt8], payload: some Encodable, apnsID: UUID? = nil) throws -> APNsNotification {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return APNsNotification(deviceToken: deviceToken, pushType: PushFrame.pushToTalk, priority: 10, expiration: 0,
+        return APNsNotification(deviceToken: deviceToken, pushType: pushToTalkType, priority: 10, expiration: 0,
                                 payload: try encoder.encode(payload), apnsID: apnsID)
     }
 
@@ -41,7 +48,11 @@ public struct APNsNotification: Sendable, Equatable {
     public static let maximumPayloadSize = 5120
 
     /// The device token as lowercase hex, as it appears in the request path.
-    public var deviceTokenHex: String { HexCoding.encode(deviceToken) }
+    public var deviceTokenHex: String {
+        String(decoding: deviceToken.flatMap { [Self.hexDigits[Int($0 >> 4)], Self.hexDigits[Int($0 & 0x0F)]] }, as: UTF8.self)
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// The first 8 hex characters of the token: enough to tell tokens apart in logs without logging them.
     var tokenPrefix: String { String(deviceTokenHex.prefix(8)) }

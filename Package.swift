@@ -186,7 +186,8 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ], path: "Sources/Fuzz/AdminHTTP"),
 
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // Helpers every test target may share (waits, timeouts, test clocks, recorders); no `@testable` imports.
+        .target(name: "TestSupport", dependencies: ["PTTCore"], path: "Tests/TestSupport"),
         // libsrtp2 wrapped as a test oracle for SRTPSession; never linked into a product.
         .target(name: "LibSRTP", dependencies: ["CSRTP", "SRTP"], path: "Tests/LibSRTP"),
         .testTarget(name: "PTTCoreTests", dependencies: ["PTTCore", "TestSupport"]),

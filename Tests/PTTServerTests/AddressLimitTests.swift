@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import PTTClient
 import PTTProtocol
+import TestSupport
 import Testing
 
 /// One busy or hostile address cannot lock others out. Loopback is exempt by default, so these tests

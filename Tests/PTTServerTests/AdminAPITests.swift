@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import PTTClient
 import PTTProtocol
+import TestSupport
 import Testing
 
 @Suite("Admin API")

@@ -5,6 +5,7 @@ import NIOConcurrencyHelpers
 import PTTClient
 import PTTCore
 import PTTProtocol
+import TestSupport
 import Testing
 
 /// The admin port closes idle and slow connections at their deadlines and caps how many are open.

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import PTTClient
 import PTTProtocol
+import TestSupport
 import Testing
 
 /// Every control connection closes at its deadline, whatever state TLS is in, and a connection that is

@@ -2,6 +2,7 @@ import Foundation
 import PTTClient
 import PTTProtocol
 import PTTServer
+import TestSupport
 import Testing
 
 @Suite("Floor control over real control connections")

@@ -1,6 +1,7 @@
 import Foundation
 import PTTClient
 import PTTProtocol
+import TestSupport
 import Testing
 
 @Suite("Bad frames get an error and close only their own connection")

@@ -4,6 +4,7 @@ import RTP
 import NIOCore
 import NIOPosix
 import PTTProtocol
+import TestSupport
 import Testing
 
 /// A free UDP port on 127.0.0.1 (bound, read back, released).

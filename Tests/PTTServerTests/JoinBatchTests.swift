@@ -3,6 +3,7 @@ import NIOConcurrencyHelpers
 import PTTClient
 import PTTCore
 import PTTProtocol
+import TestSupport
 import Testing
 
 /// Joins that arrive together are stored together (one disk sync for many), yet each member is answered

@@ -1,6 +1,7 @@
 import Foundation
 import PTTClient
 import PTTProtocol
+import TestSupport
 import Testing
 
 @Suite("Joining channels over a real control connection")

@@ -1,6 +1,7 @@
 import Foundation
 import PTTClient
 import PTTProtocol
+import TestSupport
 import Testing
 
 /// A client chooses its membership's SRTP suite at join; the server keeps it across restarts.

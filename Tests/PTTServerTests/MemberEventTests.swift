@@ -1,6 +1,7 @@
 import Foundation
 import PTTClient
 import PTTProtocol
+import TestSupport
 import Testing
 
 /// In a large channel a member is told of joins and leaves only if it asked: a channel that fills to N

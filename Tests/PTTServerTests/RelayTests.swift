@@ -5,6 +5,7 @@ import Opus
 import PTTClient
 import PTTProtocol
 import PTTServer
+import TestSupport
 import Testing
 
 /// A member with a control connection and an open media session.

@@ -4,6 +4,7 @@ import Opus
 import PTTClient
 import PTTProtocol
 import PTTServer
+import TestSupport
 import Testing
 
 /// Captured audio replayed through a running relay: what every listener receives is checked packet by

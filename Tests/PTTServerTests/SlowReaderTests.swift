@@ -4,6 +4,7 @@ import NIOConcurrencyHelpers
 import PTTClient
 import PTTCore
 import PTTProtocol
+import TestSupport
 import Testing
 
 extension Stress {

@@ -5,6 +5,7 @@ import NIOPosix
 import PTTClient
 import PTTCore
 import PTTProtocol
+import TestSupport
 @testable import PTTServer
 
 /// A real server on loopback with ephemeral ports and a temporary data directory.
@@ -67,22 +68,3 @@ final class TestServer: Sendable {
     }
 }
 
-/// A wall clock a test moves by hand (announcement expiry).
-final class ManualWallClock: WallClock, @unchecked Sendable {
-    // @unchecked: guarded by `lock`.
-    private let lock = NSLock()
-    private var offset: TimeInterval = 0
-    func now() -> Date { lock.withLock { Date().addingTimeInterval(offset) } }
-    func advance(by seconds: TimeInterval) { lock.withLock { offset += seconds } }
-}
-
-/// `#require` for use outside test functions.
-func require_<T>(_ value: T?, _ what: String = "value") throws -> T {
-    guard let value else { throw TestFailure("missing \(what)") }
-    return value
-}
-
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}

@@ -3,6 +3,7 @@ import PTTClient
 import PTTCore
 import PTTProtocol
 @testable import PTTServer
+import TestSupport
 import Testing
 
 /// Wakes through APNs, against a local HTTP/2 TLS stand-in that checks every request. No traffic leaves

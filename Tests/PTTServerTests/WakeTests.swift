@@ -4,6 +4,7 @@ import PTTClient
 import PTTCore
 import PTTProtocol
 import PTTServer
+import TestSupport
 import Testing
 
 /// The `push` frames among a peer's unread messages.

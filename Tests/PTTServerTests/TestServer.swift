@@ -68,3 +68,26 @@ final class TestServer: Sendable {
     }
 }
 
+/// Starts a server (as ``TestServer/start(data:wallClock:_:)``), runs `body` with it and returns what `body`
+/// returns. The server's shutdown is awaited whether `body` returns or throws, so a test never leaves a
+/// server (its ports, threads and data directory) running into the tests after it.
+///
+///     try await withTestServer(configure: { $0.tls = true }) { server in
+///         let alice = try await server.connect("alice", secret: try await server.addUser("alice"))
+///         ...
+///     }
+@discardableResult
+func withTestServer<T>(data: String? = nil, wallClock: any WallClock = SystemWallClock(),
+                       configure: (inout ServerConfiguration) -> Void = { _ in },
+                       _ body: (TestServer) async throws -> T) async throws -> T {
+    let server = try await TestServer.start(data: data, wallClock: wallClock, configure)
+    let result: T
+    do {
+        result = try await body(server)
+    } catch {
+        await server.stop()
+        throw error
+    }
+    await server.stop()
+    return result
+}

@@ -200,7 +200,17 @@ let package = Package(
             ]
         ),
         .testTarget(name: "OpusTests", dependencies: ["Opus", "TestSupport"]),
-        .testTarget(name: "PTTClientTests", dependencies: ["PTTClient", "TestSupport"]),
+        .testTarget(
+            name: "PTTClientTests",
+            dependencies: [
+                "PTTClient", "PTTProtocol", "TestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .testTarget(
             name: "PTTRelayTests",
             dependencies: [

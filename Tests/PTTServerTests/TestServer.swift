@@ -22,6 +22,8 @@ final class TestServer: Sendable {
         return path
     }
 
+    /// Starts a server; the caller must await ``stop()``. Tests use ``withTestServer(data:wallClock:configure:_:)``,
+    /// which does.
     static func start(data: String? = nil, wallClock: any WallClock = SystemWallClock(),
                       _ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
         var configuration = ServerConfiguration()

@@ -199,7 +199,8 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ], path: "Sources/Fuzz/AdminHTTP"),
 
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // Helpers every test target may share (waits, timeouts, test clocks, recorders); no `@testable` imports.
+        .target(name: "TestSupport", dependencies: ["PTTCore"], path: "Tests/TestSupport"),
         // A local HTTP/2 stand-in for APNs, for the APNs unit tests and the server's wake tests.
         .target(
             name: "APNsTestSupport",
@@ -226,7 +227,17 @@ let package = Package(
             ]
         ),
         .testTarget(name: "OpusTests", dependencies: ["Opus", "TestSupport"]),
-        .testTarget(name: "PTTClientTests", dependencies: ["PTTClient", "TestSupport"]),
+        .testTarget(
+            name: "PTTClientTests",
+            dependencies: [
+                "PTTClient", "PTTProtocol", "TestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .testTarget(
             name: "PTTRelayTests",
             dependencies: [
@@ -255,6 +266,7 @@ let package = Package(
                 "PTTServer", "PTTRelay", "PTTStore", "PTTClient", "PTTProtocol", "PTTCore", "RTP", "AudioFiles", "SRTP", "Opus", "TestSupport",
                 "APNs", "APNsTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -33,7 +33,13 @@ public struct KnownHosts: Sendable {
     }
 
     func entries() throws -> [String: String] {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [:] }
+        // No file yet: nothing pinned. A file that cannot be read or is not text is an error: treating it as empty
+        // would pin a server again with whatever certificate it shows.
+        guard FileManager.default.fileExists(atPath: path) else { return [:] }
+        let text: String
+        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
+            throw KnownHostsError.unreadable(path: path, reason: "\(error)")
+        }
         var result: [String: String] = [:]
         for line in text.split(separator: "\n") where !line.hasPrefix("#") {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
@@ -54,6 +60,19 @@ public struct KnownHosts: Sendable {
             guard FileManager.default.createFile(atPath: path, contents: line, attributes: [.posixPermissions: 0o600]) else {
                 throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
             }
+        }
+    }
+}
+
+/// A known-hosts file that exists but cannot be used.
+public enum KnownHostsError: Error, CustomStringConvertible {
+    /// The file could not be read, or is not UTF-8 text.
+    case unreadable(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .unreadable(let path, let reason):
+            "cannot read the known hosts file \(path) (\(reason)); fix or remove it to pin servers again"
         }
     }
 }

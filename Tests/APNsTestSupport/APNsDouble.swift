@@ -112,12 +112,12 @@ public final class APNsDouble: Sendable {
     public func requests() -> [ReceivedAPNsRequest] { state.received() }
 
     /// Waits until at least `count` requests have arrived and returns all of them.
-    /// - Throws: `APNsDoubleFailure` if they have not arrived within `timeout` (times `TestEnvironment.timeoutScale`).
+    /// - Throws: `APNsDoubleFailure` if they have not arrived within `timeout` (times `TestTimeouts.scale`).
     public func waitForRequests(count: Int, timeout: Duration = .seconds(10)) async throws -> [ReceivedAPNsRequest] {
         try await withThrowingTaskGroup(of: [ReceivedAPNsRequest].self) { group in
             group.addTask { try await self.state.requests(atLeast: count) }
             group.addTask {
-                try await Task.sleep(for: timeout * TestEnvironment.timeoutScale)
+                try await Task.sleep(for: timeout * TestTimeouts.scale)
                 throw APNsDoubleFailure("APNs double: \(self.state.received().count) of \(count) requests arrived within \(timeout)")
             }
             defer { group.cancelAll() }

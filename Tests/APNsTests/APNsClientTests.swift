@@ -331,9 +331,9 @@ import Testing
         #expect(error?.description.contains("P-256") == true)
     }
 
-    @Test(.enabled(if: TestEnvironment.toolPath("openssl") != nil)) func anRSAKeyIsRefusedByName() async throws {
+    @Test(.enabled(if: Tools.path("openssl") != nil)) func anRSAKeyIsRefusedByName() async throws {
         let path = NSTemporaryDirectory() + "apns-rsa-\(UUID().uuidString).p8"
-        let openssl = try await ToolRun.run(try #require(TestEnvironment.toolPath("openssl")),
+        let openssl = try await ToolRun.run(try #require(Tools.path("openssl")),
                                             ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", path])
         try #require(openssl.status == 0, "openssl: \(openssl.stderr)")
         #expect(try String(contentsOfFile: path, encoding: .utf8).contains("BEGIN PRIVATE KEY"))

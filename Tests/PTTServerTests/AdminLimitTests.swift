@@ -5,6 +5,7 @@ import NIOConcurrencyHelpers
 import PTTClient
 import PTTCore
 import PTTProtocol
+import TestSupport
 import Testing
 
 /// The admin port closes idle and slow connections at their deadlines and caps how many are open.
@@ -53,68 +54,68 @@ struct AdminLimitTests {
 
     @Test("a connection that sends nothing is closed at the idle deadline")
     func idle() async throws {
-        let server = try await TestServer.start { $0.limits.adminIdleTimeout = .milliseconds(300) }
-        let raw = try await RawHTTP(port: try Self.adminPort(server))
-        try await raw.waitClosed(timeout: .seconds(10))
-        #expect(try await server.metric(#"ptt_admin_connections_timed_out_total{phase="idle"}"#) == 1)
-        await server.stop()
+        try await withTestServer(configure: { $0.limits.adminIdleTimeout = .milliseconds(300) }) { server in
+            let raw = try await RawHTTP(port: try Self.adminPort(server))
+            try await raw.waitClosed(timeout: .seconds(10))
+            #expect(try await server.metric(#"ptt_admin_connections_timed_out_total{phase="idle"}"#) == 1)
+        }
     }
 
     @Test("a request head sent a byte at a time is cut off at the request deadline")
     func slowHead() async throws {
-        let server = try await TestServer.start { $0.limits.adminRequestTimeout = .milliseconds(500) }
-        let raw = try await RawHTTP(port: try Self.adminPort(server))
-        try await raw.send("GET /metrics HTTP/1.1\r\n")
-        let started = ContinuousClock.now
-        // One header byte every 50 ms: never idle, never complete.
-        for byte in "X-Slow: " + String(repeating: "a", count: 400) {
-            guard raw.channel.isActive else { break }
-            try? await raw.send(String(byte))
-            try await Task.sleep(for: .milliseconds(50))
+        try await withTestServer(configure: { $0.limits.adminRequestTimeout = .milliseconds(500) }) { server in
+            let raw = try await RawHTTP(port: try Self.adminPort(server))
+            try await raw.send("GET /metrics HTTP/1.1\r\n")
+            let started = ContinuousClock.now
+            // One header byte every 50 ms: never idle, never complete.
+            for byte in "X-Slow: " + String(repeating: "a", count: 400) {
+                guard raw.channel.isActive else { break }
+                try? await raw.send(String(byte))
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            try await raw.waitClosed(timeout: .seconds(10))
+            #expect(ContinuousClock.now - started < .seconds(15))
+            #expect(try await server.metric(#"ptt_admin_connections_timed_out_total{phase="request"}"#) == 1)
         }
-        try await raw.waitClosed(timeout: .seconds(10))
-        #expect(ContinuousClock.now - started < .seconds(15))
-        #expect(try await server.metric(#"ptt_admin_connections_timed_out_total{phase="request"}"#) == 1)
-        await server.stop()
     }
 
     @Test("a body shorter than its content-length is cut off at the request deadline")
     func shortBody() async throws {
-        let server = try await TestServer.start { $0.limits.adminRequestTimeout = .milliseconds(400) }
-        let raw = try await RawHTTP(port: try Self.adminPort(server))
-        try await raw.send("POST /api/users HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"name\":")
-        try await raw.waitClosed(timeout: .seconds(10))
-        #expect(try await server.metric(#"ptt_admin_connections_timed_out_total{phase="request"}"#) == 1)
-        await server.stop()
+        try await withTestServer(configure: { $0.limits.adminRequestTimeout = .milliseconds(400) }) { server in
+            let raw = try await RawHTTP(port: try Self.adminPort(server))
+            try await raw.send("POST /api/users HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"name\":")
+            try await raw.waitClosed(timeout: .seconds(10))
+            #expect(try await server.metric(#"ptt_admin_connections_timed_out_total{phase="request"}"#) == 1)
+        }
     }
 
     @Test("a keep-alive connection serves several requests, then closes when idle")
     func keepAlive() async throws {
-        let server = try await TestServer.start { $0.limits.adminIdleTimeout = .seconds(1) }
-        let token = try require_(server.server.adminToken)
-        let raw = try await RawHTTP(port: try Self.adminPort(server))
-        for _ in 0..<3 {
-            let before = raw.text.components(separatedBy: "HTTP/1.1 200").count
-            try await raw.send("GET /api/channels HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n\r\n")
-            try await eventually("an answer") { raw.text.components(separatedBy: "HTTP/1.1 200").count == before + 1 }
+        try await withTestServer(configure: { $0.limits.adminIdleTimeout = .seconds(1) }) { server in
+            let token = try require_(server.server.adminToken)
+            let raw = try await RawHTTP(port: try Self.adminPort(server))
+            for _ in 0..<3 {
+                let before = raw.text.components(separatedBy: "HTTP/1.1 200").count
+                try await raw.send("GET /api/channels HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n\r\n")
+                try await eventually("an answer") { raw.text.components(separatedBy: "HTTP/1.1 200").count == before + 1 }
+            }
+            try await raw.waitClosed(timeout: .seconds(10))
+            #expect(try await server.metric(#"ptt_admin_connections_timed_out_total{phase="idle"}"#) == 1)
         }
-        try await raw.waitClosed(timeout: .seconds(10))
-        #expect(try await server.metric(#"ptt_admin_connections_timed_out_total{phase="idle"}"#) == 1)
-        await server.stop()
     }
 
     @Test("connections beyond the cap are refused; the API answers again once they close")
     func cap() async throws {
-        let server = try await TestServer.start { $0.limits.adminMaxConnections = 4 }
-        let port = try Self.adminPort(server)
-        var held: [RawHTTP] = []
-        for _ in 0..<4 { held.append(try await RawHTTP(port: port)) }
-        try await eventually("four admin connections") { PTTServerTests.metric(String(decoding: server.server.metrics.exposition(), as: UTF8.self), "ptt_admin_connections") == 4 }
-        let extra = try await RawHTTP(port: port)
-        try await extra.waitClosed(timeout: TestTimeouts.eventWait)
-        #expect(PTTServerTests.metric(String(decoding: server.server.metrics.exposition(), as: UTF8.self), "ptt_admin_connections_refused_total") == 1)
-        for connection in held { try? await connection.channel.close() }
-        try await eventually("the API to answer again") { (try? await server.admin.getText("/metrics")) != nil }
-        await server.stop()
+        try await withTestServer(configure: { $0.limits.adminMaxConnections = 4 }) { server in
+            let port = try Self.adminPort(server)
+            var held: [RawHTTP] = []
+            for _ in 0..<4 { held.append(try await RawHTTP(port: port)) }
+            try await eventually("four admin connections") { PTTServerTests.metric(String(decoding: server.server.metrics.exposition(), as: UTF8.self), "ptt_admin_connections") == 4 }
+            let extra = try await RawHTTP(port: port)
+            try await extra.waitClosed(timeout: TestTimeouts.eventWait)
+            #expect(PTTServerTests.metric(String(decoding: server.server.metrics.exposition(), as: UTF8.self), "ptt_admin_connections_refused_total") == 1)
+            for connection in held { try? await connection.channel.close() }
+            try await eventually("the API to answer again") { (try? await server.admin.getText("/metrics")) != nil }
+        }
     }
 }

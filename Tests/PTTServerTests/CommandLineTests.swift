@@ -1,5 +1,6 @@
 import Foundation
 import PTTProtocol
+import TestSupport
 import Testing
 
 /// The commands as a user runs them: `pttd` in its own process, `pttctl` and `ptt monitor` against it.

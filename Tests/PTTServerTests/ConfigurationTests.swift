@@ -101,11 +101,11 @@ struct ConfigurationTests {
         try "not a key".write(toFile: garbage, atomically: true, encoding: .utf8)
         for keyFile in [directory + "/AuthKey_MISSING.p8", garbage] {
             do {
-                let server = try await TestServer.start { c in
+                try await withTestServer(configure: { c in
                     c.apns = APNsSettings(keyFile: keyFile, keyId: "KEY1234567", teamId: "TEAM123456", bundleId: "com.example.walkie")
+                }) { _ in
+                    Issue.record("started with \(keyFile)")
                 }
-                await server.stop()
-                Issue.record("started with \(keyFile)")
             } catch {
                 #expect("\(error)".contains(keyFile), "\(error)")
             }

@@ -3,6 +3,7 @@ import NIOCore
 import NIOPosix
 import PTTClient
 import PTTProtocol
+import TestSupport
 import Testing
 
 extension Stress {

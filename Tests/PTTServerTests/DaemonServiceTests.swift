@@ -4,6 +4,7 @@ import NIOPosix
 import PTTClient
 import PTTProtocol
 import ServiceLifecycle
+import TestSupport
 import Testing
 @testable import PTTServer
 

@@ -1,5 +1,6 @@
 import Foundation
 import PTTProtocol
+import TestSupport
 
 /// `pttd` running inside the server namespace of a `TestNetwork`, with users, and `ptt` clients on the
 /// client hosts: what the network fault scenarios share. Reads the admin API from inside the server

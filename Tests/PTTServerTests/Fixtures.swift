@@ -1,6 +1,7 @@
 import Foundation
 import AudioFiles
 import RTP
+import TestSupport
 
 /// The captured talk bursts in `fixtures/` (see fixtures/README.md).
 enum Fixtures {

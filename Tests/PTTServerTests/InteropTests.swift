@@ -4,50 +4,8 @@ import RTP
 import NIOCore
 import NIOPosix
 import PTTProtocol
+import TestSupport
 import Testing
-
-/// A free UDP port on 127.0.0.1 (bound, read back, released).
-func freeUDPPort() async throws -> Int {
-    let channel = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
-    let port = channel.localAddress?.port ?? 0
-    try await channel.close()
-    return port
-}
-
-/// A free even UDP port whose odd neighbour is free too (RTP receivers such as ffmpeg bind port + 1 for RTCP).
-func freeRTPPortPair() async throws -> Int {
-    let group = MultiThreadedEventLoopGroup.singleton
-    for _ in 0..<50 {
-        let port = 2 * Int.random(in: 10_000...30_000)
-        guard let rtp = try? await DatagramBootstrap(group: group).bind(host: "0.0.0.0", port: port).get() else { continue }
-        let rtcp = try? await DatagramBootstrap(group: group).bind(host: "0.0.0.0", port: port + 1).get()
-        try? await rtp.close()
-        guard let rtcp else { continue }
-        try? await rtcp.close()
-        return port
-    }
-    throw TestFailure("no free RTP port pair")
-}
-
-/// Waits (bounded) until something listens on UDP `port` on this machine (/proc/net/udp); gives up early
-/// once `alive` says the process that should listen has exited.
-func waitForUDPListener(port: Int, timeout: Duration = .seconds(10), while alive: () -> Bool = { true }) async throws {
-    let hex = ":" + String(format: "%04X", port)
-    let deadline = ContinuousClock.now + timeout.scaled
-    while ContinuousClock.now < deadline, alive() {
-        // /proc files report size 0, and String(contentsOfFile:) then reads one page only: with many sockets
-        // open (the whole suite in parallel) the line looked for is past it. Read to the end.
-        let table = ["/proc/net/udp", "/proc/net/udp6"].compactMap { path in
-            FileHandle(forReadingAtPath: path).flatMap { handle in
-                defer { try? handle.close() }
-                return (try? handle.readToEnd()).flatMap { $0 }.map { String(decoding: $0, as: UTF8.self) }
-            }
-        }.joined(separator: "\n")
-        if table.split(separator: "\n").contains(where: { $0.split(separator: " ").dropFirst().first?.hasSuffix(hex) == true }) { return }
-        try await Task.sleep(for: .milliseconds(20))
-    }
-    throw TestFailure("nothing listens on UDP port \(port)")
-}
 
 /// Real tools as peers: ffmpeg talks and listens through `ptt sdp`, `ptt listen` records, tshark checks
 /// the relayed stream on the wire. `make test` installs the tools; without them these tests are skipped
@@ -74,96 +32,96 @@ struct InteropTests {
     @Test("ffmpeg sends a fixture as SRTP through ptt sdp; ptt listen records every packet intact")
     func ffmpegTalks() async throws {
         let (_, packets) = try Fixtures.opus(fixture)
-        let server = try await TestServer.start()
-        defer { Task { await server.stop() } }
-        let aliceSecret = try await server.addUser("alice")
-        let bobSecret = try await server.addUser("bob")
-        let out = TestServer.temporaryDirectory() + "/heard.ogg"
+        try await withTestServer { server in
+            let aliceSecret = try await server.addUser("alice")
+            let bobSecret = try await server.addUser("bob")
+            let out = TestServer.temporaryDirectory() + "/heard.ogg"
 
-        let listener = try Subprocess("ptt", ["listen", "--channel", "deck", "--out", out, "--packets", "\(packets.count)", "--seconds", "40"]
-                                      + commonArguments(server, user: "bob", secret: bobSecret))
-        defer { listener.signal(SIGKILL) }
-        let sendPort = try await freeUDPPort()
-        let bridge = try Subprocess("ptt", ["sdp", "--channel", "deck", "--listen-port", "\(try await freeUDPPort())", "--send-port", "\(sendPort)",
-                                            "--seconds", "40"] + commonArguments(server, user: "alice", secret: aliceSecret))
-        defer { bridge.signal(SIGKILL) }
-        try await bridge.waitForStandardError(containing: "to talk: ffmpeg")
-        try await waitForAudio(server, members: 2)
-        let talkLine = try #require(bridge.standardError.split(separator: "\n").first { $0.contains("to talk: ffmpeg") })
-        let words = talkLine.split(separator: " ").map(String.init)
-        let ssrc = try #require(words.firstIndex(of: "-ssrc").map { words[$0 + 1] })
-        let key = try #require(words.firstIndex(of: "-srtp_out_params").map { words[$0 + 1] })
+            let listener = try Subprocess("ptt", ["listen", "--channel", "deck", "--out", out, "--packets", "\(packets.count)", "--seconds", "40"]
+                                          + commonArguments(server, user: "bob", secret: bobSecret))
+            defer { listener.signal(SIGKILL) }
+            let sendPort = try await freeUDPPort()
+            let bridge = try Subprocess("ptt", ["sdp", "--channel", "deck", "--listen-port", "\(try await freeUDPPort())", "--send-port", "\(sendPort)",
+                                                "--seconds", "40"] + commonArguments(server, user: "alice", secret: aliceSecret))
+            defer { bridge.signal(SIGKILL) }
+            try await bridge.waitForStandardError(containing: "to talk: ffmpeg")
+            try await waitForAudio(server, members: 2)
+            let talkLine = try #require(bridge.standardError.split(separator: "\n").first { $0.contains("to talk: ffmpeg") })
+            let words = talkLine.split(separator: " ").map(String.init)
+            let ssrc = try #require(words.firstIndex(of: "-ssrc").map { words[$0 + 1] })
+            let key = try #require(words.firstIndex(of: "-srtp_out_params").map { words[$0 + 1] })
 
-        let ffmpeg = try Subprocess(try #require(Tools.path("ffmpeg")), [
-            "-hide_banner", "-loglevel", "error", "-re", "-i", Fixtures.path(fixture), "-c:a", "copy", "-f", "rtp",
-            "-payload_type", "111", "-ssrc", ssrc, "-srtp_out_suite", "AES_CM_128_HMAC_SHA1_80", "-srtp_out_params", key,
-            "srtp://127.0.0.1:\(sendPort)"])
-        #expect(try await ffmpeg.waitForExit(timeout: .seconds(30)) == 0, "ffmpeg: \(ffmpeg.standardError)")
-        #expect(try await listener.waitForExit(timeout: .seconds(20)) == 0, "ptt listen: \(listener.standardError)")
-        let (_, heard) = try OggOpusReader.readFile(path: out)
-        #expect(heard.map(\.data) == packets.map(\.data), "heard \(heard.count) of \(packets.count) packets")
-        if let opusinfo = Tools.path("opusinfo") {
-            let info = try Subprocess(opusinfo, [out])
-            #expect(try await info.waitForExit() == 0)
+            let ffmpeg = try Subprocess(try #require(Tools.path("ffmpeg")), [
+                "-hide_banner", "-loglevel", "error", "-re", "-i", Fixtures.path(fixture), "-c:a", "copy", "-f", "rtp",
+                "-payload_type", "111", "-ssrc", ssrc, "-srtp_out_suite", "AES_CM_128_HMAC_SHA1_80", "-srtp_out_params", key,
+                "srtp://127.0.0.1:\(sendPort)"])
+            #expect(try await ffmpeg.waitForExit(timeout: .seconds(30)) == 0, "ffmpeg: \(ffmpeg.standardError)")
+            #expect(try await listener.waitForExit(timeout: .seconds(20)) == 0, "ptt listen: \(listener.standardError)")
+            let (_, heard) = try OggOpusReader.readFile(path: out)
+            #expect(heard.map(\.data) == packets.map(\.data), "heard \(heard.count) of \(packets.count) packets")
+            if let opusinfo = Tools.path("opusinfo") {
+                let info = try Subprocess(opusinfo, [out])
+                #expect(try await info.waitForExit() == 0)
+            }
         }
     }
 
     @Test("ptt talk sends a fixture; ffmpeg records it through ptt sdp; tshark sees one clean RTP stream")
     func ffmpegListens() async throws {
         let (_, packets) = try Fixtures.opus(fixture)
-        let server = try await TestServer.start()
-        defer { Task { await server.stop() } }
-        let aliceSecret = try await server.addUser("alice")
-        let bobSecret = try await server.addUser("bob")
-        let directory = TestServer.temporaryDirectory()
-        let listenPort = try await freeRTPPortPair()
+        try await withTestServer { server in
+            let aliceSecret = try await server.addUser("alice")
+            let bobSecret = try await server.addUser("bob")
+            let directory = TestServer.temporaryDirectory()
+            let listenPort = try await freeRTPPortPair()
 
-        let bridge = try Subprocess("ptt", ["sdp", "--channel", "deck", "--listen-port", "\(listenPort)", "--sdp-file", directory + "/bob.sdp",
-                                            "--seconds", "40"] + commonArguments(server, user: "bob", secret: bobSecret))
-        defer { bridge.signal(SIGKILL) }
-        try await bridge.waitForStandardError(containing: "to talk: ffmpeg")
-        let capture = try Subprocess(try #require(Tools.path("tshark")), ["-i", "lo", "-f", "udp dst port \(listenPort)", "-w", directory + "/relayed.pcap", "-F", "pcap",
-                                                                             "-c", "\(packets.count)", "-a", "duration:40"])
-        defer { capture.signal(SIGKILL) }
-        // "Capturing on" is printed before dumpcap has started; packets relayed before "Capture started" would be
-        // missed, and tshark would wait for a packet count it can never reach (seen on a loaded machine).
-        try await capture.waitForStandardError(containing: "Capture started")
-        let ffmpeg = try Subprocess(try #require(Tools.path("ffmpeg")), [
-            "-hide_banner", "-loglevel", "error", "-protocol_whitelist", "file,udp,rtp", "-i", directory + "/bob.sdp",
-            "-c", "copy", "-frames:a", "\(packets.count)", "-y", directory + "/recorded.ogg"])
-        defer { ffmpeg.signal(SIGKILL) }
-        do { try await waitForUDPListener(port: listenPort, timeout: .seconds(30), while: { ffmpeg.process.isRunning }) } catch {
-            throw TestFailure("\(error); ffmpeg running: \(ffmpeg.process.isRunning), says: \(ffmpeg.standardError)")
+            let bridge = try Subprocess("ptt", ["sdp", "--channel", "deck", "--listen-port", "\(listenPort)", "--sdp-file", directory + "/bob.sdp",
+                                                "--seconds", "40"] + commonArguments(server, user: "bob", secret: bobSecret))
+            defer { bridge.signal(SIGKILL) }
+            try await bridge.waitForStandardError(containing: "to talk: ffmpeg")
+            let capture = try Subprocess(try #require(Tools.path("tshark")), ["-i", "lo", "-f", "udp dst port \(listenPort)", "-w", directory + "/relayed.pcap", "-F", "pcap",
+                                                                                 "-c", "\(packets.count)", "-a", "duration:40"])
+            defer { capture.signal(SIGKILL) }
+            // "Capturing on" is printed before dumpcap has started; packets relayed before "Capture started" would be
+            // missed, and tshark would wait for a packet count it can never reach (seen on a loaded machine).
+            try await capture.waitForStandardError(containing: "Capture started")
+            let ffmpeg = try Subprocess(try #require(Tools.path("ffmpeg")), [
+                "-hide_banner", "-loglevel", "error", "-protocol_whitelist", "file,udp,rtp", "-i", directory + "/bob.sdp",
+                "-c", "copy", "-frames:a", "\(packets.count)", "-y", directory + "/recorded.ogg"])
+            defer { ffmpeg.signal(SIGKILL) }
+            do { try await waitForUDPListener(port: listenPort, timeout: .seconds(30), while: { ffmpeg.process.isRunning }) } catch {
+                throw TestFailure("\(error); ffmpeg running: \(ffmpeg.process.isRunning), says: \(ffmpeg.standardError)")
+            }
+
+            let talker = try Subprocess("ptt", ["talk", "--channel", "deck", "--file", Fixtures.path(fixture)]
+                                        + commonArguments(server, user: "alice", secret: aliceSecret))
+            #expect(try await talker.waitForExit(timeout: .seconds(30)) == 0, "ptt talk: \(talker.standardError)")
+            #expect(talker.standardError.contains("sent \(packets.count) packets"))
+            // Both peers stop by themselves once they have seen every packet (the test runner's children may not
+            // receive SIGINT: it can be blocked in the process that spawns them).
+            #expect(try await ffmpeg.waitForExit(timeout: .seconds(15)) == 0, "ffmpeg: \(ffmpeg.standardError)")
+            // tshark stops by itself after the packet count. Should it not (it has been seen to hang on to the count
+            // on a loaded machine), the file it wrote is analysed all the same: the checks below count the packets.
+            if (try? await capture.waitForExit(timeout: .seconds(15))) == nil {
+                capture.signal(SIGKILL)
+                _ = try? await capture.waitForExit(timeout: .seconds(5))
+            }
+
+            let (_, recorded) = try OggOpusReader.readFile(path: directory + "/recorded.ogg")
+            #expect(recorded.map(\.data) == packets.map(\.data),
+                    "ffmpeg recorded \(recorded.count) of \(packets.count) packets; prefix: \(recorded.map(\.data) == Array(packets.map(\.data).prefix(recorded.count))), suffix: \(recorded.map(\.data) == Array(packets.map(\.data).suffix(recorded.count)))")
+
+            let analysis = try await Subprocess.run(try #require(Tools.path("tshark")), [
+                "-r", directory + "/relayed.pcap", "-d", "udp.port==\(listenPort),rtp", "-q", "-z", "rtp,streams"])
+            let streams = analysis.split(separator: "\n").filter { $0.contains("RTPType-111") || $0.contains(" 111 ") }
+            #expect(streams.count == 1, "expected one RTP stream:\n\(analysis)")
+            let columns = streams.first.map { $0.split(separator: " ", omittingEmptySubsequences: true).map(String.init) } ?? []
+            // ... Payload Pkts Lost(n) (pct%) ...: the packet count follows the payload name.
+            if let payload = columns.firstIndex(where: { $0.hasPrefix("RTPType") }) {
+                #expect(columns[payload + 1] == "\(packets.count)", "\(analysis)")
+                #expect(columns[payload + 2] == "0", "lost packets: \(analysis)")
+            }
+            #expect(!(streams.first?.hasSuffix("X") ?? true), "tshark flagged problems: \(analysis)")
         }
-
-        let talker = try Subprocess("ptt", ["talk", "--channel", "deck", "--file", Fixtures.path(fixture)]
-                                    + commonArguments(server, user: "alice", secret: aliceSecret))
-        #expect(try await talker.waitForExit(timeout: .seconds(30)) == 0, "ptt talk: \(talker.standardError)")
-        #expect(talker.standardError.contains("sent \(packets.count) packets"))
-        // Both peers stop by themselves once they have seen every packet (the test runner's children may not
-        // receive SIGINT: it can be blocked in the process that spawns them).
-        #expect(try await ffmpeg.waitForExit(timeout: .seconds(15)) == 0, "ffmpeg: \(ffmpeg.standardError)")
-        // tshark stops by itself after the packet count. Should it not (it has been seen to hang on to the count
-        // on a loaded machine), the file it wrote is analysed all the same: the checks below count the packets.
-        if (try? await capture.waitForExit(timeout: .seconds(15))) == nil {
-            capture.signal(SIGKILL)
-            _ = try? await capture.waitForExit(timeout: .seconds(5))
-        }
-
-        let (_, recorded) = try OggOpusReader.readFile(path: directory + "/recorded.ogg")
-        #expect(recorded.map(\.data) == packets.map(\.data),
-                "ffmpeg recorded \(recorded.count) of \(packets.count) packets; prefix: \(recorded.map(\.data) == Array(packets.map(\.data).prefix(recorded.count))), suffix: \(recorded.map(\.data) == Array(packets.map(\.data).suffix(recorded.count)))")
-
-        let analysis = try await Subprocess.run(try #require(Tools.path("tshark")), [
-            "-r", directory + "/relayed.pcap", "-d", "udp.port==\(listenPort),rtp", "-q", "-z", "rtp,streams"])
-        let streams = analysis.split(separator: "\n").filter { $0.contains("RTPType-111") || $0.contains(" 111 ") }
-        #expect(streams.count == 1, "expected one RTP stream:\n\(analysis)")
-        let columns = streams.first.map { $0.split(separator: " ", omittingEmptySubsequences: true).map(String.init) } ?? []
-        // ... Payload Pkts Lost(n) (pct%) ...: the packet count follows the payload name.
-        if let payload = columns.firstIndex(where: { $0.hasPrefix("RTPType") }) {
-            #expect(columns[payload + 1] == "\(packets.count)", "\(analysis)")
-            #expect(columns[payload + 2] == "0", "lost packets: \(analysis)")
-        }
-        #expect(!(streams.first?.hasSuffix("X") ?? true), "tshark flagged problems: \(analysis)")
     }
 }

@@ -6,6 +6,7 @@ import NIOConcurrencyHelpers
 import PTTClient
 import PTTCore
 import PTTProtocol
+import TestSupport
 
 /// A control connection that writes frames and never reads what the server sends (a client whose app
 /// froze, or a hostile one). Its receive buffer is small, so the server's writes back up quickly.
@@ -57,18 +58,6 @@ final class DiscardingConnection: Sendable {
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
         func errorCaught(context: ChannelHandlerContext, error: Error) { context.close(promise: nil) }
     }
-}
-
-/// Waits until `condition` holds, checking every `interval`; throws with `what` after `timeout`.
-func eventually(_ what: String, timeout: Duration = TestTimeouts.eventWait, interval: Duration = .milliseconds(20),
-                _ condition: () async throws -> Bool) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try await condition() { return }
-        try await Task.sleep(for: interval)
-    }
-    if try await condition() { return }
-    throw TestFailure("timed out after \(timeout) waiting for \(what)")
 }
 
 /// The value of one series in a Prometheus text exposition, e.g.

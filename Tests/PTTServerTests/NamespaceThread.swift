@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Work done from inside another network namespace: a thread of its own enters the namespace with
 /// `setns`, runs the body and leaves again. Sockets and TUN devices belong to the namespace they were

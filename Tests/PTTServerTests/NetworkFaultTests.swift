@@ -1,6 +1,7 @@
 import Foundation
 import AudioFiles
 import PTTProtocol
+import TestSupport
 import Testing
 
 extension Stress {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Test hosts on one machine: a network namespace for the server and one per client host, each client
 /// joined to the server by a veth pair on its own private /24 (`10.S.K.0/24`: the server is `.1`, the

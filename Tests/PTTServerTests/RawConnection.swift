@@ -2,6 +2,7 @@ import NIOCore
 import NIOPosix
 import PTTClient
 import PTTProtocol
+import TestSupport
 
 /// A TCP connection that writes raw bytes (to send what no well-behaved client would) and decodes
 /// what the server answers.

@@ -5,55 +5,8 @@ import Opus
 import PTTClient
 import PTTProtocol
 import PTTServer
+import TestSupport
 import Testing
-
-/// A member with a control connection and an open media session.
-struct Talker {
-    let peer: Peer
-    let joined: Joined
-    let media: MediaSession
-    var ssrc: UInt32 { joined.media.ssrc }
-}
-
-/// Opus packets of a 440 Hz tone, 20 ms each, as a real encoder makes them.
-func tonePackets(_ count: Int) throws -> [[UInt8]] {
-    let encoder = try OpusEncoder(sampleRate: 48_000, channels: 1, application: .voip)
-    return try (0..<count).map { frame in
-        let pcm = (0..<960).map { i in Int16(8000 * sin(2 * Double.pi * 440 * Double(frame * 960 + i) / 48_000)) }
-        return try encoder.encode(pcm, frameSize: 960)
-    }
-}
-
-/// Collects up to `count` packets, or what arrived when `timeout` passes.
-func collect(_ media: MediaSession, count: Int, timeout: Duration = .seconds(10)) async -> [ReceivedAudio] {
-    let stream = media.received
-    let box = PacketBox()
-    await withTaskGroup(of: Void.self) { group in
-        group.addTask {
-            for await packet in stream {
-                if box.append(packet) >= count { break }
-            }
-        }
-        group.addTask { try? await Task.sleep(for: timeout.scaled) }
-        await group.next()
-        group.cancelAll()
-    }
-    return box.packets
-}
-
-/// The value of one sample line of Prometheus text, e.g. `name{label="x"}`.
-func metricValue(_ text: String, _ sample: String) -> Double? {
-    text.split(separator: "\n").first { $0.hasPrefix(sample + " ") }.flatMap { Double($0.dropFirst(sample.count + 1)) }
-}
-
-/// Packets gathered by a collecting task, readable when it is cut short.
-final class PacketBox: @unchecked Sendable {
-    // @unchecked: guarded by `lock`.
-    private let lock = NSLock()
-    private var gathered: [ReceivedAudio] = []
-    func append(_ packet: ReceivedAudio) -> Int { lock.withLock { gathered.append(packet); return gathered.count } }
-    var packets: [ReceivedAudio] { lock.withLock { gathered } }
-}
 
 @Suite("The audio relay over real UDP on loopback")
 struct RelayTests {
@@ -89,153 +42,153 @@ struct RelayTests {
 
     @Test("every listener gets exactly the holder's packets, in order, as one continuous stream", arguments: MediaSecurity.allCases)
     func relaysTheHolder(security: MediaSecurity) async throws {
-        let server = try await TestServer.start { $0.mediaSecurity = security }
-        defer { Task { await server.stop() } }
-        let members = try await Self.crew(server, ["alice", "bob", "carol"])
-        let (alice, bob, carol) = (members[0], members[1], members[2])
-        #expect(alice.joined.media.security == security)
-        let reply = try await alice.peer.request(.floorRequest(FloorCommand(channel: "deck")))
-        #expect(reply.type == "floor-granted")
-        try await bob.peer.barrier()
-        try await carol.peer.barrier()
+        try await withTestServer(configure: { $0.mediaSecurity = security }) { server in
+            let members = try await Self.crew(server, ["alice", "bob", "carol"])
+            let (alice, bob, carol) = (members[0], members[1], members[2])
+            #expect(alice.joined.media.security == security)
+            let reply = try await alice.peer.request(.floorRequest(FloorCommand(channel: "deck")))
+            #expect(reply.type == "floor-granted")
+            try await bob.peer.barrier()
+            try await carol.peer.barrier()
 
-        let packets = try tonePackets(50)
-        async let bobHeard = collect(bob.media, count: packets.count)
-        async let carolHeard = collect(carol.media, count: packets.count)
-        try await burst(alice, packets)
-        for (listener, heard) in [(bob, await bobHeard), (carol, await carolHeard)] {
-            #expect(heard.map(\.payload) == packets, "listener \(listener.peer.welcome.session) got \(heard.count) packets")
-            guard heard.count == packets.count else { continue }
-            #expect(heard.allSatisfy { $0.ssrc == listener.joined.media.listenSSRC })
-            #expect(heard.allSatisfy { $0.speakerSSRC == alice.ssrc })
-            #expect(heard[0].marker)
-            #expect(heard.dropFirst().allSatisfy { !$0.marker })
-            for (a, b) in zip(heard, heard.dropFirst()) {
-                #expect(b.sequenceNumber == a.sequenceNumber &+ 1)
-                #expect(b.timestamp == a.timestamp &+ 960)
+            let packets = try tonePackets(50)
+            async let bobHeard = collect(bob.media, count: packets.count)
+            async let carolHeard = collect(carol.media, count: packets.count)
+            try await burst(alice, packets)
+            for (listener, heard) in [(bob, await bobHeard), (carol, await carolHeard)] {
+                #expect(heard.map(\.payload) == packets, "listener \(listener.peer.welcome.session) got \(heard.count) packets")
+                guard heard.count == packets.count else { continue }
+                #expect(heard.allSatisfy { $0.ssrc == listener.joined.media.listenSSRC })
+                #expect(heard.allSatisfy { $0.speakerSSRC == alice.ssrc })
+                #expect(heard[0].marker)
+                #expect(heard.dropFirst().allSatisfy { !$0.marker })
+                for (a, b) in zip(heard, heard.dropFirst()) {
+                    #expect(b.sequenceNumber == a.sequenceNumber &+ 1)
+                    #expect(b.timestamp == a.timestamp &+ 960)
+                }
+                // Paced in real time: 49 gaps of about 20 ms.
+                let span = Double(heard.last!.arrival - heard.first!.arrival) / 1e6
+                #expect(span > 49 * 20 * 0.8 && span < 49 * 20 * 3 * TestTimeouts.scale, "50 packets spanned \(span) ms")
             }
-            // Paced in real time: 49 gaps of about 20 ms.
-            let span = Double(heard.last!.arrival - heard.first!.arrival) / 1e6
-            #expect(span > 49 * 20 * 0.8 && span < 49 * 20 * 3 * TestTimeouts.scale, "50 packets spanned \(span) ms")
+            let metrics = try await server.admin.getText("/metrics")
+            #expect(metrics.contains("ptt_media_packets_forwarded_total 100"))
         }
-        let metrics = try await server.admin.getText("/metrics")
-        #expect(metrics.contains("ptt_media_packets_forwarded_total 100"))
     }
 
     @Test("members with different SRTP suites hear each other: the relay decrypts with the speaker's, protects with each listener's")
     func mixedSuites() async throws {
-        let server = try await TestServer.start()
-        defer { Task { await server.stop() } }
-        let members = try await Self.crew(server, ["alice", "bob", "carol"],
-                                          suites: ["alice": ["AEAD_AES_128_GCM"], "carol": ["AEAD_AES_128_GCM", "AES_CM_128_HMAC_SHA1_80"]])
-        let (alice, bob, carol) = (members[0], members[1], members[2])
-        #expect([alice, bob, carol].map(\.joined.media.suite) == ["AEAD_AES_128_GCM", "AES_CM_128_HMAC_SHA1_80", "AEAD_AES_128_GCM"])
-        for (speaker, listeners) in [(alice, [bob, carol]), (bob, [alice, carol])] {
-            let reply = try await speaker.peer.request(.floorRequest(FloorCommand(channel: "deck")))
-            #expect(reply.type == "floor-granted")
-            for listener in listeners { try await listener.peer.barrier() }
-            let packets = try tonePackets(20)
-            async let first = collect(listeners[0].media, count: packets.count)
-            async let second = collect(listeners[1].media, count: packets.count)
-            try await burst(speaker, packets, pace: .milliseconds(5))
-            #expect(await first.map(\.payload) == packets)
-            #expect(await second.map(\.payload) == packets)
-            _ = try await speaker.peer.request(.floorRelease(FloorCommand(channel: "deck")))
+        try await withTestServer { server in
+            let members = try await Self.crew(server, ["alice", "bob", "carol"],
+                                              suites: ["alice": ["AEAD_AES_128_GCM"], "carol": ["AEAD_AES_128_GCM", "AES_CM_128_HMAC_SHA1_80"]])
+            let (alice, bob, carol) = (members[0], members[1], members[2])
+            #expect([alice, bob, carol].map(\.joined.media.suite) == ["AEAD_AES_128_GCM", "AES_CM_128_HMAC_SHA1_80", "AEAD_AES_128_GCM"])
+            for (speaker, listeners) in [(alice, [bob, carol]), (bob, [alice, carol])] {
+                let reply = try await speaker.peer.request(.floorRequest(FloorCommand(channel: "deck")))
+                #expect(reply.type == "floor-granted")
+                for listener in listeners { try await listener.peer.barrier() }
+                let packets = try tonePackets(20)
+                async let first = collect(listeners[0].media, count: packets.count)
+                async let second = collect(listeners[1].media, count: packets.count)
+                try await burst(speaker, packets, pace: .milliseconds(5))
+                #expect(await first.map(\.payload) == packets)
+                #expect(await second.map(\.payload) == packets)
+                _ = try await speaker.peer.request(.floorRelease(FloorCommand(channel: "deck")))
+            }
+            let metrics = try await server.admin.getText("/metrics")
+            #expect(metricValue(metrics, #"ptt_media_packets_dropped_total{reason="authentication"}"#) == 0)
         }
-        let metrics = try await server.admin.getText("/metrics")
-        #expect(metricValue(metrics, #"ptt_media_packets_dropped_total{reason="authentication"}"#) == 0)
     }
 
     @Test("frames from a member without the floor are dropped and counted; the holder's still flow")
     func othersAreDropped() async throws {
-        let server = try await TestServer.start()
-        defer { Task { await server.stop() } }
-        let members = try await Self.crew(server, ["alice", "bob", "carol"])
-        let (alice, bob, carol) = (members[0], members[1], members[2])
-        _ = try await alice.peer.request(.floorRequest(FloorCommand(channel: "deck")))
-        try await bob.peer.barrier()
-        let packets = try tonePackets(10)
-        async let carolHeard = collect(carol.media, count: 10)
-        for (index, packet) in packets.enumerated() {
-            try alice.media.send(opus: packet, timestamp: UInt32(index * 960), marker: index == 0)
-            try bob.media.send(opus: [0xFC, 0xFF, 0xFE], timestamp: UInt32(index * 960))  // bob talks over alice
-            try await Task.sleep(for: .milliseconds(5))
+        try await withTestServer { server in
+            let members = try await Self.crew(server, ["alice", "bob", "carol"])
+            let (alice, bob, carol) = (members[0], members[1], members[2])
+            _ = try await alice.peer.request(.floorRequest(FloorCommand(channel: "deck")))
+            try await bob.peer.barrier()
+            let packets = try tonePackets(10)
+            async let carolHeard = collect(carol.media, count: 10)
+            for (index, packet) in packets.enumerated() {
+                try alice.media.send(opus: packet, timestamp: UInt32(index * 960), marker: index == 0)
+                try bob.media.send(opus: [0xFC, 0xFF, 0xFE], timestamp: UInt32(index * 960))  // bob talks over alice
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            let heard = await carolHeard
+            #expect(heard.map(\.payload) == packets)
+            #expect(heard.allSatisfy { $0.speakerSSRC == alice.ssrc })
+            let metrics = try await server.admin.getText("/metrics")
+            #expect(metrics.contains(#"ptt_media_packets_dropped_total{reason="not-floor-holder"} 10"#))
+            // Counted per member too (reported by the relay at most every 250 ms: wait for the last report).
+            let deadline = ContinuousClock.now + .seconds(5).scaled
+            var bobDropped = 0
+            while ContinuousClock.now < deadline {
+                try bob.media.send(opus: [0xFC, 0xFF, 0xFE], timestamp: 99_999)
+                let detail: ChannelDetail = try await server.admin.get("/api/channels/deck")
+                bobDropped = detail.members.first { $0.user == "bob" }?.droppedNotHolder ?? 0
+                if bobDropped >= 10 { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(bobDropped >= 10)
+            let aliceDropped: ChannelDetail = try await server.admin.get("/api/channels/deck")
+            #expect(aliceDropped.members.first { $0.user == "alice" }?.droppedNotHolder == 0)
         }
-        let heard = await carolHeard
-        #expect(heard.map(\.payload) == packets)
-        #expect(heard.allSatisfy { $0.speakerSSRC == alice.ssrc })
-        let metrics = try await server.admin.getText("/metrics")
-        #expect(metrics.contains(#"ptt_media_packets_dropped_total{reason="not-floor-holder"} 10"#))
-        // Counted per member too (reported by the relay at most every 250 ms: wait for the last report).
-        let deadline = ContinuousClock.now + .seconds(5).scaled
-        var bobDropped = 0
-        while ContinuousClock.now < deadline {
-            try bob.media.send(opus: [0xFC, 0xFF, 0xFE], timestamp: 99_999)
-            let detail: ChannelDetail = try await server.admin.get("/api/channels/deck")
-            bobDropped = detail.members.first { $0.user == "bob" }?.droppedNotHolder ?? 0
-            if bobDropped >= 10 { break }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        #expect(bobDropped >= 10)
-        let aliceDropped: ChannelDetail = try await server.admin.get("/api/channels/deck")
-        #expect(aliceDropped.members.first { $0.user == "alice" }?.droppedNotHolder == 0)
     }
 
     @Test("media keeps the floor past T1; silence then ends it with end-of-media")
     func mediaFeedsT1() async throws {
-        let server = try await TestServer.start { $0.floor.endOfMediaTimeout = .milliseconds(400) }
-        defer { Task { await server.stop() } }
-        let members = try await Self.crew(server, ["alice", "bob"])
-        let (alice, bob) = (members[0], members[1])
-        _ = try await alice.peer.request(.floorRequest(FloorCommand(channel: "deck")))
-        try await burst(alice, try tonePackets(60))  // 1.2 s of audio, three times T1
-        let stillTaken: ChannelDetail = try await server.admin.get("/api/channels/deck")
-        #expect(stillTaken.speaker?.user == "alice")
-        let revoked = try await alice.peer.next("floor-revoked")
-        guard case .floorRevoked(let r) = revoked else { throw TestFailure("expected floor-revoked") }
-        #expect(r.cause == "end-of-media")
-        _ = try await bob.peer.next("floor-idle")
+        try await withTestServer(configure: { $0.floor.endOfMediaTimeout = .milliseconds(400) }) { server in
+            let members = try await Self.crew(server, ["alice", "bob"])
+            let (alice, bob) = (members[0], members[1])
+            _ = try await alice.peer.request(.floorRequest(FloorCommand(channel: "deck")))
+            try await burst(alice, try tonePackets(60))  // 1.2 s of audio, three times T1
+            let stillTaken: ChannelDetail = try await server.admin.get("/api/channels/deck")
+            #expect(stillTaken.speaker?.user == "alice")
+            let revoked = try await alice.peer.next("floor-revoked")
+            guard case .floorRevoked(let r) = revoked else { throw TestFailure("expected floor-revoked") }
+            #expect(r.cause == "end-of-media")
+            _ = try await bob.peer.next("floor-idle")
+        }
     }
 
     @Test("the first audio on an idle floor takes it, and no packet of that burst is lost")
     func implicitFloorRequest() async throws {
-        let server = try await TestServer.start()
-        defer { Task { await server.stop() } }
-        let members = try await Self.crew(server, ["alice", "bob"])
-        let (alice, bob) = (members[0], members[1])
-        let packets = try tonePackets(20)
-        async let bobHeard = collect(bob.media, count: packets.count)
-        try await burst(alice, packets)
-        #expect(await bobHeard.map(\.payload) == packets)
-        _ = try await alice.peer.next("floor-granted")
-        _ = try await bob.peer.next("floor-taken")
+        try await withTestServer { server in
+            let members = try await Self.crew(server, ["alice", "bob"])
+            let (alice, bob) = (members[0], members[1])
+            let packets = try tonePackets(20)
+            async let bobHeard = collect(bob.media, count: packets.count)
+            try await burst(alice, packets)
+            #expect(await bobHeard.map(\.payload) == packets)
+            _ = try await alice.peer.next("floor-granted")
+            _ = try await bob.peer.next("floor-taken")
+        }
     }
 
     @Test("forged, unknown and malformed datagrams are dropped and counted; the relay keeps relaying")
     func badDatagrams() async throws {
-        let server = try await TestServer.start()
-        defer { Task { await server.stop() } }
-        let members = try await Self.crew(server, ["alice", "bob"])
-        let (alice, bob) = (members[0], members[1])
-        _ = try await alice.peer.request(.floorRequest(FloorCommand(channel: "deck")))
-        let port = alice.joined.media.port
-        // A raw socket that knows alice's SSRC but not her key.
-        let forger = try await MediaSession.open(host: "127.0.0.1", parameters: MediaParameters(
-            ssrc: alice.ssrc, listenSSRC: 1, port: port, security: .srtp, suite: SRTPSession.suiteName,
-            key: Data(repeating: 7, count: 30).base64EncodedString(), payloadType: 111))
-        try forger.send(opus: [0xFC, 0xFF, 0xFE], timestamp: 0)
-        let stranger = try await MediaSession.open(host: "127.0.0.1", parameters: MediaParameters(
-            ssrc: 0x1234_5678, listenSSRC: 2, port: port, security: .plain, suite: nil, key: nil, payloadType: 111))
-        try stranger.send(opus: [0xFC, 0xFF, 0xFE], timestamp: 0)
-        let packets = try tonePackets(5)
-        async let bobHeard = collect(bob.media, count: packets.count)
-        try await burst(alice, packets, pace: .milliseconds(5))
-        #expect(await bobHeard.map(\.payload) == packets)
-        let metrics = try await server.admin.getText("/metrics")
-        // The audio packet and at least one keep-alive of each.
-        #expect(metricValue(metrics, #"ptt_media_packets_dropped_total{reason="authentication"}"#) ?? 0 >= 2)
-        #expect(metricValue(metrics, #"ptt_media_packets_dropped_total{reason="unknown-ssrc"}"#) ?? 0 >= 2)
-        await forger.close()
-        await stranger.close()
+        try await withTestServer { server in
+            let members = try await Self.crew(server, ["alice", "bob"])
+            let (alice, bob) = (members[0], members[1])
+            _ = try await alice.peer.request(.floorRequest(FloorCommand(channel: "deck")))
+            let port = alice.joined.media.port
+            // A raw socket that knows alice's SSRC but not her key.
+            let forger = try await MediaSession.open(host: "127.0.0.1", parameters: MediaParameters(
+                ssrc: alice.ssrc, listenSSRC: 1, port: port, security: .srtp, suite: SRTPSession.suiteName,
+                key: Data(repeating: 7, count: 30).base64EncodedString(), payloadType: 111))
+            try forger.send(opus: [0xFC, 0xFF, 0xFE], timestamp: 0)
+            let stranger = try await MediaSession.open(host: "127.0.0.1", parameters: MediaParameters(
+                ssrc: 0x1234_5678, listenSSRC: 2, port: port, security: .plain, suite: nil, key: nil, payloadType: 111))
+            try stranger.send(opus: [0xFC, 0xFF, 0xFE], timestamp: 0)
+            let packets = try tonePackets(5)
+            async let bobHeard = collect(bob.media, count: packets.count)
+            try await burst(alice, packets, pace: .milliseconds(5))
+            #expect(await bobHeard.map(\.payload) == packets)
+            let metrics = try await server.admin.getText("/metrics")
+            // The audio packet and at least one keep-alive of each.
+            #expect(metricValue(metrics, #"ptt_media_packets_dropped_total{reason="authentication"}"#) ?? 0 >= 2)
+            #expect(metricValue(metrics, #"ptt_media_packets_dropped_total{reason="unknown-ssrc"}"#) ?? 0 >= 2)
+            await forger.close()
+            await stranger.close()
+        }
     }
 }

@@ -4,6 +4,7 @@ import Opus
 import PTTClient
 import PTTProtocol
 import PTTServer
+import TestSupport
 import Testing
 
 /// Captured audio replayed through a running relay: what every listener receives is checked packet by
@@ -35,33 +36,33 @@ struct ReplayTests {
     func replay(fixture: String) async throws {
         let (channels, packets) = try Fixtures.opus(fixture)
         #expect(packets.count > 50)
-        let server = try await TestServer.start()
-        defer { Task { await server.stop() } }
-        let members = try await RelayTests.crew(server, ["alice", "bob", "carol"])
-        let (alice, bob, carol) = (members[0], members[1], members[2])
-        _ = try await alice.peer.request(.floorRequest(FloorCommand(channel: "deck")))
-        try await bob.peer.barrier()
-        try await carol.peer.barrier()
+        try await withTestServer { server in
+            let members = try await RelayTests.crew(server, ["alice", "bob", "carol"])
+            let (alice, bob, carol) = (members[0], members[1], members[2])
+            _ = try await alice.peer.request(.floorRequest(FloorCommand(channel: "deck")))
+            try await bob.peer.barrier()
+            try await carol.peer.barrier()
 
-        let total = packets.reduce(0) { $0 + $1.samples }
-        let timeout = Duration.milliseconds(total / 48) + .seconds(15)
-        async let bobHeard = collect(bob.media, count: packets.count, timeout: timeout)
-        async let carolHeard = collect(carol.media, count: packets.count, timeout: timeout)
-        try await Self.talk(alice, packets)
-        let original = try Self.decode(packets.map(\.data), channels: channels)
-        for heard in [await bobHeard, await carolHeard] {
-            #expect(heard.count == packets.count, "\(fixture): received \(heard.count) of \(packets.count)")
-            #expect(heard.map(\.payload) == packets.map(\.data), "\(fixture): packets differ")
-            guard heard.count == packets.count else { continue }
-            #expect(Set(heard.map(\.sequenceNumber)).count == heard.count, "duplicates")
-            for (index, (a, b)) in zip(heard, heard.dropFirst()).enumerated() {
-                #expect(b.sequenceNumber == a.sequenceNumber &+ 1)
-                #expect(b.timestamp &- a.timestamp == UInt32(packets[index].samples))
+            let total = packets.reduce(0) { $0 + $1.samples }
+            let timeout = Duration.milliseconds(total / 48) + .seconds(15)
+            async let bobHeard = collect(bob.media, count: packets.count, timeout: timeout)
+            async let carolHeard = collect(carol.media, count: packets.count, timeout: timeout)
+            try await Self.talk(alice, packets)
+            let original = try Self.decode(packets.map(\.data), channels: channels)
+            for heard in [await bobHeard, await carolHeard] {
+                #expect(heard.count == packets.count, "\(fixture): received \(heard.count) of \(packets.count)")
+                #expect(heard.map(\.payload) == packets.map(\.data), "\(fixture): packets differ")
+                guard heard.count == packets.count else { continue }
+                #expect(Set(heard.map(\.sequenceNumber)).count == heard.count, "duplicates")
+                for (index, (a, b)) in zip(heard, heard.dropFirst()).enumerated() {
+                    #expect(b.sequenceNumber == a.sequenceNumber &+ 1)
+                    #expect(b.timestamp &- a.timestamp == UInt32(packets[index].samples))
+                }
+                #expect(try Self.decode(heard.map(\.payload), channels: channels) == original)
+                let expected = Double(total - packets.last!.samples) / 48  // ms from first to last send
+                let span = Double(heard.last!.arrival - heard.first!.arrival) / 1e6
+                #expect(abs(span - expected) < max(0.1 * expected, 150) * TestTimeouts.scale, "\(fixture): \(span) ms of arrivals for \(expected) ms of audio")
             }
-            #expect(try Self.decode(heard.map(\.payload), channels: channels) == original)
-            let expected = Double(total - packets.last!.samples) / 48  // ms from first to last send
-            let span = Double(heard.last!.arrival - heard.first!.arrival) / 1e6
-            #expect(abs(span - expected) < max(0.1 * expected, 150) * TestTimeouts.scale, "\(fixture): \(span) ms of arrivals for \(expected) ms of audio")
         }
     }
 
@@ -69,26 +70,26 @@ struct ReplayTests {
     func capturedRTPStream() async throws {
         let capture = try Fixtures.rtpCapture("burst-rtp.pcap")
         #expect(capture.count == 309)
-        let server = try await TestServer.start()
-        defer { Task { await server.stop() } }
-        let members = try await RelayTests.crew(server, ["alice", "bob"])
-        let (alice, bob) = (members[0], members[1])
-        _ = try await alice.peer.request(.floorRequest(FloorCommand(channel: "deck")))
-        try await bob.peer.barrier()
-        let rtp = try capture.map { try RTPHeader.parse($0.rtp) }
-        let payloads = zip(capture, rtp).map { Array($0.rtp[$1.payloadRange(packetLength: $0.rtp.count)]) }
-        async let heard = collect(bob.media, count: capture.count, timeout: .seconds(25))
-        let start = ContinuousClock.now
-        for (index, packet) in capture.enumerated() {
-            let offset = packet.time - capture[0].time
-            try await Task.sleep(until: start + .microseconds(Int64(offset * 1e6)), clock: .continuous)
-            try alice.media.send(opus: payloads[index], timestamp: rtp[index].timestamp, marker: rtp[index].marker)
-        }
-        let received = await heard
-        #expect(received.map(\.payload) == payloads)
-        guard received.count == rtp.count else { return }
-        for index in 1..<rtp.count {
-            #expect(received[index].timestamp &- received[index - 1].timestamp == rtp[index].timestamp &- rtp[index - 1].timestamp)
+        try await withTestServer { server in
+            let members = try await RelayTests.crew(server, ["alice", "bob"])
+            let (alice, bob) = (members[0], members[1])
+            _ = try await alice.peer.request(.floorRequest(FloorCommand(channel: "deck")))
+            try await bob.peer.barrier()
+            let rtp = try capture.map { try RTPHeader.parse($0.rtp) }
+            let payloads = zip(capture, rtp).map { Array($0.rtp[$1.payloadRange(packetLength: $0.rtp.count)]) }
+            async let heard = collect(bob.media, count: capture.count, timeout: .seconds(25))
+            let start = ContinuousClock.now
+            for (index, packet) in capture.enumerated() {
+                let offset = packet.time - capture[0].time
+                try await Task.sleep(until: start + .microseconds(Int64(offset * 1e6)), clock: .continuous)
+                try alice.media.send(opus: payloads[index], timestamp: rtp[index].timestamp, marker: rtp[index].marker)
+            }
+            let received = await heard
+            #expect(received.map(\.payload) == payloads)
+            guard received.count == rtp.count else { return }
+            for index in 1..<rtp.count {
+                #expect(received[index].timestamp &- received[index - 1].timestamp == rtp[index].timestamp &- rtp[index - 1].timestamp)
+            }
         }
     }
 
@@ -96,68 +97,68 @@ struct ReplayTests {
     func secondTalkerAndLateJoiner() async throws {
         let (_, packets) = try Fixtures.opus("burst-20ms-mono.opus")
         let burst = Array(packets.prefix(100))
-        let server = try await TestServer.start()
-        defer { Task { await server.stop() } }
-        let members = try await RelayTests.crew(server, ["alice", "bob"])
-        let (alice, bob) = (members[0], members[1])
-        _ = try await alice.peer.request(.floorRequest(FloorCommand(channel: "deck")))
-        try await bob.peer.barrier()
+        try await withTestServer { server in
+            let members = try await RelayTests.crew(server, ["alice", "bob"])
+            let (alice, bob) = (members[0], members[1])
+            _ = try await alice.peer.request(.floorRequest(FloorCommand(channel: "deck")))
+            try await bob.peer.barrier()
 
-        let carolSecret = try await server.addUser("carol")
-        let carolBox = LateJoiner()
-        async let bobHeard = collect(bob.media, count: burst.count, timeout: .seconds(15))
-        try await Self.talk(alice, burst) { index in
-            if index == 30 {
-                // Bob asks during the burst: queued, and his audio is dropped.
-                let answer = try await bob.peer.request(.floorRequest(FloorCommand(channel: "deck")))
-                #expect(answer.type == "floor-queued")
-                try bob.media.send(opus: burst[0].data, timestamp: 1)
+            let carolSecret = try await server.addUser("carol")
+            let carolBox = LateJoiner()
+            async let bobHeard = collect(bob.media, count: burst.count, timeout: .seconds(15))
+            try await Self.talk(alice, burst) { index in
+                if index == 30 {
+                    // Bob asks during the burst: queued, and his audio is dropped.
+                    let answer = try await bob.peer.request(.floorRequest(FloorCommand(channel: "deck")))
+                    #expect(answer.type == "floor-queued")
+                    try bob.media.send(opus: burst[0].data, timestamp: 1)
+                }
+                if index == 50 {
+                    // Carol joins mid-burst.
+                    let peer = try await server.connect("carol", secret: carolSecret)
+                    let joined = try await peer.join("deck")
+                    let media = try await MediaSession.open(host: "127.0.0.1", parameters: joined.media)
+                    await carolBox.set(Talker(peer: peer, joined: joined, media: media))
+                }
             }
-            if index == 50 {
-                // Carol joins mid-burst.
-                let peer = try await server.connect("carol", secret: carolSecret)
-                let joined = try await peer.join("deck")
-                let media = try await MediaSession.open(host: "127.0.0.1", parameters: joined.media)
-                await carolBox.set(Talker(peer: peer, joined: joined, media: media))
-            }
+            let bobGot = await bobHeard
+            #expect(bobGot.map(\.payload) == burst.map(\.data))
+            let carol = try #require(await carolBox.talker)
+            // Carol heard a contiguous tail of the burst, ending with its last packet.
+            let carolGot = await collect(carol.media, count: burst.count, timeout: .milliseconds(500))
+            #expect(carolGot.count > 10 && carolGot.count <= 50, "carol got \(carolGot.count)")
+            #expect(carolGot.map(\.payload) == burst.suffix(carolGot.count).map(\.data))
+
+            _ = try await alice.peer.request(.floorRelease(FloorCommand(channel: "deck")))
+            _ = try await bob.peer.next("floor-granted")
+            let reply = Array(packets.prefix(10))
+            async let aliceHeard = collect(alice.media, count: reply.count, timeout: TestTimeouts.eventWait)
+            try await Self.talk(bob, reply)
+            let aliceGot = await aliceHeard
+            #expect(aliceGot.map(\.payload) == reply.map(\.data))
+            #expect(aliceGot.first?.marker == true)
+            #expect(aliceGot.allSatisfy { $0.speakerSSRC == bob.ssrc })
+            let metrics = try await server.admin.getText("/metrics")
+            #expect(metrics.contains(#"ptt_media_packets_dropped_total{reason="not-floor-holder"} 1"#))
         }
-        let bobGot = await bobHeard
-        #expect(bobGot.map(\.payload) == burst.map(\.data))
-        let carol = try #require(await carolBox.talker)
-        // Carol heard a contiguous tail of the burst, ending with its last packet.
-        let carolGot = await collect(carol.media, count: burst.count, timeout: .milliseconds(500))
-        #expect(carolGot.count > 10 && carolGot.count <= 50, "carol got \(carolGot.count)")
-        #expect(carolGot.map(\.payload) == burst.suffix(carolGot.count).map(\.data))
-
-        _ = try await alice.peer.request(.floorRelease(FloorCommand(channel: "deck")))
-        _ = try await bob.peer.next("floor-granted")
-        let reply = Array(packets.prefix(10))
-        async let aliceHeard = collect(alice.media, count: reply.count, timeout: TestTimeouts.eventWait)
-        try await Self.talk(bob, reply)
-        let aliceGot = await aliceHeard
-        #expect(aliceGot.map(\.payload) == reply.map(\.data))
-        #expect(aliceGot.first?.marker == true)
-        #expect(aliceGot.allSatisfy { $0.speakerSSRC == bob.ssrc })
-        let metrics = try await server.admin.getText("/metrics")
-        #expect(metrics.contains(#"ptt_media_packets_dropped_total{reason="not-floor-holder"} 1"#))
     }
 
     @Test("a speaker vanishing mid-burst frees the floor after T1")
     func speakerVanishes() async throws {
         let (_, packets) = try Fixtures.opus("burst-20ms-mono.opus")
         // T1 scales: a relay lagging behind by more than T1 (sanitizer, loaded machine) would hand late audio an implicit request.
-        let server = try await TestServer.start { $0.floor.endOfMediaTimeout = .milliseconds(500).scaled }
-        defer { Task { await server.stop() } }
-        let members = try await RelayTests.crew(server, ["alice", "bob"])
-        let (alice, bob) = (members[0], members[1])
-        _ = try await alice.peer.request(.floorRequest(FloorCommand(channel: "deck")))
-        try await Self.talk(alice, Array(packets.prefix(40)))
-        await alice.media.close()
-        await alice.peer.close()  // gone: no release, no more audio
-        let idle = try await bob.peer.next(timeout: TestTimeouts.eventWait, "floor-idle") { $0.type == "floor-idle" }
-        #expect(idle.type == "floor-idle")
-        let detail: ChannelDetail = try await server.admin.get("/api/channels/deck")
-        #expect(detail.floor == "idle")
+        try await withTestServer(configure: { $0.floor.endOfMediaTimeout = .milliseconds(500).scaled }) { server in
+            let members = try await RelayTests.crew(server, ["alice", "bob"])
+            let (alice, bob) = (members[0], members[1])
+            _ = try await alice.peer.request(.floorRequest(FloorCommand(channel: "deck")))
+            try await Self.talk(alice, Array(packets.prefix(40)))
+            await alice.media.close()
+            await alice.peer.close()  // gone: no release, no more audio
+            let idle = try await bob.peer.next(timeout: TestTimeouts.eventWait, "floor-idle") { $0.type == "floor-idle" }
+            #expect(idle.type == "floor-idle")
+            let detail: ChannelDetail = try await server.admin.get("/api/channels/deck")
+            #expect(detail.floor == "idle")
+        }
     }
 }
 

@@ -3,6 +3,7 @@ import NIOCore
 import NIOPosix
 import PTTClient
 import PTTProtocol
+import TestSupport
 import Testing
 
 extension Stress {
@@ -32,36 +33,36 @@ extension Stress {
 
         @Test("2000 bare connect-and-close cycles leave no session in memory")
         func bareConnections() async throws {
-            let server = try await TestServer.start()
-            try await Self.churn(server, count: 2000)
-            try await eventually("every connection to be closed") { try await server.metric("ptt_control_connections") == 0 }
-            try await eventually("every session to be freed") { try await server.metric("ptt_control_sessions_in_memory") == 0 }
-            let accepted = try await server.metric("ptt_control_connections_accepted_total")
-            #expect(accepted == 2000)
-            await server.stop()
+            try await withTestServer { server in
+                try await Self.churn(server, count: 2000)
+                try await eventually("every connection to be closed") { try await server.metric("ptt_control_connections") == 0 }
+                try await eventually("every session to be freed") { try await server.metric("ptt_control_sessions_in_memory") == 0 }
+                let accepted = try await server.metric("ptt_control_connections_accepted_total")
+                #expect(accepted == 2000)
+            }
         }
 
         @Test("1000 connections that authenticate, join and leave leave no session in memory")
         func authenticatedConnections() async throws {
-            let server = try await TestServer.start()
-            let secret = try await server.addUser("alice")
-            try await Self.churn(server, count: 1000, parallel: 16) { channel in
-                var buffer = channel.allocator.buffer(capacity: 256)
-                try ControlFrame.write(.hello(Hello(user: "alice", secret: secret, device: "d\(Int.random(in: 0..<50))")), into: &buffer)
-                try ControlFrame.write(.join(Join(id: 1, channel: "deck")), into: &buffer)
-                try await channel.writeAndFlush(buffer)
+            try await withTestServer { server in
+                let secret = try await server.addUser("alice")
+                try await Self.churn(server, count: 1000, parallel: 16) { channel in
+                    var buffer = channel.allocator.buffer(capacity: 256)
+                    try ControlFrame.write(.hello(Hello(user: "alice", secret: secret, device: "d\(Int.random(in: 0..<50))")), into: &buffer)
+                    try ControlFrame.write(.join(Join(id: 1, channel: "deck")), into: &buffer)
+                    try await channel.writeAndFlush(buffer)
+                }
+                try await eventually("every connection to be closed") { try await server.metric("ptt_control_connections") == 0 }
+                try await eventually("every session to be freed") { try await server.metric("ptt_control_sessions_in_memory") == 0 }
             }
-            try await eventually("every connection to be closed") { try await server.metric("ptt_control_connections") == 0 }
-            try await eventually("every session to be freed") { try await server.metric("ptt_control_sessions_in_memory") == 0 }
-            await server.stop()
         }
 
         @Test("sessions are freed with TLS too")
         func tlsConnections() async throws {
-            let server = try await TestServer.start { $0.tls = true }
-            try await Self.churn(server, count: 500)
-            try await eventually("every session to be freed") { try await server.metric("ptt_control_sessions_in_memory") == 0 }
-            await server.stop()
+            try await withTestServer(configure: { $0.tls = true }) { server in
+                try await Self.churn(server, count: 500)
+                try await eventually("every session to be freed") { try await server.metric("ptt_control_sessions_in_memory") == 0 }
+            }
         }
     }
 }

@@ -5,6 +5,7 @@ import NIOSSL
 import PTTClient
 import PTTProtocol
 @testable import PTTServer
+import TestSupport
 import Testing
 import PTTStore
 

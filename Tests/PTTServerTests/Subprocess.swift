@@ -1,5 +1,6 @@
 import Foundation
 import PTTProtocol
+import TestSupport
 
 /// The built executables (`pttd`, `pttctl`, `ptt`) next to the test bundle, run as a user would.
 enum Executables {
@@ -16,17 +17,6 @@ enum Executables {
         }
         return path
     }
-}
-
-/// Programs from the system (ffmpeg, tshark, opus-tools) the interop tests use as peers.
-enum Tools {
-    /// The absolute path of `name` on PATH, or nil.
-    static func path(_ name: String) -> String? {
-        let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") + ["/usr/bin", "/usr/sbin"]
-        return directories.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
-
-    static func have(_ names: String...) -> Bool { names.allSatisfy { path($0) != nil } }
 }
 
 /// A child process whose standard output is read line by line.

@@ -5,6 +5,7 @@ import NIOPosix
 import PTTClient
 import PTTCore
 import PTTProtocol
+import TestSupport
 @testable import PTTServer
 
 /// A real server on loopback with ephemeral ports and a temporary data directory.
@@ -21,6 +22,8 @@ final class TestServer: Sendable {
         return path
     }
 
+    /// Starts a server; the caller must await ``stop()``. Tests use ``withTestServer(data:wallClock:configure:_:)``,
+    /// which does.
     static func start(data: String? = nil, wallClock: any WallClock = SystemWallClock(),
                       _ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
         var configuration = ServerConfiguration()
@@ -67,22 +70,26 @@ final class TestServer: Sendable {
     }
 }
 
-/// A wall clock a test moves by hand (announcement expiry).
-final class ManualWallClock: WallClock, @unchecked Sendable {
-    // @unchecked: guarded by `lock`.
-    private let lock = NSLock()
-    private var offset: TimeInterval = 0
-    func now() -> Date { lock.withLock { Date().addingTimeInterval(offset) } }
-    func advance(by seconds: TimeInterval) { lock.withLock { offset += seconds } }
-}
-
-/// `#require` for use outside test functions.
-func require_<T>(_ value: T?, _ what: String = "value") throws -> T {
-    guard let value else { throw TestFailure("missing \(what)") }
-    return value
-}
-
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+/// Starts a server (as ``TestServer/start(data:wallClock:_:)``), runs `body` with it and returns what `body`
+/// returns. The server's shutdown is awaited whether `body` returns or throws, so a test never leaves a
+/// server (its ports, threads and data directory) running into the tests after it.
+///
+///     try await withTestServer(configure: { $0.tls = true }) { server in
+///         let alice = try await server.connect("alice", secret: try await server.addUser("alice"))
+///         ...
+///     }
+@discardableResult
+func withTestServer<T>(data: String? = nil, wallClock: any WallClock = SystemWallClock(),
+                       configure: (inout ServerConfiguration) -> Void = { _ in },
+                       _ body: (TestServer) async throws -> T) async throws -> T {
+    let server = try await TestServer.start(data: data, wallClock: wallClock, configure)
+    let result: T
+    do {
+        result = try await body(server)
+    } catch {
+        await server.stop()
+        throw error
+    }
+    await server.stop()
+    return result
 }

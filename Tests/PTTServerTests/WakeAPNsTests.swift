@@ -4,6 +4,7 @@ import PTTClient
 import PTTCore
 import PTTProtocol
 @testable import PTTServer
+import TestSupport
 import Testing
 
 /// Wakes through APNs, against a local HTTP/2 TLS stand-in that checks every request. No traffic leaves
@@ -39,41 +40,49 @@ struct WakeAPNsTests {
                 try await Task.sleep(for: .milliseconds(10))
             }
         }
-
-        func stop() async {
-            await ann.close()
-            await server.stop()
-            try? await double.shutdown()
-        }
     }
 
-    static func setUp(tokenBytes: Int = 32, doubleStopped: Bool = false) async throws -> Setup {
+    /// Runs `body` with a ``Setup``; the server's shutdown and then the double's are awaited whether `body`
+    /// returns or throws.
+    static func withSetUp(tokenBytes: Int = 32, doubleStopped: Bool = false, _ body: (Setup) async throws -> Void) async throws {
         let double = try await APNsDouble.start()
-        if doubleStopped { try await double.shutdown() }  // its files stay: the server starts, APNs refuses connections
-        let server = try await TestServer.start { c in
-            c.apns = double.settings
-            c.floor.endOfMediaTimeout = .seconds(60)
+        do {
+            if doubleStopped { try await double.shutdown() }  // its files stay: the server starts, APNs refuses connections
+            try await withTestServer(configure: { c in
+                c.apns = double.settings
+                c.floor.endOfMediaTimeout = .seconds(60)
+            }) { server in
+                let annSecret = try await server.addUser("ann")
+                let bobSecret = try await server.addUser("bob")
+                let ann = try await server.connect("ann", secret: annSecret)
+                do {
+                    _ = try await ann.join("deck", name: "Ann")
+                    let token = HexCoding.encode((0..<tokenBytes).map { _ in UInt8.random(in: 0...255) })
+                    let bob = try await server.connect("bob", secret: bobSecret, device: "bob-phone")
+                    _ = try await bob.join("deck", name: "Bob", pushToken: token)
+                    await bob.close()
+                    let deadline = ContinuousClock.now + .seconds(10).scaled
+                    while try await !member(server, "deck", user: "bob").connections.isEmpty {
+                        guard ContinuousClock.now < deadline else { throw TestFailure("bob's connection never closed") }
+                        try await Task.sleep(for: .milliseconds(10))
+                    }
+                    try await body(Setup(server: server, double: double, ann: ann, bobToken: token))
+                } catch {
+                    await ann.close()
+                    throw error
+                }
+                await ann.close()
+            }
+        } catch {
+            try? await double.shutdown()
+            throw error
         }
-        let annSecret = try await server.addUser("ann")
-        let bobSecret = try await server.addUser("bob")
-        let ann = try await server.connect("ann", secret: annSecret)
-        _ = try await ann.join("deck", name: "Ann")
-        let token = HexCoding.encode((0..<tokenBytes).map { _ in UInt8.random(in: 0...255) })
-        let bob = try await server.connect("bob", secret: bobSecret, device: "bob-phone")
-        _ = try await bob.join("deck", name: "Bob", pushToken: token)
-        await bob.close()
-        let deadline = ContinuousClock.now + .seconds(10).scaled
-        while try await !member(server, "deck", user: "bob").connections.isEmpty {
-            guard ContinuousClock.now < deadline else { throw TestFailure("bob's connection never closed") }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        return Setup(server: server, double: double, ann: ann, bobToken: token)
+        try? await double.shutdown()
     }
 
     @Test("a member with a push token and no connection gets one pushtotalk wake per burst through APNs, every header right")
     func wakeThroughAPNs() async throws {
-        let setup = try await Self.setUp(tokenBytes: 100)  // tokens are variable length
-        do {
+        try await Self.withSetUp(tokenBytes: 100) { setup in  // tokens are variable length
             #expect(try await member(setup.server, "deck", user: "bob").wakeRoute == "apns")
             try await setup.takeFloor()
             let requests = try await setup.double.waitForRequests(count: 1, timeout: .seconds(10))
@@ -94,17 +103,12 @@ struct WakeAPNsTests {
             #expect(totals.apnsConfigured)
             #expect(totals.apnsTokenAgeSeconds != nil)
             #expect(try await member(setup.server, "deck", user: "bob").lastWake?.transport == "apns")
-        } catch {
-            await setup.stop()
-            throw error
         }
-        await setup.stop()
     }
 
     @Test("410 Unregistered and 400 BadDeviceToken remove the token from its membership", arguments: [(410, "Unregistered"), (400, "BadDeviceToken")])
     func deadToken(status: Int, reason: String) async throws {
-        let setup = try await Self.setUp()
-        do {
+        try await Self.withSetUp { setup in
             setup.double.respond(toToken: setup.bobToken, status: status, reason: reason)
             try await setup.takeFloor()
             _ = try await setup.double.waitForRequests(count: 1, timeout: .seconds(10))
@@ -119,17 +123,12 @@ struct WakeAPNsTests {
             try await setup.takeFloor()
             _ = try await setup.totals { wakeCount($0, "wake", "none", "expired", "no-route") == 1 }
             #expect(setup.double.requests().count == 1)
-        } catch {
-            await setup.stop()
-            throw error
         }
-        await setup.stop()
     }
 
     @Test("429 and 503 back APNs off: the next wake within the back-off expires instead of being sent", arguments: [(429, "TooManyRequests"), (503, "ServiceUnavailable")])
     func backOff(status: Int, reason: String) async throws {
-        let setup = try await Self.setUp()
-        do {
+        try await Self.withSetUp { setup in
             setup.double.respond(toToken: setup.bobToken, status: status, reason: reason)
             try await setup.takeFloor()
             _ = try await setup.double.waitForRequests(count: 1, timeout: .seconds(10))
@@ -141,32 +140,22 @@ struct WakeAPNsTests {
             try await setup.takeFloor()
             _ = try await setup.totals { wakeCount($0, "wake", "apns", "expired", "backoff") == 1 }
             #expect(setup.double.requests().count == 1)
-        } catch {
-            await setup.stop()
-            throw error
         }
-        await setup.stop()
     }
 
     @Test("an unreachable APNs server: the wake fails, is counted as such, and APNs is backed off")
     func unreachable() async throws {
-        let setup = try await Self.setUp(doubleStopped: true)
-        do {
+        try await Self.withSetUp(doubleStopped: true) { setup in
             try await setup.takeFloor()
             let totals = try await setup.totals { wakeCount($0, "wake", "apns", "failed", "connection-refused") == 1 }
             #expect(totals.apnsBackoffUntil != nil)
             #expect(try await member(setup.server, "deck", user: "bob").pushToken)
-        } catch {
-            await setup.stop()
-            throw error
         }
-        await setup.stop()
     }
 
     @Test("a live Local Push connection is preferred to APNs")
     func localPushFirst() async throws {
-        let setup = try await Self.setUp()
-        do {
+        try await Self.withSetUp { setup in
             // Carol has a push token too, and her Local Push extension is connected.
             let carolSecret = try await setup.server.addUser("carol")
             let carol = try await setup.server.connect("carol", secret: carolSecret, device: "carol-phone", role: .pushProvider)
@@ -180,10 +169,6 @@ struct WakeAPNsTests {
             _ = try await setup.totals { wakeCount($0, "wake", "local-push", "sent") == 1 && wakeCount($0, "wake", "apns", "sent") == 1 }
             #expect(requests.allSatisfy { $0.deviceToken == setup.bobToken })
             await carol.close()
-        } catch {
-            await setup.stop()
-            throw error
         }
-        await setup.stop()
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import PTTProtocol
+import TestSupport
 import Testing
 
 /// The plane takes every time of day from its injected wall clock: a user's creation, a member's last
@@ -11,22 +12,22 @@ struct WallClockTests {
         let clock = ManualWallClock()
         let tenYears: TimeInterval = 10 * 365 * 86_400
         clock.advance(by: tenYears)
-        let server = try await TestServer.start(wallClock: clock)
-        let secret = try await server.addUser("ann")
-        let peer = try await server.connect("ann", secret: secret)
-        _ = try await peer.join("deck")
-        try await peer.barrier()
+        try await withTestServer(wallClock: clock) { server in
+            let secret = try await server.addUser("ann")
+            let peer = try await server.connect("ann", secret: secret)
+            _ = try await peer.join("deck")
+            try await peer.barrier()
 
-        let future = Date().addingTimeInterval(tenYears - 86_400)
-        func parse(_ text: String?) throws -> Date {
-            let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
-            return try #require(text.flatMap { try? style.parse($0) }, "a date: \(text ?? "nil")")
+            let future = Date().addingTimeInterval(tenYears - 86_400)
+            func parse(_ text: String?) throws -> Date {
+                let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+                return try #require(text.flatMap { try? style.parse($0) }, "a date: \(text ?? "nil")")
+            }
+            let users: [UserStatus] = try await server.admin.get("/api/users")
+            #expect(try parse(users.first { $0.name == "ann" }?.createdAt) > future)
+            let detail: ChannelDetail = try await server.admin.get("/api/channels/deck")
+            #expect(try parse(detail.members.first?.lastHeartbeat) > future)
+            await peer.close()
         }
-        let users: [UserStatus] = try await server.admin.get("/api/users")
-        #expect(try parse(users.first { $0.name == "ann" }?.createdAt) > future)
-        let detail: ChannelDetail = try await server.admin.get("/api/channels/deck")
-        #expect(try parse(detail.members.first?.lastHeartbeat) > future)
-        await peer.close()
-        await server.stop()
     }
 }

@@ -4,8 +4,8 @@ import Foundation
 ///
 /// `make test-sanitized` sets `PTT_TEST_TIMEOUT_SCALE` (sanitized builds run 2–10× slower); unset, it is 1
 /// and every wait is what the test says.
-enum TestTimeouts {
-    static let scale: Double = {
+public enum TestTimeouts {
+    public static let scale: Double = {
         guard let text = ProcessInfo.processInfo.environment["PTT_TEST_TIMEOUT_SCALE"], let value = Double(text), value >= 1 else { return 1 }
         return value
     }()
@@ -15,10 +15,23 @@ enum TestTimeouts {
     /// starts at once on 2 cores, and for the first seconds Swift's cooperative pool (one thread per core)
     /// is busy with the CPU-heavy tests, so a wait of 5 s once expired before the task that would have seen
     /// the event could run (CI, a close seen after 5 s that the server made in milliseconds).
-    static let eventWait = Duration.seconds(20)
+    public static let eventWait = Duration.seconds(20)
 }
 
 extension Duration {
     /// This duration times `TestTimeouts.scale`.
-    var scaled: Duration { self * TestTimeouts.scale }
+    public var scaled: Duration { self * TestTimeouts.scale }
+}
+
+/// Waits until `condition` holds, checking every `interval`; throws with `what` after `timeout` (as given:
+/// callers scale it where they mean to).
+public func eventually(_ what: String, timeout: Duration = TestTimeouts.eventWait, interval: Duration = .milliseconds(20),
+                       _ condition: () async throws -> Bool) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try await condition() { return }
+        try await Task.sleep(for: interval)
+    }
+    if try await condition() { return }
+    throw TestFailure("timed out after \(timeout) waiting for \(what)")
 }

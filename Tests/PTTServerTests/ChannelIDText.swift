@@ -1,0 +1,12 @@
+import AsyncHTTPClient
+import Foundation
+import PTTClient
+import PTTProtocol
+import TestSupport
+import Testing
+
+// Checking channel ids as the admin API and pttctl print them.
+
+enum ChannelIDText {
+    static func isUUID(_ text: String) -> Bool { UUID(uuidString: text) != nil && text == text.lowercased() }
+}

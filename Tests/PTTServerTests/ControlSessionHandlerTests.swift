@@ -26,12 +26,11 @@ struct ControlSessionHandlerTests {
         let handler: ControlSessionHandler
         let reads: ReadCounter
 
-        /// NIO asking the handler to read, as the handler receives it (`read(context:)` with its own context).
-        ///
-        /// Called directly: ``ControlSessionHandler`` is only a `ChannelInboundHandler`, and NIO passes `read`
-        /// only to outbound handlers, so `channel.read()` never reaches it (see ``pipelineReadsReachHandler()``).
+        /// NIO asking to read, as it does after each read from the socket: a read from the tail of the pipeline
+        /// towards the socket, which passes through the handler (an outbound event: see
+        /// ``pipelineReadsReachHandler()``).
         func handlerRead() throws {
-            handler.read(context: try channel.pipeline.syncOperations.context(handler: handler))
+            channel.read()
         }
 
         /// Moves the connection's time on (timers fire, queued flushes run).

@@ -11,7 +11,7 @@ TEST_TOOLS := opusenc:opus-tools opusinfo:opus-tools opusdec:opus-tools ffmpeg:f
 
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: all deps test-tools build release run test clean bench
+.PHONY: all deps test-tools build release run test clean bench lint format
 .PHONY: test-sanitized test-sanitized-thread test-sanitized-address
 
 all: build
@@ -58,6 +58,15 @@ bench: deps
 	$(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH) --product pttd
 	$(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH) --product pttbench
 	$(BENCH_SCRATCH)/release/pttbench matrix --out $(BENCH_OUT) $(BENCH_ARGS)
+
+## swift-format (in the Swift toolchain) with the settings in .swift-format: `make lint` fails on any finding
+## (CI runs it first), `make format` rewrites the files in place.
+FORMAT_PATHS := Sources Tests Package.swift
+lint:
+	$(SWIFT) format lint --strict --recursive --parallel $(FORMAT_PATHS)
+
+format:
+	$(SWIFT) format format --in-place --recursive --parallel $(FORMAT_PATHS)
 
 ## Every test (Swift Testing); ends with a plain "N passed, N failed" line. Two passes: every test but the
 ## stress suite (floods, churn, storms), then the stress suite alone, so its load never disturbs the

@@ -25,9 +25,9 @@ public struct OggOpusWriter: Sendable {
     /// The comment header written on the second page.
     public let tags: OpusTags
     /// A page is closed once it holds this many packets.
-    public let maxPacketsPerPage: Int
+    public var maxPacketsPerPage: Int { page.maxPackets }
     /// A page is closed once it holds this many 48 kHz samples of audio.
-    public let maxSamplesPerPage: Int
+    public var maxSamplesPerPage: Int { page.maxSamples }
 
     /// The granule position after the last packet written: all 48 kHz samples so far
     /// (pre-skip included, as in RFC 7845).
@@ -43,9 +43,8 @@ public struct OggOpusWriter: Sendable {
     private var ogg: OggStreamWriter
     private var pending: [UInt8]
     private var tagsQueued = false
-    private var held: (data: [UInt8], granule: Int64, samples: Int)?
-    private var packetsOnPage = 0
-    private var samplesOnPage = 0
+    private var held: HeldPacket?
+    private var page: PageFill
 
     /// Creates a writer for a mono or stereo stream with channel mapping family 0.
     ///
@@ -87,8 +86,7 @@ public struct OggOpusWriter: Sendable {
         }
         self.head = head
         self.tags = tags
-        self.maxPacketsPerPage = maxPacketsPerPage
-        self.maxSamplesPerPage = maxSamplesPerPage
+        page = PageFill(maxPackets: maxPacketsPerPage, maxSamples: maxSamplesPerPage)
         granulePosition = 0
         ogg = OggStreamWriter(serial: serial)
         // OpusHead must be alone on the first page: queue and flush it at once.
@@ -112,24 +110,20 @@ public struct OggOpusWriter: Sendable {
         var output = try queueTags()
         if let held {
             try ogg.append(held.data, granulePosition: held.granule)
-            packetsOnPage += 1
-            samplesOnPage += held.samples
-            if packetsOnPage >= maxPacketsPerPage || samplesOnPage >= maxSamplesPerPage {
+            if page.add(samples: held.samples) {
                 output += ogg.flush()
-                packetsOnPage = 0
-                samplesOnPage = 0
+                page.reset()
             } else {
                 let pages = ogg.pageOut()
                 if !pages.isEmpty {
-                    packetsOnPage = 0
-                    samplesOnPage = 0
+                    page.reset()
                     output += pages
                 }
             }
         }
         granulePosition += Int64(samples)
         packetCount += 1
-        held = (Array(packet), granulePosition, samples)
+        held = HeldPacket(data: Array(packet), granule: granulePosition, samples: samples)
         return output
     }
 
@@ -150,8 +144,7 @@ public struct OggOpusWriter: Sendable {
         pending = []
         if tagsQueued {
             output += ogg.flush()
-            packetsOnPage = 0
-            samplesOnPage = 0
+            page.reset()
         }
         return output
     }

@@ -8,7 +8,7 @@ extension PTTBench {
     /// How the bench's control clients connect: plain, or TLS pinned to the fingerprint pttd wrote to runtime.json
     /// (a known_hosts file of its own in pttd's temporary data directory, so nothing is trusted on first use).
     func controlSecurity(server: ServerProcess, endpoint: ServerEndpoint) throws -> ControlSecurity {
-        guard tls else { return .plain }
+        guard daemon.tls else { return .plain }
         guard server.runtime.tls, let fingerprint = server.runtime.fingerprint else {
             throw BenchError("pttd was started with TLS but runtime.json has no fingerprint")
         }
@@ -24,7 +24,7 @@ extension PTTBench {
                  clients: inout [ControlClient], device: @escaping @Sendable (Int) -> String) async throws -> [(ControlClient, Joined)] {
         let endpoint = ServerEndpoint(host: "127.0.0.1", port: server.runtime.controlPort)
         let security = try controlSecurity(server: server, endpoint: endpoint)
-        let expectTLS = tls
+        let expectTLS = daemon.tls
         var members = [(ControlClient, Joined)?](repeating: nil, count: count)
         try await withThrowingTaskGroup(of: (Int, ControlClient, Joined).self) { tasks in
             var next = 0
@@ -48,7 +48,7 @@ extension PTTBench {
                     }
                 }
             }
-            while next < min(connectParallelism, count) { add() }
+            while next < min(setup.connectParallelism, count) { add() }
             while let (index, client, joined) = try await tasks.next() {
                 members[index] = (client, joined)
                 clients.append(client)

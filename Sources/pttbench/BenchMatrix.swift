@@ -25,67 +25,35 @@ struct BenchMatrix: AsyncParsableCommand {
     @Option(name: .long, help: "The pttd executable (default: next to pttbench).")
     var pttd: String?
 
-    @Option(name: .long, help: "A compiled C reference relay (default: compile --reference-source into a temporary directory).")
-    var referenceRelay: String?
-
-    @Option(name: .long, help: "Source of the C reference relay.")
-    var referenceSource = "Sources/pttbench/ReferenceRelay/reference-relay.c"
-
-    @Option(name: .long, help: "UDP port for the C reference relay.")
-    var relayPort = 39_100
-
-    @Option(name: .long, help: "Listener counts of the flood runs, comma-separated.")
-    var sizes = "10,100,1000"
-
-    @Option(name: .long, help: "Listeners of the 50 packets/s SRTP run (0: skip it).")
-    var rateListeners = 1000
-
-    @Option(name: .long, help: "Members of the join benchmark over TLS (0: skip it).")
-    var joinMembers = 1000
-
-    @Option(name: .long, help: "How many times the whole sequence runs.")
-    var repeats = 2
-
-    @Option(name: .long, help: "Seconds of sending per run.")
-    var seconds = 10.0
-
-    @Option(name: .long, help: "Each run waits up to this many seconds for both cores to be quiet before sending.")
-    var waitQuiet = 30.0
-
-    @Option(name: .long, help: "Core for the relay (pttd or the C relay).")
-    var serverCPU = 0
-
-    @Option(name: .long, help: "Core for pttbench.")
-    var benchCPU = 1
+    // Options by concern (BenchMatrix+Options.swift), in the order `--help` lists them.
+    @OptionGroup var reference: ReferenceRelayOptions
+    @OptionGroup var plan: MatrixPlanOptions
+    @OptionGroup var runs: MatrixRunOptions
 
     @Flag(name: .long, help: "Run nothing: print the table of the runs already in --out (with the same --sizes, --repeats, --rate-listeners, --join-members).")
     var tableOnly = false
 
     func validate() throws {
-        guard !parsedSizes.isEmpty else { throw ValidationError("--sizes: comma-separated listener counts, 1...5000") }
-        guard (1...10).contains(repeats) else { throw ValidationError("--repeats must be 1...10") }
-    }
-
-    var parsedSizes: [Int] {
-        sizes.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.filter { (1...5000).contains($0) }
+        guard !plan.parsedSizes.isEmpty else { throw ValidationError("--sizes: comma-separated listener counts, 1...5000") }
+        guard (1...10).contains(plan.repeats) else { throw ValidationError("--repeats must be 1...10") }
     }
 
     func run() async throws {
         signal(SIGPIPE, SIG_IGN)
         if tableOnly {
             print(MatrixResults.load(directory: out).markdown(
-                repeats: repeats, sizes: parsedSizes, rateListeners: rateListeners, joinMembers: joinMembers))
+                repeats: plan.repeats, sizes: plan.parsedSizes, rateListeners: plan.rateListeners, joinMembers: plan.joinMembers))
             return
         }
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-        let relay = try referenceRelay ?? compileReferenceRelay()
+        let relay = try reference.referenceRelay ?? compileReferenceRelay()
         let pttbench = PTTBench.siblingExecutable("pttbench")
-        var common = ["--seconds", "\(seconds)", "--wait-quiet", "\(waitQuiet)", "--server-cpu", "\(serverCPU)",
-                      "--bench-cpu", "\(benchCPU)", "--json"]
+        var common = ["--seconds", "\(runs.seconds)", "--wait-quiet", "\(runs.waitQuiet)", "--server-cpu", "\(runs.serverCPU)",
+                      "--bench-cpu", "\(runs.benchCPU)", "--json"]
         if let pttd { common += ["--pttd", pttd] }
 
         var results = MatrixResults()
-        let total = repeats * (3 * parsedSizes.count + (rateListeners > 0 ? 2 : 0) + (joinMembers > 0 ? 1 : 0))
+        let total = plan.runCount
         var step = 0
         let began = ContinuousClock.now
         func note(_ text: String) {
@@ -108,24 +76,24 @@ struct BenchMatrix: AsyncParsableCommand {
                 note("\(name): FAILED (see \(out)/\(name).stderr)")
             }
         }
-        for r in 1...repeats {
-            for n in parsedSizes {
+        for r in 1...plan.repeats {
+            for n in plan.parsedSizes {
                 let flood = ["--flood", "--listeners", "\(n)"]
                 try await audio("r\(r)-flood-c-\(n)", flood + ["--security", "none"], external: true)
                 try await audio("r\(r)-flood-none-\(n)", flood + ["--security", "none"], external: false)
                 try await audio("r\(r)-flood-srtp-\(n)", flood + ["--security", "srtp"], external: false)
             }
-            if rateListeners > 0 {
-                let rate = ["--rate", "50", "--listeners", "\(rateListeners)"]
-                try await audio("r\(r)-rate-c-\(rateListeners)", rate + ["--security", "none"], external: true)
-                try await audio("r\(r)-rate-srtp-\(rateListeners)", rate + ["--security", "srtp"], external: false)
+            if plan.rateListeners > 0 {
+                let rate = ["--rate", "50", "--listeners", "\(plan.rateListeners)"]
+                try await audio("r\(r)-rate-c-\(plan.rateListeners)", rate + ["--security", "none"], external: true)
+                try await audio("r\(r)-rate-srtp-\(plan.rateListeners)", rate + ["--security", "srtp"], external: false)
             }
-            if joinMembers > 0 {
+            if plan.joinMembers > 0 {
                 step += 1
-                let name = "r\(r)-join-tls-\(joinMembers)"
+                let name = "r\(r)-join-tls-\(plan.joinMembers)"
                 note("\(step)/\(total) \(name) …")
-                var arguments = ["--join-only", "--tls", "--listeners", "\(joinMembers)", "--server-cpu", "\(serverCPU)",
-                                 "--bench-cpu", "\(benchCPU)", "--json"]
+                var arguments = ["--join-only", "--tls", "--listeners", "\(plan.joinMembers)", "--server-cpu", "\(runs.serverCPU)",
+                                 "--bench-cpu", "\(runs.benchCPU)", "--json"]
                 if let pttd { arguments += ["--pttd", pttd] }
                 let report: JoinReport? = try await runChild(pttbench, name: name, arguments: arguments)
                 results.joins[name] = report
@@ -138,7 +106,7 @@ struct BenchMatrix: AsyncParsableCommand {
                 }
             }
         }
-        let table = results.markdown(repeats: repeats, sizes: parsedSizes, rateListeners: rateListeners, joinMembers: joinMembers)
+        let table = results.markdown(repeats: plan.repeats, sizes: plan.parsedSizes, rateListeners: plan.rateListeners, joinMembers: plan.joinMembers)
         try Data(table.utf8).write(to: URL(fileURLWithPath: out + "/matrix.md"))
         print(table)
         note("done; raw JSON in \(out)")
@@ -146,18 +114,18 @@ struct BenchMatrix: AsyncParsableCommand {
 
     /// Compiles the C reference relay with `cc -O2` into a temporary directory.
     private func compileReferenceRelay() throws -> String {
-        guard FileManager.default.fileExists(atPath: referenceSource) else {
-            throw ValidationError("no \(referenceSource) (run from the package root, or pass --reference-source / --reference-relay)")
+        guard FileManager.default.fileExists(atPath: reference.referenceSource) else {
+            throw ValidationError("no \(reference.referenceSource) (run from the package root, or pass --reference-source / --reference-relay)")
         }
         var template = Array("/tmp/pttbench-relay.XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw BenchError("mkdtemp: \(String(cString: strerror(errno)))") }
         let binary = String(cString: made) + "/reference-relay"
         let compile = Process()
         compile.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        compile.arguments = ["cc", "-O2", "-o", binary, referenceSource]
+        compile.arguments = ["cc", "-O2", "-o", binary, reference.referenceSource]
         try compile.run()
         compile.waitUntilExit()
-        guard compile.terminationStatus == 0 else { throw BenchError("cc -O2 \(referenceSource) failed") }
+        guard compile.terminationStatus == 0 else { throw BenchError("cc -O2 \(reference.referenceSource) failed") }
         return binary
     }
 
@@ -165,7 +133,7 @@ struct BenchMatrix: AsyncParsableCommand {
     private func runAgainstReferenceRelay(_ relay: String, name: String, pttbench: String, arguments: [String]) async throws -> BenchReport? {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["taskset", "-c", "\(serverCPU)", relay, "\(relayPort)"]
+        process.arguments = ["taskset", "-c", "\(runs.serverCPU)", relay, "\(reference.relayPort)"]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try runWithDefaultSignalMask(process)
@@ -177,9 +145,9 @@ struct BenchMatrix: AsyncParsableCommand {
             }
         }
         try await Task.sleep(for: .milliseconds(300))
-        guard process.isRunning else { throw BenchError("the C reference relay exited at start (port \(relayPort) in use?)") }
+        guard process.isRunning else { throw BenchError("the C reference relay exited at start (port \(reference.relayPort) in use?)") }
         return try await runChild(pttbench, name: name, arguments: arguments + [
-            "--external-relay", "\(relayPort)", "--external-pid", "\(process.processIdentifier)"])
+            "--external-relay", "\(reference.relayPort)", "--external-pid", "\(process.processIdentifier)"])
     }
 
     /// Runs a child pttbench; its standard output (JSON) is kept in DIR/NAME.json and decoded, nil if it failed.

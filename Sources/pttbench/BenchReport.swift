@@ -2,30 +2,6 @@
 import Foundation
 import Glibc
 
-/// The relay's counters from `/metrics` (`ptt_media_*`), by series.
-struct RelayCounters {
-    var values: [String: Double] = [:]
-
-    init(_ exposition: String) {
-        for line in exposition.split(separator: "\n") where line.hasPrefix("ptt_media_") {
-            guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else { continue }
-            values[String(line[..<space])] = value
-        }
-    }
-
-    private init(values: [String: Double]) { self.values = values }
-
-    /// Differences, keeping only series that moved.
-    func minus(_ earlier: RelayCounters) -> [String: Int] {
-        var result: [String: Int] = [:]
-        for (key, value) in values {
-            let delta = Int(value - (earlier.values[key] ?? 0))
-            if delta != 0 { result[key] = delta }
-        }
-        return result
-    }
-}
-
 /// Everything a run reports; printed as a text block or JSON.
 struct BenchReport: Codable {
     struct Machine: Codable {
@@ -124,53 +100,54 @@ struct BenchReport: Codable {
         self.offeredInputPacketsPerSecond = offeredInputRate
         self.offeredDeliveriesPerSecond = offeredInputRate.map { $0 * Double(listeners) }
         self.floodWindow = floodWindow
+        let sending = result.sending, receiving = result.receiving
         // Rate mode: the nominal sending time; flood: first send to last delivery.
-        let seconds = offeredInputRate.map { Double(result.sent) / $0 } ?? result.activeSeconds
+        let seconds = offeredInputRate.map { Double(sending.sent) / $0 } ?? sending.activeSeconds
         self.seconds = seconds
-        sentPackets = result.sent
-        inputPacketsPerSecond = Double(result.sent) / max(seconds, 1e-9)
-        expectedDeliveries = result.sent * listeners
-        delivered = result.delivered
-        deliveredPerSecond = Double(result.delivered) / max(seconds, 1e-9)
-        lossPercent = expectedDeliveries == 0 ? 0 : 100 * (1 - Double(result.delivered) / Double(expectedDeliveries))
+        sentPackets = sending.sent
+        inputPacketsPerSecond = Double(sending.sent) / max(seconds, 1e-9)
+        expectedDeliveries = sending.sent * listeners
+        delivered = receiving.delivered
+        deliveredPerSecond = Double(receiving.delivered) / max(seconds, 1e-9)
+        lossPercent = expectedDeliveries == 0 ? 0 : 100 * (1 - Double(receiving.delivered) / Double(expectedDeliveries))
         var latency: [String: Double] = [:]
-        latency["p50"] = result.p50
-        latency["p90"] = result.p90
-        latency["p99"] = result.p99
-        latency["p99.9"] = result.p999
-        latency["max"] = result.maxLatency
-        latency["mean"] = result.meanLatency
+        latency["p50"] = result.latency.p50
+        latency["p90"] = result.latency.p90
+        latency["p99"] = result.latency.p99
+        latency["p99.9"] = result.latency.p999
+        latency["max"] = result.latency.max
+        latency["mean"] = result.latency.mean
         latencyMs = latency
-        latencyOverflow = result.latencyOverflow
+        latencyOverflow = result.latency.overflow
         let start = result.start!, end = result.end!
         let wall = Double(end.time - start.time) / 1e9
         serverCPUSeconds = end.serverCPU - start.serverCPU
         serverCPUPercentOfCore = 100 * serverCPUSeconds / wall
-        serverMicrosecondsPerDelivered = result.delivered > 0 ? serverCPUSeconds * 1e6 / Double(result.delivered) : nil
+        serverMicrosecondsPerDelivered = receiving.delivered > 0 ? serverCPUSeconds * 1e6 / Double(receiving.delivered) : nil
         serverUserCPUSeconds = end.serverUserCPU - start.serverUserCPU
-        serverUserMicrosecondsPerDelivered = result.delivered > 0 ? serverUserCPUSeconds * 1e6 / Double(result.delivered) : nil
+        serverUserMicrosecondsPerDelivered = receiving.delivered > 0 ? serverUserCPUSeconds * 1e6 / Double(receiving.delivered) : nil
         let coreTotal = end.serverCore.total - start.serverCore.total
         if coreTotal > 0 {
             let busy = end.serverCore.busy - start.serverCore.busy
             serverCoreBusyPercent = 100 * busy / coreTotal
-            serverCoreMicrosecondsPerDelivered = result.delivered > 0 ? busy * 1e6 / Double(result.delivered) : nil
+            serverCoreMicrosecondsPerDelivered = receiving.delivered > 0 ? busy * 1e6 / Double(receiving.delivered) : nil
         }
         let benchTotal = end.benchCore.total - start.benchCore.total
         if benchTotal > 0 { benchCoreBusyPercent = 100 * (end.benchCore.busy - start.benchCore.busy) / benchTotal }
         benchCPUPercent = 100 * (end.benchCPU - start.benchCPU) / wall
-        verifiedPackets = result.verified
-        verifyFailures = result.verifyFailed
-        unmatchedPackets = result.unmatched
-        wrongSSRC = result.wrongSSRC
-        duplicates = result.duplicates
-        burstRestarts = result.burstRestarts
-        floodStalls = result.floodStalls
-        missingTimestamps = result.missingTimestamps
-        sendErrors = result.sendErrors
-        keepAlivesSent = result.keepAlivesSent
-        listenersWithNothing = result.listenersWithNothing
-        minPerListener = result.minPerListener
-        maxPerListener = result.maxPerListener
+        verifiedPackets = receiving.verified
+        verifyFailures = receiving.verifyFailed
+        unmatchedPackets = receiving.unmatched
+        wrongSSRC = receiving.wrongSSRC
+        duplicates = receiving.duplicates
+        burstRestarts = receiving.burstRestarts
+        floodStalls = sending.floodStalls
+        missingTimestamps = receiving.missingTimestamps
+        sendErrors = sending.sendErrors
+        keepAlivesSent = sending.keepAlivesSent
+        listenersWithNothing = result.spread.withNothing
+        minPerListener = result.spread.min
+        maxPerListener = result.spread.max
     }
 
     mutating func checkProblems() {
@@ -196,46 +173,6 @@ struct BenchReport: Codable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         return String(decoding: (try? encoder.encode(self)) ?? Data(), as: UTF8.self)
-    }
-
-    func text() -> String {
-        func f(_ value: Double?, _ digits: Int = 1) -> String { value.map { String(format: "%.\(digits)f", $0) } ?? "-" }
-        func k(_ value: Double) -> String { value >= 10_000 ? String(format: "%.1fk", value / 1000) : String(format: "%.0f", value) }
-        let offered = mode == "flood"
-            ? "flood (window \(floodWindow ?? 0) deliveries): input \(k(inputPacketsPerSecond)) packets/s achieved"
-            : "\(k(offeredDeliveriesPerSecond ?? 0)) deliveries/s (input \(f(offeredInputPacketsPerSecond, 0)) packets/s × \(listeners))"
-        var lines = [
-            "pttbench: \(listeners) listeners, \(security), \(mode), \(f(seconds, 2)) s, \(payloadBytes)-byte Opus payloads",
-            "  offered          \(offered)",
-            "  sent             \(sentPackets) packets (\(k(inputPacketsPerSecond))/s) → \(expectedDeliveries) deliveries expected",
-            "  delivered        \(delivered) = \(k(deliveredPerSecond)) packets/s across listeners; loss \(String(format: "%.3f", lossPercent)) %",
-            "  added latency    (talker's send() to \(arrivalClock)) p50 \(f(latencyMs["p50"], 3)) ms, p90 \(f(latencyMs["p90"], 3)), p99 \(f(latencyMs["p99"], 3)), "
-                + "p99.9 \(f(latencyMs["p99.9"], 3)), max \(f(latencyMs["max"], 3)) ms",
-            "  server CPU       \(f(serverCPUPercentOfCore)) % of a core (pttd utime+stime), "
-                + "\(f(serverMicrosecondsPerDelivered, 2)) µs per delivered packet; user space alone (utime) "
-                + "\(f(serverUserMicrosecondsPerDelivered, 3)) µs per delivered packet (\(f(serverUserCPUSeconds, 2)) s)",
-            "  server core      \(f(serverCoreBusyPercent)) % busy, \(f(serverCoreMicrosecondsPerDelivered, 2)) µs per delivered packet "
-                + "(whole core incl. softirq)",
-            "  server memory    max RSS \(f(serverMaxRSSWhileSendingMB)) MB while sending (VmRSS every 50 ms), "
-                + "peak \(f(serverPeakRSSAtEndOfSendingMB)) MB (VmHWM at the end of sending, joins included), "
-                + "RSS \(f(serverRSSBeforeRunMB)) MB before the run, \(f(serverRSSMB)) MB after; "
-                + "\(serverThreads.map(String.init) ?? "?") threads",
-            "  bench            core \(f(benchCoreBusyPercent)) % busy, pttbench \(f(benchCPUPercent)) % of a core; "
-                + "setup: joins \(f(setupJoinSeconds)) s (pttd CPU \(f(serverCPUSecondsUntilJoined)) s), all heard \(f(setupReachSeconds)) s",
-            "  background       cores \(f(backgroundServerCoreBusyPercent)) % / \(f(backgroundBenchCoreBusyPercent)) % busy in the second before the run "
-                + "(other processes; should be near 0)",
-            "  checks           \(verifiedPackets) packets verified (\(verifyFailures) failed), per listener \(minPerListener)…\(maxPerListener), "
-                + "socket drops: relay \(relaySocketDrops), listeners \(listenerSocketDrops)",
-        ]
-        let interesting = relayCounters.filter { !$0.key.contains("forwarded") && !$0.key.contains("received") }
-        let received = relayCounters.first { $0.key.hasPrefix("ptt_media_packets_received_total") }?.value ?? 0
-        let forwarded = relayCounters.first { $0.key.hasPrefix("ptt_media_packets_forwarded_total") }?.value ?? 0
-        lines.append("  relay counters   received \(received), forwarded \(forwarded)"
-            + (interesting.isEmpty ? "" : ", " + interesting.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))
-        lines.append("  pttd             \(serverEnding)" + (dataDirectory.map { ", data kept in \($0)" } ?? "")
-            + (controlTLS ? "; control connections over TLS" : ""))
-        if !problems.isEmpty { lines.append("  PROBLEMS         " + problems.joined(separator: "; ")) }
-        return lines.joined(separator: "\n")
     }
 }
 #endif

@@ -49,7 +49,7 @@ extension PTTBench {
                 settledMs: Self.seconds(settledAt - times.sent) * 1000, serverCPUMicroseconds: (cpu1 - cpu0) * 1e6,
                 serverUserCPUMicroseconds: user0.flatMap { u0 in user1.map { ($0 - u0) * 1e6 } },
                 settled: times.settled != nil))
-            if index % 200 == 0 { progress("sequential joins: \(index) of \(listeners)") }
+            if index % 200 == 0 { progress("sequential joins: \(index) of \(load.listeners)") }
         }
         report.sequentialSeconds = Self.seconds(ContinuousClock.now - start)
         let server1 = ProcStats.processCPUTimes(pid: server.pid) ?? (0, 0)
@@ -74,7 +74,7 @@ extension PTTBench {
         if report.memberJoinedMissing! > 0 {
             report.problems.append("\(report.memberJoinedMissing!) of \(expectedEvents) member-joined of bench-seq never arrived")
         }
-        Self.summarize(&report, members: listeners)
+        Self.summarize(&report, members: load.listeners)
     }
 
     /// Medians over joins 6–15 and N−9…N, and their ratios.

@@ -29,8 +29,8 @@ struct JoinBenchOptions: ParsableArguments {
 extension PTTBench {
     func runJoins() async throws {
         let server = try await ServerProcess.start(.init(
-            executable: pttd ?? Self.siblingExecutable("pttd"), core: noPin ? nil : serverCPU, security: security,
-            maxTalkTimeMs: 600_000, maxConnections: max(10_000, listeners + 100), logLevel: serverLogLevel, tls: tls))
+            executable: placement.executable, core: placement.pinnedServerCPU, security: load.security,
+            maxTalkTimeMs: 600_000, maxConnections: max(10_000, load.listeners + 100), logLevel: daemon.serverLogLevel, tls: daemon.tls))
         progress("pttd pid \(server.pid), data \(server.dataDirectory)")
         // One event loop for every member: pttbench has one core.
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -48,8 +48,8 @@ extension PTTBench {
         case .success(var report):
             report.serverStop = stop
             if stop.killed { report.problems.append("pttd did not stop within 5 s of SIGTERM and was killed") }
-            if !keep { server.removeDataDirectory() }
-            print(json ? report.json() : report.text())
+            if !output.keep { server.removeDataDirectory() }
+            print(output.json ? report.json() : report.text())
         case .failure(let error):
             FileHandle.standardError.write(Data("pttbench: \(error)\npttd: \(stop.ending); log:\n\(ServerProcess.tail(of: server.logPath))\n".utf8))
             throw ExitCode(1)
@@ -61,11 +61,11 @@ extension PTTBench {
         let user: AddUserResponse = try await admin.post("/api/users", body: AddUserRequest(name: "bench"))
         let _: ChannelSummary = try await admin.post("/api/channels", body: CreateChannelRequest(name: "bench"))
         let sequentialChannel: ChannelSummary = try await admin.post("/api/channels", body: CreateChannelRequest(name: "bench-seq"))
-        let budget = setupTimeout ?? (60 + Double(listeners) * 0.1)
+        let budget = setup.setupBudget(listeners: load.listeners)
         let tally = MemberJoinedTally(eventLoop: eventLoop, channelID: sequentialChannel.id)
         let security = try joinMemberSecurity(server: server)
         // Every frame a member sends is encoded before the clock starts: a hello per device, one join for all.
-        let hellos = try (0..<listeners).map { index in
+        let hellos = try (0..<load.listeners).map { index in
             try ControlFrame(.hello(Hello(user: "bench", secret: user.secret, device: String(format: "member-%05d", index),
                                           client: "pttbench"))).bytes
         }
@@ -82,14 +82,14 @@ extension PTTBench {
         let server1 = ProcStats.processCPUTimes(pid: server.pid) ?? (0, 0)
         let bench1 = ProcStats.ownCPUTimes()
         var report = JoinReport(
-            members: listeners, controlTLS: tls, connectParallelism: connectParallelism, parallelJoinSeconds: wall,
+            members: load.listeners, controlTLS: daemon.tls, connectParallelism: setup.connectParallelism, parallelJoinSeconds: wall,
             parallelServerCPUSeconds: (server1.user + server1.system) - (server0.user + server0.system))
         report.memberEventsAsked = askEvents
         report.parallelServerUserCPUSeconds = server1.user - server0.user
         report.parallelBenchUserCPUSeconds = bench1.user - bench0.user
         report.parallelBenchSystemCPUSeconds = bench1.system - bench0.system
         report.parallelBenchCPUSeconds = (bench1.user + bench1.system) - (bench0.user + bench0.system)
-        progress(String(format: "%d members joined in %.2f s (pttd CPU %.2f s, utime %.2f s; pttbench CPU %.2f s)", listeners,
+        progress(String(format: "%d members joined in %.2f s (pttd CPU %.2f s, utime %.2f s; pttbench CPU %.2f s)", load.listeners,
                         wall, report.parallelServerCPUSeconds, report.parallelServerUserCPUSeconds ?? 0,
                         report.parallelBenchCPUSeconds ?? 0))
 
@@ -99,12 +99,12 @@ extension PTTBench {
         // 2. One at a time into a second channel: join #k makes pttd tell the k−1 members already there.
         try await joinOneByOne(members: members, server: server, tally: tally, askEvents: askEvents, report: &report)
         report.serverPeakRSSMB = ProcStats.memoryKB(pid: server.pid, field: "VmHWM").map { Double($0) / 1024 }
-        report.machine = BenchReport.Machine.current(serverCPU: noPin ? nil : serverCPU, benchCPU: noPin ? nil : benchCPU)
-        let handshakes = tls ? " with TLS handshakes (pttd's certificate pinned to runtime.json's fingerprint)" : ""
+        report.machine = BenchReport.Machine.current(serverCPU: placement.pinnedServerCPU, benchCPU: placement.pinnedBenchCPU)
+        let handshakes = daemon.tls ? " with TLS handshakes (pttd's certificate pinned to runtime.json's fingerprint)" : ""
         let events = askEvents == true ? "true in every join" : "left out, pttd decides"
         report.method = """
-            parallel: \(listeners) connects\(handshakes) + hello + welcome + join of channel "bench", \
-            \(connectParallelism) at a time, wall clock; pttd utime+stime and utime alone from /proc/PID/stat (10 ms \
+            parallel: \(load.listeners) connects\(handshakes) + hello + welcome + join of channel "bench", \
+            \(setup.connectParallelism) at a time, wall clock; pttd utime+stime and utime alone from /proc/PID/stat (10 ms \
             ticks), pttbench's own user+sys from getrusage. Members are light clients (one event loop, pre-encoded \
             frames; member-joined counted from the frame's bytes, only welcome/joined/error/heartbeat decoded; \
             memberEvents \(events)). Sequential: the same connections join channel "bench-seq" one at a time; for \
@@ -119,7 +119,7 @@ extension PTTBench {
 
     /// TLS pinned to the fingerprint pttd wrote to runtime.json, or plain TCP without --tls.
     private func joinMemberSecurity(server: ServerProcess) throws -> JoinMemberSecurity {
-        guard tls else { return .plain }
+        guard daemon.tls else { return .plain }
         guard server.runtime.tls, let fingerprint = server.runtime.fingerprint else {
             throw BenchError("pttd was started with TLS but runtime.json has no fingerprint")
         }
@@ -150,7 +150,7 @@ extension PTTBench {
                     return (index, member)
                 }
             }
-            while next < min(connectParallelism, hellos.count) { add() }
+            while next < min(setup.connectParallelism, hellos.count) { add() }
             while let (index, member) = try await tasks.next() {
                 joined[index] = member
                 members.append(member)

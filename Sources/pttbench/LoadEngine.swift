@@ -10,9 +10,9 @@ import Synchronization
 /// `recvmmsg`, read the RTP header in place and record the latency in a histogram; a sample of packets is
 /// decrypted (SRTP) and compared byte for byte with what the talker sent.
 ///
-/// Latency matching: the talker sends packet k with timestamp base + 960·k and notes its send time. The relay
-/// maps timestamps by one offset per burst (the same for every listener) and marks the burst's first packet,
-/// so a receiver computes k = (ts − ts_first) / 960 from the first marked packet anyone received.
+/// The parts: `LoadSockets` (the socket set), `Talker` (sending and the send times), `KeepAlives`, `Receivers`
+/// (latency histogram, tallies, `PacketVerifier`), `Pacing` (the run's phase and timing); the loop that drives
+/// them is in LoadEngine+Loop.swift.
 final class LoadEngine: @unchecked Sendable {
     // @unchecked: after `start()` every mutable field is touched only by the engine's thread, except the
     // atomics; `result` is written by the thread before `finished` is set and never again, and read by others
@@ -28,103 +28,71 @@ final class LoadEngine: @unchecked Sendable {
     /// Packets sent after the run (command 3), so the caller can tell the server was still being loaded.
     let tailPacketsSent = Atomic<Int>(0)
     private(set) var result = Result()
-    /// What the thread counts; copied to `result` when the run ends.
-    var counts = Result()
 
-    let listenerFDs: [Int32]
-    let talkerFD: Int32
-    let listenerPorts: [Int]
-    let inbound: [SRTPSession?]
-    let keepAliveOut: [SRTPSession?]
-    let talkerOut: SRTPSession?
-    let listenSSRCs: UnsafeMutablePointer<UInt32>
-    let sendTimes: UnsafeMutablePointer<UInt64>
+    // The engine thread's state.
+    let sockets: LoadSockets
+    var talker: Talker
+    var keepAlives: KeepAlives
+    var receivers: Receivers
+    var pacing = Pacing()
 
     init(_ configuration: Configuration) throws {
         self.configuration = configuration
-        let secure = configuration.secure
-        var fds: [Int32] = []
-        var ports: [Int] = []
+        let members = configuration.members
+        sockets = try LoadSockets(relayPort: configuration.sockets.relayPort, listeners: members.listeners.count,
+                                  receiveBuffer: configuration.sockets.receiveBuffer,
+                                  timestamps: configuration.sockets.kernelTimestamps)
+        let inbound: [SRTPSession?], keepAliveOut: [SRTPSession?], talkerOut: SRTPSession?
         do {
-            for _ in configuration.listeners {
-                let (fd, port) = try Self.openSocket(relayPort: configuration.relayPort, receiveBuffer: configuration.receiveBuffer,
-                                                     timestamps: configuration.kernelTimestamps)
-                fds.append(fd)
-                ports.append(port)
+            if members.secure {
+                inbound = try members.listeners.map { try SRTPSession(direction: .inbound, key: $0.key, ssrc: .specific($0.listenSSRC)) }
+                keepAliveOut = try members.listeners.map { try SRTPSession(direction: .outbound, key: $0.key, ssrc: .specific($0.ssrc)) }
+                talkerOut = try SRTPSession(direction: .outbound, key: members.talker.key, ssrc: .specific(members.talker.ssrc))
+            } else {
+                inbound = members.listeners.map { _ in nil }
+                keepAliveOut = inbound
+                talkerOut = nil
             }
-            talkerFD = try Self.openSocket(relayPort: configuration.relayPort, receiveBuffer: 0, timestamps: false).fd
         } catch {
-            for fd in fds { close(fd) }
+            sockets.closeAll()
             throw error
         }
-        listenerFDs = fds
-        listenerPorts = ports
-        if secure {
-            inbound = try configuration.listeners.map { try SRTPSession(direction: .inbound, key: $0.key, ssrc: .specific($0.listenSSRC)) }
-            keepAliveOut = try configuration.listeners.map { try SRTPSession(direction: .outbound, key: $0.key, ssrc: .specific($0.ssrc)) }
-            talkerOut = try SRTPSession(direction: .outbound, key: configuration.talker.key, ssrc: .specific(configuration.talker.ssrc))
-        } else {
-            inbound = configuration.listeners.map { _ in nil }
-            keepAliveOut = inbound
-            talkerOut = nil
-        }
-        listenSSRCs = .allocate(capacity: max(1, configuration.listeners.count))
-        for (index, listener) in configuration.listeners.enumerated() { listenSSRCs[index] = listener.listenSSRC }
-        sendTimes = .allocate(capacity: max(1, configuration.maxPackets))
+        let payloads = PayloadStore(configuration.traffic.payloads)
+        talker = Talker(fd: sockets.talkerFD, session: talkerOut, ssrc: members.talker.ssrc, payloads: payloads,
+                        maxPackets: configuration.traffic.maxPackets)
+        keepAlives = KeepAlives(fds: sockets.listenerFDs, ssrcs: members.listeners.map(\.ssrc), sessions: keepAliveOut,
+                                interval: configuration.keepAliveInterval)
+        receivers = Receivers(
+            listenSSRCs: members.listeners.map(\.listenSSRC),
+            verifier: PacketVerifier(sessions: inbound, talkerSSRC: members.talker.ssrc, payloads: payloads,
+                                     every: configuration.verifyEvery))
     }
 
     deinit {
-        for fd in listenerFDs { close(fd) }
-        close(talkerFD)
-        listenSSRCs.deallocate()
-        sendTimes.deallocate()
+        sockets.closeAll()
+        talker.payloads.deallocate()
+        talker.deallocate()
+        keepAlives.deallocate()
+        receivers.deallocate()
     }
+
+    /// Each listener socket's local port.
+    var listenerPorts: [Int] { sockets.listenerPorts }
 
     func start() {
         let thread = Thread { [self] in
-            self.run()
-            self.publish()
+            let failure = self.run()
+            self.publish(failure: failure)
         }
         thread.name = "pttbench-load"
         thread.stackSize = 1 << 20
         thread.start()
     }
 
-    // MARK: The engine thread's state (LoadEngine+Loop.swift runs it; +Sending and +Receiving handle packets)
-
-    enum State { case waiting, sending, draining, idle, tail, done }
-
-    var state = State.waiting
-    var histogram = LatencyHistogram()
-    var perListener: [Int] = []
-    var lastSeq: [UInt16] = []
-    var haveFirstTimestamp = false
-    var firstTimestamp: UInt32 = 0
-    var sent = 0
-    var delivered = 0
-    var forgiven = 0
-    var lastDelivery: UInt64 = 0
-    var lastSend: UInt64 = 0
-    var sendStart: UInt64 = 0
-    var sendEnd: UInt64 = 0
-    var payloadBytes: [UInt8] = []
-    var payloadOffsets: [Int] = []
-    var payloadStore: UnsafeMutableRawPointer?
-    var packetScratch = UnsafeMutableRawPointer.allocate(byteCount: 4096, alignment: 16)
-    var sequence: UInt16 = 0
-    var timestampBase: UInt32 = 0
-    var published = false
-    var tailStart: UInt64 = 0
-    var tailSent = 0
-
-    /// Makes `counts` the final `result` and sets `finished` (once).
-    func publish() {
-        guard !published else { return }
-        published = true
-        for index in 0..<perListener.count where perListener[index] == 0 { counts.listenersWithNothing += 1 }
-        counts.minPerListener = perListener.min() ?? 0
-        counts.maxPerListener = perListener.max() ?? 0
-        result = counts
+    /// Sets `finished` (once): `result` is final, with `failure` if the run could not be completed.
+    func publish(failure: String?) {
+        guard !finished.load(ordering: .relaxed) else { return }
+        if let failure { result.failure = failure }
         finished.store(true, ordering: .releasing)
     }
 
@@ -132,28 +100,26 @@ final class LoadEngine: @unchecked Sendable {
     @inline(__always)
     static func since(_ earlier: UInt64, _ later: UInt64) -> UInt64 { later > earlier ? later - earlier : 0 }
 
-    var outstanding: Int { sent * listenerFDs.count - delivered - forgiven }
+    /// Deliveries sent but neither received nor written off.
+    var outstanding: Int { talker.log.sent * sockets.listenerFDs.count - receivers.tally.delivered - pacing.forgiven }
 
     func beginDraining(now: UInt64) {
-        sendEnd = now
-        state = .draining
+        pacing.sendEnd = now
+        pacing.phase = .draining
     }
 
+    /// The run is over: what it measured becomes `result`.
     func finish(now: UInt64) {
-        counts.end = CPUSnapshot.take(serverPID: configuration.serverPID, serverCore: configuration.serverCore,
-                                      benchCore: configuration.benchCore)
-        counts.sent = sent
-        counts.delivered = delivered
-        counts.sendSeconds = Double(sendEnd - sendStart) / 1e9
-        counts.activeSeconds = Double(max(lastDelivery, sendEnd) - sendStart) / 1e9
-        counts.p50 = histogram.percentileMilliseconds(0.50)
-        counts.p90 = histogram.percentileMilliseconds(0.90)
-        counts.p99 = histogram.percentileMilliseconds(0.99)
-        counts.p999 = histogram.percentileMilliseconds(0.999)
-        counts.maxLatency = histogram.total > 0 ? histogram.maxMilliseconds : nil
-        counts.meanLatency = histogram.meanMilliseconds
-        counts.latencyOverflow = histogram.overflow
-        state = .done
+        let end = configuration.cpu.snapshot()
+        let sendStart = pacing.sendStart, sendEnd = pacing.sendEnd
+        result = Result(
+            sending: SendTally(
+                sent: talker.log.sent, sendErrors: talker.errors, keepAlivesSent: keepAlives.sent, floodStalls: pacing.floodStalls,
+                sendSeconds: Double(sendEnd - sendStart) / 1e9,
+                activeSeconds: Double(max(receivers.lastDelivery, sendEnd) - sendStart) / 1e9),
+            receiving: receivers.tally, spread: receivers.spread, latency: LatencySummary(receivers.histogram),
+            start: pacing.cpuAtStart, end: end)
+        pacing.phase = .done
     }
 }
 #endif

@@ -12,22 +12,22 @@ extension PTTBench {
         let admin = AdminClient(baseURL: server.runtime.adminURL, token: server.adminToken, timeout: .seconds(30))
         let user: AddUserResponse = try await admin.post("/api/users", body: AddUserRequest(name: "bench"))
         let _: ChannelSummary = try await admin.post("/api/channels", body: CreateChannelRequest(name: "bench"))
-        let setupBudget = setupTimeout ?? (60 + Double(listeners) * 0.1)
+        let setupBudget = setup.setupBudget(listeners: load.listeners)
         let setupDeadline = ContinuousClock.now + .milliseconds(Int(setupBudget * 1000))
 
         // Join: N listeners and the talker (last), connectParallelism at a time.
         let setupStart = ContinuousClock.now
         let members = try await joinAll(
-            count: listeners + 1, channel: "bench", user: user, server: server, group: group, deadline: setupDeadline,
-            budget: setupBudget, clients: &clients) { $0 == listeners ? "talker" : String(format: "listener-%05d", $0) }
+            count: load.listeners + 1, channel: "bench", user: user, server: server, group: group, deadline: setupDeadline,
+            budget: setupBudget, clients: &clients) { $0 == load.listeners ? "talker" : String(format: "listener-%05d", $0) }
         let joinSeconds = Self.seconds(ContinuousClock.now - setupStart)
         let serverJoinCPU = ProcStats.processCPUSeconds(pid: server.pid)
-        progress("\(listeners + 1) members joined in \(String(format: "%.1f", joinSeconds)) s")
+        progress("\(load.listeners + 1) members joined in \(String(format: "%.1f", joinSeconds)) s")
         let joined = members.map(\.1)
-        let talkerClient = members[listeners].0
+        let talkerClient = members[load.listeners].0
         func media(_ joined: Joined) throws -> MemberMedia {
             var key: [UInt8] = []
-            if security == "srtp" {
+            if load.security == "srtp" {
                 guard joined.media.security == .srtp, let text = joined.media.key, let data = Data(base64Encoded: text), data.count == 30 else {
                     throw BenchError("joined has media security \(joined.media.security) and no usable key; expected srtp")
                 }
@@ -39,58 +39,53 @@ extension PTTBench {
         }
         guard joined[0].media.port == mediaPort else { throw BenchError("joined names media port \(joined[0].media.port), runtime.json \(mediaPort)") }
 
-        let receiveBuffer = self.receiveBuffer ?? (listeners <= 100 ? 1 << 20 : 256 << 10)
-        let maxPackets = flood ? Int(min(seconds * 400_000, 20_000_000)) : Int((seconds * rate).rounded()) + 1
-        let engine = try LoadEngine(.init(
-            relayPort: mediaPort, secure: security == "srtp", listeners: try joined.prefix(listeners).map(media),
-            talker: try media(joined[listeners]), payloads: payloads,
-            mode: flood ? .flood(window: floodWindow) : .rate(rate), seconds: seconds, maxPackets: maxPackets,
-            verifyEvery: verifyEvery, receiveBuffer: receiveBuffer, kernelTimestamps: !userTimestamps, serverPID: server.pid,
-            serverCore: noPin ? -1 : serverCPU, benchCore: noPin ? -1 : benchCPU, lingerAfterRun: stopUnderLoad > 0))
+        let engine = try LoadEngine(loadConfiguration(
+            relayPort: mediaPort, listeners: try joined.prefix(load.listeners).map(media), talker: try media(joined[load.listeners]),
+            payloads: payloads, serverPID: server.pid, lingerAfterRun: daemon.stopUnderLoad > 0))
         engine.start()
         defer { engine.command.store(2, ordering: .releasing) }
 
         // Wait until the relay knows every listener's address.
         let reachStart = ContinuousClock.now
         var reachable = 0
-        let listenerSSRCs = Set(joined.prefix(listeners).map(\.media.ssrc))
+        let listenerSSRCs = Set(joined.prefix(load.listeners).map(\.media.ssrc))
         while true {
             let detail: ChannelDetail = try await admin.get("/api/channels/bench")
             reachable = detail.members.filter { listenerSSRCs.contains($0.ssrc) && $0.audioReachable }.count
-            if reachable == listeners { break }
+            if reachable == load.listeners { break }
             if ContinuousClock.now > setupDeadline {
-                throw BenchError("the relay heard only \(reachable) of \(listeners) listeners within \(setupBudget) s")
+                throw BenchError("the relay heard only \(reachable) of \(load.listeners) listeners within \(setupBudget) s")
             }
             if engine.finished.load(ordering: .acquiring) { throw BenchError("load engine stopped: \(engine.result.failure ?? "?")") }
             try await Task.sleep(for: .milliseconds(200))
         }
         let reachSeconds = Self.seconds(ContinuousClock.now - reachStart)
-        progress("relay heard all \(listeners) listeners after \(String(format: "%.1f", reachSeconds)) s")
+        progress("relay heard all \(load.listeners) listeners after \(String(format: "%.1f", reachSeconds)) s")
         let rssBefore = ProcStats.memoryKB(pid: server.pid, field: "VmRSS")
         let metricsBefore = RelayCounters(try await admin.getText("/metrics"))
         let socketPorts = Set(engine.listenerPorts + [mediaPort])
         let dropsBefore = ProcStats.udpDrops(ports: socketPorts)
 
         // Other processes on these cores distort every figure: measure them (1 s), and wait for quiet if asked.
-        let quietDeadline = ContinuousClock.now + .milliseconds(Int(waitQuiet * 1000))
-        var background = try await Self.coreBusy(serverCore: noPin ? -1 : serverCPU, benchCore: noPin ? -1 : benchCPU)
-        while max(background.server, background.bench) > quietThreshold, ContinuousClock.now < quietDeadline {
+        let quietDeadline = ContinuousClock.now + .milliseconds(Int(setup.waitQuiet * 1000))
+        var background = try await Self.coreBusy(serverCore: placement.measuredServerCore, benchCore: placement.measuredBenchCore)
+        while max(background.server, background.bench) > setup.quietThreshold, ContinuousClock.now < quietDeadline {
             progress(String(format: "waiting for quiet: cores %.1f %% / %.1f %% busy", background.server, background.bench))
-            background = try await Self.coreBusy(serverCore: noPin ? -1 : serverCPU, benchCore: noPin ? -1 : benchCPU)
+            background = try await Self.coreBusy(serverCore: placement.measuredServerCore, benchCore: placement.measuredBenchCore)
         }
 
         let answer = try await talkerClient.request(.floorRequest(FloorCommand(channel: "bench")))
         guard case .floorGranted = answer else { throw BenchError("floor request answered \(answer.type)") }
         try await Task.sleep(for: .milliseconds(200))
-        progress(flood ? "flooding for \(seconds) s" : "sending \(rate) packets/s for \(seconds) s")
+        progress(load.flood ? "flooding for \(load.seconds) s" : "sending \(load.rate) packets/s for \(load.seconds) s")
 
         engine.command.store(1, ordering: .releasing)
-        let runDeadline = ContinuousClock.now + .milliseconds(Int((seconds + 30) * 1000))
+        let runDeadline = ContinuousClock.now + .milliseconds(Int((load.seconds + 30) * 1000))
         var maxRSSWhileSending = 0
         while !engine.finished.load(ordering: .acquiring) {
             if ContinuousClock.now > runDeadline {
                 engine.command.store(2, ordering: .releasing)
-                throw BenchError("the run did not finish within \(seconds + 30) s")
+                throw BenchError("the run did not finish within \(load.seconds + 30) s")
             }
             if !server.isRunning { break }
             maxRSSWhileSending = max(maxRSSWhileSending, ProcStats.memoryKB(pid: server.pid, field: "VmRSS") ?? 0)
@@ -109,22 +104,22 @@ extension PTTBench {
         let dropsAfter = ProcStats.udpDrops(ports: socketPorts)
         let detail: ChannelDetail = try await admin.get("/api/channels/bench")
         // Stopping under load needs the floor: the talker keeps it.
-        if stopUnderLoad == 0 { talkerClient.send(.floorRelease(FloorCommand(channel: "bench"))) }
+        if daemon.stopUnderLoad == 0 { talkerClient.send(.floorRelease(FloorCommand(channel: "bench"))) }
 
         var report = BenchReport(
-            listeners: listeners, security: security, mode: flood ? "flood" : "rate", result: result,
-            offeredInputRate: flood ? nil : rate, floodWindow: flood ? floodWindow : nil,
+            listeners: load.listeners, security: load.security, mode: load.modeName, result: result,
+            offeredInputRate: load.offeredRate, floodWindow: load.flood ? load.floodWindow : nil,
             payloadBytes: payloads.map(\.count).reduce(0, +) / payloads.count)
         report.backgroundServerCoreBusyPercent = background.server
         report.backgroundBenchCoreBusyPercent = background.bench
-        report.arrivalClock = userTimestamps ? "read by pttbench" : "kernel receive timestamp"
+        report.arrivalClock = receiving.arrivalClock
         report.setupJoinSeconds = joinSeconds
         report.serverCPUSecondsUntilJoined = serverJoinCPU
         report.setupReachSeconds = reachSeconds
         report.serverMaxRSSMB = ProcStats.memoryKB(pid: server.pid, field: "VmHWM").map { Double($0) / 1024 }
         report.serverMaxRSSWhileSendingMB = maxRSSWhileSending > 0 ? Double(maxRSSWhileSending) / 1024 : nil
         report.serverPeakRSSAtEndOfSendingMB = peakAtEnd.map { Double($0) / 1024 }
-        report.controlTLS = tls
+        report.controlTLS = daemon.tls
         report.serverRSSMB = ProcStats.memoryKB(pid: server.pid, field: "VmRSS").map { Double($0) / 1024 }
         report.serverRSSBeforeRunMB = rssBefore.map { Double($0) / 1024 }
         report.serverThreads = ProcStats.threadCount(pid: server.pid)
@@ -132,12 +127,12 @@ extension PTTBench {
         report.relaySocketDrops = (dropsAfter[mediaPort] ?? 0) - (dropsBefore[mediaPort] ?? 0)
         report.listenerSocketDrops = engine.listenerPorts.reduce(0) { $0 + (dropsAfter[$1] ?? 0) - (dropsBefore[$1] ?? 0) }
         report.floorAtEnd = detail.floor
-        report.machine = BenchReport.Machine.current(serverCPU: noPin ? nil : serverCPU, benchCPU: noPin ? nil : benchCPU)
+        report.machine = BenchReport.Machine.current(serverCPU: placement.pinnedServerCPU, benchCPU: placement.pinnedBenchCPU)
 
-        if stopUnderLoad > 0 {
+        if daemon.stopUnderLoad > 0 {
             // Send again and stop pttd while it relays: shutdown must not wait for the load to end.
             engine.command.store(3, ordering: .releasing)
-            let loadEnd = ContinuousClock.now + .milliseconds(Int(stopUnderLoad * 1000))
+            let loadEnd = ContinuousClock.now + .milliseconds(Int(daemon.stopUnderLoad * 1000))
             while ContinuousClock.now < loadEnd, server.isRunning {
                 try await Task.sleep(for: .milliseconds(50))
             }
@@ -146,7 +141,7 @@ extension PTTBench {
             var stop = await server.stop(underLoad: true)
             stop.packetsSentBeforeSIGTERM = sentBefore
             report.serverStop = stop
-            report.serverEnding = stop.ending + " (\(sentBefore) packets sent in the \(stopUnderLoad) s before SIGTERM)"
+            report.serverEnding = stop.ending + " (\(sentBefore) packets sent in the \(daemon.stopUnderLoad) s before SIGTERM)"
         }
         report.checkProblems()
         return report

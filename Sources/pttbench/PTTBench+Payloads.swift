@@ -7,7 +7,7 @@ import Opus
 extension PTTBench {
     /// The Opus packets the talker sends, in a loop: from --opus, or encoded here.
     func makePayloads() throws -> [[UInt8]] {
-        if let opus {
+        if let opus = payload.opus {
             let (_, packets) = try OggOpusReader.readFile(path: opus)
             let payloads = packets.map { $0.data }.filter { !$0.isEmpty }
             guard !payloads.isEmpty else { throw ValidationError("\(opus) has no Opus packets") }
@@ -16,7 +16,7 @@ extension PTTBench {
         // 50 packets (1 s) of 20 ms mono Opus from pseudo-random noise with a moving tone: every packet differs,
         // so a mismatched index is caught when payloads are compared.
         let encoder = try OpusEncoder(sampleRate: 48_000, channels: 1, application: .voip)
-        try encoder.setBitrate(.bitsPerSecond(Int32(bitrate)))
+        try encoder.setBitrate(.bitsPerSecond(Int32(payload.bitrate)))
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15
         var packets: [[UInt8]] = []
         var phase = 0.0

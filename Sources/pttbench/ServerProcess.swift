@@ -4,9 +4,6 @@ import Glibc
 import PTTProtocol
 import Synchronization
 
-/// The pid of the `pttd` this run started, for the signal handler (0 when none).
-let serverPIDForSignals = Atomic<Int32>(0)
-
 /// `pttd` as a child process in a temporary data directory, optionally pinned to one core with `taskset`.
 final class ServerProcess: Sendable {
     let dataDirectory: String
@@ -25,7 +22,7 @@ final class ServerProcess: Sendable {
         self.adminToken = adminToken; self.logPath = logPath
     }
 
-    struct Options {
+    struct LaunchOptions {
         var executable: String
         var core: Int?
         var security: String
@@ -52,7 +49,7 @@ final class ServerProcess: Sendable {
     }
 
     /// Makes the data directory, writes config.json, starts pttd and waits (at most 30 s) for runtime.json.
-    static func start(_ options: Options) async throws -> ServerProcess {
+    static func start(_ options: LaunchOptions) async throws -> ServerProcess {
         guard FileManager.default.isExecutableFile(atPath: options.executable) else {
             throw BenchError("no pttd at \(options.executable) (build it, or pass --pttd PATH)")
         }
@@ -162,64 +159,5 @@ final class ServerProcess: Sendable {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return "(no log)" }
         return text.split(separator: "\n", omittingEmptySubsequences: false).suffix(lines).joined(separator: "\n")
     }
-}
-
-/// A thread that starts a process and then stays alive until `finish()`, so that a parent-death signal set
-/// in the child fires only when pttbench itself is gone.
-final class SpawnerThread: @unchecked Sendable {
-    // @unchecked: the semaphores synchronise; `error` is written before `started` is signalled.
-    private let started = DispatchSemaphore(value: 0)
-    private let done = DispatchSemaphore(value: 0)
-    private var error: Error?
-
-    func spawn(_ process: Process) throws {
-        let thread = Thread { [self] in
-            unblockSignalsOfThisThread()
-            do { try process.run() } catch { self.error = error }
-            started.signal()
-            _ = done.wait(timeout: .now() + .seconds(86_400))
-        }
-        thread.name = "pttbench-spawn"
-        thread.start()
-        started.wait()
-        if let error { throw error }
-    }
-
-    func finish() { done.signal() }
-}
-
-/// Empties the calling thread's signal mask. Foundation's `Process` passes the spawning thread's mask on to the
-/// child, and threads made from a Dispatch worker block almost every signal (SIGTERM included): a child started
-/// from one ignores `kill PID` until it unblocks the signal itself (the C reference relay never does).
-func unblockSignalsOfThisThread() {
-    var none = sigset_t()
-    sigemptyset(&none)
-    pthread_sigmask(SIG_SETMASK, &none, nil)
-}
-
-/// Starts `process` from a short-lived thread with no blocked signals (see `unblockSignalsOfThisThread`).
-func runWithDefaultSignalMask(_ process: Process) throws {
-    let done = DispatchSemaphore(value: 0)
-    let failure = Mutex<Error?>(nil)
-    let thread = Thread {
-        unblockSignalsOfThisThread()
-        do { try process.run() } catch { failure.withLock { $0 = error } }
-        done.signal()
-    }
-    thread.start()
-    done.wait()
-    if let error = failure.withLock({ $0 }) { throw error }
-}
-
-/// Ctrl-C or SIGTERM: kill pttd too, then exit.
-func installSignalHandlers() {
-    let handler: @convention(c) (Int32) -> Void = { signal in
-        let pid = serverPIDForSignals.load(ordering: .relaxed)
-        if pid > 0 { kill(pid, SIGKILL) }
-        _exit(128 + signal)
-    }
-    signal(SIGINT, handler)
-    signal(SIGTERM, handler)
-    signal(SIGPIPE, SIG_IGN)
 }
 #endif

@@ -40,8 +40,8 @@ extension PTTBench {
         guard (1...5000).contains(members) else { throw ValidationError("--wakes must be 1...5000") }
         guard (1...1000).contains(bursts) else { throw ValidationError("--bursts must be 1...1000") }
         let server = try await ServerProcess.start(.init(
-            executable: pttd ?? Self.siblingExecutable("pttd"), core: noPin ? nil : serverCPU, security: "none",
-            maxTalkTimeMs: 600_000, maxConnections: members + 100, logLevel: serverLogLevel))
+            executable: placement.executable, core: placement.pinnedServerCPU, security: "none",
+            maxTalkTimeMs: 600_000, maxConnections: members + 100, logLevel: daemon.serverLogLevel))
         progress("pttd pid \(server.pid), data \(server.dataDirectory)")
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         var clients: [ControlClient] = []
@@ -57,7 +57,7 @@ extension PTTBench {
         switch outcome {
         case .success(let text):
             print(text + "\npttd: \(ending)")
-            if !keep { server.removeDataDirectory() }
+            if !output.keep { server.removeDataDirectory() }
         case .failure(let error):
             FileHandle.standardError.write(Data("pttbench: \(error)\npttd: \(ending); log:\n\(ServerProcess.tail(of: server.logPath))\n".utf8))
             throw ExitCode(1)
@@ -89,7 +89,7 @@ extension PTTBench {
                 next += 1
                 tasks.addTask { (index, try await connect(String(format: "sleeper-%05d", index), role: .pushProvider)) }
             }
-            while next < min(connectParallelism, members) { add() }
+            while next < min(setup.connectParallelism, members) { add() }
             while let (index, client) = try await tasks.next() {
                 clients.append(client)
                 let stream = client.messages

@@ -2,7 +2,40 @@
 import Foundation
 import Glibc
 
-extension LoadEngine {
+/// The run's UDP sockets on 127.0.0.1, each on its own port and connected to the relay: one per listener and the
+/// talker's. Closed with `closeAll()`.
+struct LoadSockets {
+    /// One per listener, in listener order; epoll tags them by index.
+    let listenerFDs: [Int32]
+    /// Each listener socket's local port (for the kernel's per-socket drop counters).
+    let listenerPorts: [Int]
+    let talkerFD: Int32
+
+    /// Opens `listeners` listener sockets (with `receiveBuffer` bytes and, if asked, kernel receive timestamps) and
+    /// the talker's; on a failure closes those already open.
+    init(relayPort: Int, listeners: Int, receiveBuffer: Int, timestamps: Bool) throws {
+        var fds: [Int32] = []
+        var ports: [Int] = []
+        do {
+            for _ in 0..<listeners {
+                let (fd, port) = try Self.openSocket(relayPort: relayPort, receiveBuffer: receiveBuffer, timestamps: timestamps)
+                fds.append(fd)
+                ports.append(port)
+            }
+            talkerFD = try Self.openSocket(relayPort: relayPort, receiveBuffer: 0, timestamps: false).fd
+        } catch {
+            for fd in fds { close(fd) }
+            throw error
+        }
+        listenerFDs = fds
+        listenerPorts = ports
+    }
+
+    func closeAll() {
+        for fd in listenerFDs { close(fd) }
+        close(talkerFD)
+    }
+
     /// A UDP socket on 127.0.0.1 (its own port), connected to the relay.
     static func openSocket(relayPort: Int, receiveBuffer: Int, timestamps: Bool) throws -> (fd: Int32, port: Int) {
         let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)

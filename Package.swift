@@ -180,24 +180,30 @@ let package = Package(
         .executableTarget(name: "srtp-bench", dependencies: ["SRTP"], path: "Sources/SRTPBench"),
 
         // libFuzzer targets (`make fuzz`); in a normal build they are executables that do nothing.
-        .executableTarget(name: "fuzz-control-frame", dependencies: [
-            "PTTProtocol",
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOEmbedded", package: "swift-nio"),
-        ], path: "Sources/Fuzz/ControlFrame"),
+        .executableTarget(
+            name: "fuzz-control-frame",
+            dependencies: [
+                "PTTProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ], path: "Sources/Fuzz/ControlFrame"),
         .executableTarget(name: "fuzz-rtp", dependencies: ["RTP"], path: "Sources/Fuzz/RTP"),
         .executableTarget(name: "fuzz-srtp", dependencies: ["SRTP"], path: "Sources/Fuzz/SRTP"),
-        .executableTarget(name: "fuzz-opus-packet", dependencies: ["Opus", "OpusPacketFormat"], path: "Sources/Fuzz/OpusPacket"),
-        .executableTarget(name: "fuzz-ogg-opus", dependencies: ["AudioFiles", "OpusPacketFormat"], path: "Sources/Fuzz/OggOpus"),
+        .executableTarget(
+            name: "fuzz-opus-packet", dependencies: ["Opus", "OpusPacketFormat"], path: "Sources/Fuzz/OpusPacket"),
+        .executableTarget(
+            name: "fuzz-ogg-opus", dependencies: ["AudioFiles", "OpusPacketFormat"], path: "Sources/Fuzz/OggOpus"),
         .executableTarget(name: "fuzz-wav", dependencies: ["AudioFiles"], path: "Sources/Fuzz/WAV"),
         .executableTarget(name: "fuzz-config", dependencies: ["PTTServer"], path: "Sources/Fuzz/Config"),
-        .executableTarget(name: "fuzz-admin-http", dependencies: [
-            "PTTServer", "PTTCore", "PTTStore",
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOEmbedded", package: "swift-nio"),
-            .product(name: "NIOHTTP1", package: "swift-nio"),
-            .product(name: "Logging", package: "swift-log"),
-        ], path: "Sources/Fuzz/AdminHTTP"),
+        .executableTarget(
+            name: "fuzz-admin-http",
+            dependencies: [
+                "PTTServer", "PTTCore", "PTTStore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ], path: "Sources/Fuzz/AdminHTTP"),
 
         // Helpers every test target may share (waits, timeouts, test clocks, recorders); no `@testable` imports.
         .target(name: "TestSupport", dependencies: ["PTTCore"], path: "Tests/TestSupport"),
@@ -263,7 +269,8 @@ let package = Package(
         .testTarget(
             name: "PTTServerTests",
             dependencies: [
-                "PTTServer", "PTTRelay", "PTTStore", "PTTClient", "PTTProtocol", "PTTCore", "RTP", "AudioFiles", "SRTP", "Opus", "TestSupport",
+                "PTTServer", "PTTRelay", "PTTStore", "PTTClient", "PTTProtocol", "PTTCore", "RTP", "AudioFiles", "SRTP",
+                "Opus", "TestSupport",
                 "APNs", "APNsTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

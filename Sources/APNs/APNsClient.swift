@@ -38,19 +38,24 @@ public final class APNsClient: Sendable {
         // A wake is worth nothing late: fail at once when APNs cannot be reached and let the caller back off,
         // rather than retrying the connection until the deadline.
         configuration.connectionPool.retryConnectionEstablishment = false
-        http = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration, backgroundActivityLogger: logger)
+        http = HTTPClient(
+            eventLoopGroup: eventLoopGroup, configuration: configuration, backgroundActivityLogger: logger)
     }
 
     /// Sends `notification`. Never fails: transport errors become `.failed`. Completes on `eventLoop`.
     ///
     /// A `403 ExpiredProviderToken` answer invalidates the shared provider token (see `APNsTokenCache`).
     /// - Parameter now: the time used for the provider token's `iat` and age.
-    public func send(_ notification: APNsNotification, on eventLoop: EventLoop, now: Date = Date()) -> EventLoopFuture<APNsOutcome> {
+    public func send(
+        _ notification: APNsNotification, on eventLoop: EventLoop, now: Date = Date()
+    ) -> EventLoopFuture<APNsOutcome> {
         let logger = requestLogger(for: notification)
 
         guard notification.payload.count <= APNsNotification.maximumPayloadSize else {
             let outcome = APNsOutcome.rejected(status: 0, reason: "PayloadTooLarge")
-            logger.notice("APNs notification not sent: payload is \(notification.payload.count) bytes, the limit is \(APNsNotification.maximumPayloadSize)")
+            logger.notice(
+                "APNs notification not sent: payload is \(notification.payload.count) bytes, the limit is \(APNsNotification.maximumPayloadSize)"
+            )
             return eventLoop.makeSucceededFuture(outcome)
         }
         let token: APNsProviderToken
@@ -69,18 +74,21 @@ public final class APNsClient: Sendable {
         }
 
         logger.debug("APNs send")
-        return http.execute(request: request, eventLoop: .indifferent,
-                            deadline: .now() + Self.requestTimeout, logger: nil)
-            .map { response in
-                APNsOutcome.answer(status: Int(response.status.code), body: response.body.map { Array($0.readableBytesView) } ?? [],
-                                   apnsID: response.headers.first(name: "apns-id"))
-            }
-            .recover { error in .failed(reason: Self.describe(error)) }
-            .hop(to: eventLoop)
-            .map { outcome in
-                self.note(outcome, now: now, logger: logger)
-                return outcome
-            }
+        return http.execute(
+            request: request, eventLoop: .indifferent,
+            deadline: .now() + Self.requestTimeout, logger: nil
+        )
+        .map { response in
+            APNsOutcome.answer(
+                status: Int(response.status.code), body: response.body.map { Array($0.readableBytesView) } ?? [],
+                apnsID: response.headers.first(name: "apns-id"))
+        }
+        .recover { error in .failed(reason: Self.describe(error)) }
+        .hop(to: eventLoop)
+        .map { outcome in
+            self.note(outcome, now: now, logger: logger)
+            return outcome
+        }
     }
 
     /// The shared provider token's age at `now`; nil before the first send.
@@ -104,7 +112,8 @@ public final class APNsClient: Sendable {
     private func providerToken(now: Date) throws -> APNsProviderToken {
         try tokens.withLock { cache in
             try cache.token(now: now) { now in
-                try APNsProviderToken.make(keyId: settings.keyId, teamId: settings.teamId, now: now, key: try signingKey.privateKey())
+                try APNsProviderToken.make(
+                    keyId: settings.keyId, teamId: settings.teamId, now: now, key: try signingKey.privateKey())
             }
         }
     }
@@ -122,7 +131,9 @@ public final class APNsClient: Sendable {
     }
 
     private static func loadCertificates(_ path: String) throws(APNsSettingsError) -> [NIOSSLCertificate] {
-        guard FileManager.default.fileExists(atPath: path) else { throw .invalid("apns.caFile '\(path)' does not exist") }
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw .invalid("apns.caFile '\(path)' does not exist")
+        }
         let certificates: [NIOSSLCertificate]
         do {
             certificates = try NIOSSLCertificate.fromPEMFile(path)

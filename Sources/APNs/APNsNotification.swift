@@ -22,8 +22,10 @@ public struct APNsNotification: Sendable, Equatable {
     public var apnsID: UUID?
 
     /// A notification with every field given; `pushToTalk(deviceToken:payload:apnsID:)` fills them for a wake.
-    public init(deviceToken: [UInt8], pushType: String, priority: Int, expiration: Int64, collapseId: String? = nil,
-                payload: Data, apnsID: UUID? = nil) {
+    public init(
+        deviceToken: [UInt8], pushType: String, priority: Int, expiration: Int64, collapseId: String? = nil,
+        payload: Data, apnsID: UUID? = nil
+    ) {
         self.deviceToken = deviceToken; self.pushType = pushType; self.priority = priority; self.expiration = expiration
         self.collapseId = collapseId; self.payload = payload; self.apnsID = apnsID
     }
@@ -36,11 +38,14 @@ public struct APNsNotification: Sendable, Equatable {
     /// - Parameter payload: the body, encoded as JSON with sorted keys and unescaped slashes. Apple wants its
     ///   `aps` to be an empty object; that is the caller's to get right.
     /// - Throws: what `JSONEncoder` throws for `payload`.
-    public static func pushToTalk(deviceToken: [UInt8], payload: some Encodable, apnsID: UUID? = nil) throws -> APNsNotification {
+    public static func pushToTalk(
+        deviceToken: [UInt8], payload: some Encodable, apnsID: UUID? = nil
+    ) throws -> APNsNotification {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return APNsNotification(deviceToken: deviceToken, pushType: pushToTalkType, priority: 10, expiration: 0,
-                                payload: try encoder.encode(payload), apnsID: apnsID)
+        return APNsNotification(
+            deviceToken: deviceToken, pushType: pushToTalkType, priority: 10, expiration: 0,
+            payload: try encoder.encode(payload), apnsID: apnsID)
     }
 
     /// The largest body APNs accepts for VoIP-class (including pushtotalk) notifications. Larger ones are
@@ -49,7 +54,9 @@ public struct APNsNotification: Sendable, Equatable {
 
     /// The device token as lowercase hex, as it appears in the request path.
     public var deviceTokenHex: String {
-        String(decoding: deviceToken.flatMap { [Self.hexDigits[Int($0 >> 4)], Self.hexDigits[Int($0 & 0x0F)]] }, as: UTF8.self)
+        String(
+            decoding: deviceToken.flatMap { [Self.hexDigits[Int($0 >> 4)], Self.hexDigits[Int($0 & 0x0F)]] },
+            as: UTF8.self)
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
@@ -76,7 +83,8 @@ public struct APNsNotification: Sendable, Equatable {
 
     /// The `POST <baseURL>/3/device/<hex>` request.
     func request(baseURL: String, jwt: String, topic: String) throws -> HTTPClient.Request {
-        try HTTPClient.Request(url: baseURL + path, method: .POST, headers: headers(jwt: jwt, topic: topic),
-                               body: .bytes(payload))
+        try HTTPClient.Request(
+            url: baseURL + path, method: .POST, headers: headers(jwt: jwt, topic: topic),
+            body: .bytes(payload))
     }
 }

@@ -13,7 +13,8 @@ struct APNsProviderToken: Sendable, Equatable {
     let issuedAt: Date
 
     /// Signs a new token issued at `now` (rounded down to the second).
-    static func make(keyId: String, teamId: String, now: Date, key: P256.Signing.PrivateKey) throws -> APNsProviderToken {
+    static func make(keyId: String, teamId: String, now: Date, key: P256.Signing.PrivateKey) throws -> APNsProviderToken
+    {
         let seconds = Int64(now.timeIntervalSince1970.rounded(.down))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -22,8 +23,9 @@ struct APNsProviderToken: Sendable, Equatable {
         let signingInput = Self.base64URL(header) + "." + Self.base64URL(claims)
         // The JWS form of an ECDSA signature is the raw 64-byte r||s, not DER.
         let signature = try key.signature(for: Data(signingInput.utf8))
-        return APNsProviderToken(jwt: signingInput + "." + Self.base64URL(signature.rawRepresentation),
-                                 issuedAt: Date(timeIntervalSince1970: TimeInterval(seconds)))
+        return APNsProviderToken(
+            jwt: signingInput + "." + Self.base64URL(signature.rawRepresentation),
+            issuedAt: Date(timeIntervalSince1970: TimeInterval(seconds)))
     }
 
     /// How long ago the token was made (negative if `now` is before `iat`, e.g. the clock went back).
@@ -76,8 +78,9 @@ struct APNsSigningKey: Sendable {
             throw .invalid("apns.keyFile '\(path)' cannot be read as text: \(error.localizedDescription)")
         }
         guard text.contains("-----BEGIN PRIVATE KEY-----") else {
-            throw .invalid("apns.keyFile '\(path)' is not a PKCS#8 PEM private key (expected '-----BEGIN PRIVATE KEY-----', "
-                + "as in the AuthKey_<keyId>.p8 file from the Apple developer account)")
+            throw .invalid(
+                "apns.keyFile '\(path)' is not a PKCS#8 PEM private key (expected '-----BEGIN PRIVATE KEY-----', "
+                    + "as in the AuthKey_<keyId>.p8 file from the Apple developer account)")
         }
         do {
             return APNsSigningKey(try P256.Signing.PrivateKey(pemRepresentation: text))

@@ -24,8 +24,10 @@ public struct APNsSettings: Sendable, Equatable, Codable {
     public var caFile: String?
 
     /// Settings with every field given; `environment` defaults to `production`.
-    public init(keyFile: String, keyId: String, teamId: String, bundleId: String, environment: String = "production",
-                endpoint: String? = nil, caFile: String? = nil) {
+    public init(
+        keyFile: String, keyId: String, teamId: String, bundleId: String, environment: String = "production",
+        endpoint: String? = nil, caFile: String? = nil
+    ) {
         self.keyFile = keyFile; self.keyId = keyId; self.teamId = teamId; self.bundleId = bundleId
         self.environment = environment; self.endpoint = endpoint; self.caFile = caFile
     }
@@ -55,10 +57,14 @@ public struct APNsSettings: Sendable, Equatable, Codable {
 
     /// Checks the values that can be checked without reading files; the message names the setting.
     public func validate() throws(APNsSettingsError) {
-        func isIdentifier(_ s: String) -> Bool { s.count == 10 && s.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
+        func isIdentifier(_ s: String) -> Bool {
+            s.count == 10 && s.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
+        }
         guard !keyFile.isEmpty else { throw .invalid("apns.keyFile must name the .p8 key file") }
         guard isIdentifier(keyId) else { throw .invalid("apns.keyId must be the 10-character key id, got '\(keyId)'") }
-        guard isIdentifier(teamId) else { throw .invalid("apns.teamId must be the 10-character team id, got '\(teamId)'") }
+        guard isIdentifier(teamId) else {
+            throw .invalid("apns.teamId must be the 10-character team id, got '\(teamId)'")
+        }
         guard !bundleId.isEmpty, bundleId.utf8.count <= 200, !bundleId.contains(where: \.isWhitespace) else {
             throw .invalid("apns.bundleId must be the app's bundle id, got '\(bundleId)'")
         }

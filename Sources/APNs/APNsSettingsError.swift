@@ -8,6 +8,8 @@ public enum APNsSettingsError: Error, CustomStringConvertible, Equatable, Sendab
 
     /// The message.
     public var description: String {
-        switch self { case .invalid(let message): message }
+        switch self {
+        case .invalid(let message): message
+        }
     }
 }

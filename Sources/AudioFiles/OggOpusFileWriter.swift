@@ -28,7 +28,9 @@ public final class OggOpusFileWriter {
     }
 
     /// Creates a file for a mono or stereo stream with default settings (see `OggOpusWriter`).
-    public convenience init(path: String, channels: Int, preSkip: Int = 312, vendor: String = "pttrelay") throws(OggOpusError) {
+    public convenience init(
+        path: String, channels: Int, preSkip: Int = 312, vendor: String = "pttrelay"
+    ) throws(OggOpusError) {
         try self.init(path: path, writer: OggOpusWriter(channels: channels, preSkip: preSkip, vendor: vendor))
     }
 

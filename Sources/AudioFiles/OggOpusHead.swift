@@ -91,7 +91,9 @@ public struct OpusHead: Sendable, Equatable {
         if family != 0 {
             let streams = bytes.count > 19 ? Int(bytes[19]) : 0
             guard bytes.count >= 21 + channelCount else {
-                throw .badHead("mapping family \(family) needs a \(channelCount)-channel table; the packet is \(bytes.count) bytes")
+                throw .badHead(
+                    "mapping family \(family) needs a \(channelCount)-channel table; the packet is \(bytes.count) bytes"
+                )
             }
             table = OpusChannelTable(
                 streamCount: streams, coupledCount: Int(bytes[20]), mapping: Array(bytes[21..<(21 + channelCount)]))

@@ -86,7 +86,9 @@ public struct OggOpusReader: Sendable {
     /// Reads a whole in-memory Ogg Opus stream.
     ///
     /// - Throws: any reader error, including `.truncated`.
-    public static func read(_ bytes: some Collection<UInt8>) throws(OggOpusError) -> (head: OpusHead, packets: [OggOpusPacket]) {
+    public static func read(
+        _ bytes: some Collection<UInt8>
+    ) throws(OggOpusError) -> (head: OpusHead, packets: [OggOpusPacket]) {
         var reader = OggOpusReader()
         reader.feed(bytes)
         var packets: [OggOpusPacket] = []
@@ -138,9 +140,10 @@ public struct OggOpusReader: Sendable {
         if bytes.allSatisfy({ (0x20..<0x7F).contains($0) }) {
             return "\"" + String(decoding: bytes, as: UTF8.self) + "\""
         }
-        return "bytes " + bytes.map { byte in
-            let hex = String(byte, radix: 16)
-            return hex.count == 1 ? "0" + hex : hex
-        }.joined(separator: " ")
+        return "bytes "
+            + bytes.map { byte in
+                let hex = String(byte, radix: 16)
+                return hex.count == 1 ? "0" + hex : hex
+            }.joined(separator: " ")
     }
 }

@@ -117,7 +117,10 @@ public struct WAVReader: Sendable {
     public mutating func finishInput() throws(WAVError) {
         if let failure { throw failure }
         guard isInData else {
-            let what = buffer.isEmpty ? "the input is empty" : format == nil ? "input ended before the fmt chunk" : "input ended before the data chunk"
+            let what =
+                buffer.isEmpty
+                ? "the input is empty"
+                : format == nil ? "input ended before the fmt chunk" : "input ended before the data chunk"
             throw .truncated(what)
         }
     }

@@ -56,7 +56,8 @@ public struct WAVWriter: Sendable {
     /// - Throws: `.invalidArgument` if the count is not a whole number of frames.
     public mutating func encode(_ samples: some Collection<Int16>) throws(WAVError) -> [UInt8] {
         guard samples.count % format.channelCount == 0 else {
-            throw .invalidArgument("\(samples.count) samples is not a whole number of \(format.channelCount)-channel frames")
+            throw .invalidArgument(
+                "\(samples.count) samples is not a whole number of \(format.channelCount)-channel frames")
         }
         let bytes = RawPCM.bytes(samples)
         dataByteCount += bytes.count

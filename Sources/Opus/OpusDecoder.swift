@@ -64,9 +64,12 @@ public final class OpusDecoder {
     ///   - packet: one Opus packet (not empty).
     ///   - pcm: room for the packet's duration times `channels`; `maxFrameSize * channels` always suffices.
     /// - Returns: samples per channel written.
-    public func decode(_ packet: UnsafeRawBufferPointer, into pcm: UnsafeMutableBufferPointer<Int16>) throws(OpusError) -> Int {
+    public func decode(
+        _ packet: UnsafeRawBufferPointer, into pcm: UnsafeMutableBufferPointer<Int16>
+    ) throws(OpusError) -> Int {
         guard let data = packet.baseAddress, packet.count > 0 else {
-            throw OpusError(code: OPUS_INVALID_PACKET, context: "empty packet; use decodeLoss(samples:) for a lost packet")
+            throw OpusError(
+                code: OPUS_INVALID_PACKET, context: "empty packet; use decodeLoss(samples:) for a lost packet")
         }
         guard packet.count <= Int(Int32.max) else {
             throw OpusError(code: OPUS_INVALID_PACKET, context: "\(packet.count) byte packet")
@@ -142,7 +145,8 @@ public final class OpusDecoder {
     /// The packet's duration at this decoder's rate, or the reason it is unusable.
     private func packetSamples(_ packet: UnsafeRawBufferPointer) throws(OpusError) -> Int {
         guard let data = packet.baseAddress, packet.count > 0 else {
-            throw OpusError(code: OPUS_INVALID_PACKET, context: "empty packet; use decodeLoss(samples:) for a lost packet")
+            throw OpusError(
+                code: OPUS_INVALID_PACKET, context: "empty packet; use decodeLoss(samples:) for a lost packet")
         }
         guard packet.count <= Int(Int32.max) else {
             throw OpusError(code: OPUS_INVALID_PACKET, context: "\(packet.count) byte packet")

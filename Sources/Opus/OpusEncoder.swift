@@ -86,13 +86,15 @@ public final class OpusEncoder {
         guard OpusAudioFormat.isValidFrameSize(frameSize, sampleRate: sampleRate) else {
             throw OpusError(
                 code: OPUS_BAD_ARG,
-                context: "frame size \(frameSize) samples at \(sampleRate) Hz is not 2.5, 5, 10, 20, 40, 60, 80, 100 or 120 ms"
+                context:
+                    "frame size \(frameSize) samples at \(sampleRate) Hz is not 2.5, 5, 10, 20, 40, 60, 80, 100 or 120 ms"
             )
         }
         guard pcm.count == frameSize * channels, let samples = pcm.baseAddress else {
             throw OpusError(
                 code: OPUS_BAD_ARG,
-                context: "got \(pcm.count) samples; frame size \(frameSize) x \(channels) channels needs \(frameSize * channels)"
+                context:
+                    "got \(pcm.count) samples; frame size \(frameSize) x \(channels) channels needs \(frameSize * channels)"
             )
         }
         guard let output = buffer.baseAddress, buffer.count > 0 else {

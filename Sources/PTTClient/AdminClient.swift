@@ -22,13 +22,16 @@ public struct AdminClient: Sendable {
         let runtimeFile = (path as NSString).appendingPathComponent("runtime.json")
         let tokenFile = (path as NSString).appendingPathComponent("admin-token")
         guard let runtimeData = FileManager.default.contents(atPath: runtimeFile) else {
-            throw AdminError(error: "no-server", message: "no \(runtimeFile): is pttd running with --data \(path)? (or pass --url and --token)")
+            throw AdminError(
+                error: "no-server",
+                message: "no \(runtimeFile): is pttd running with --data \(path)? (or pass --url and --token)")
         }
         guard let info = try? JSONDecoder().decode(RuntimeInfo.self, from: runtimeData) else {
             throw AdminError(error: "no-server", message: "\(runtimeFile) is not valid")
         }
         guard let tokenText = try? String(contentsOfFile: tokenFile, encoding: .utf8) else {
-            throw AdminError(error: "no-token", message: "cannot read \(tokenFile) (it is readable by pttd's user only)")
+            throw AdminError(
+                error: "no-token", message: "cannot read \(tokenFile) (it is readable by pttd's user only)")
         }
         return AdminClient(baseURL: info.adminURL, token: tokenText.trimmingCharacters(in: .whitespacesAndNewlines))
     }
@@ -86,7 +89,9 @@ public struct AdminClient: Sendable {
         let bytes = Array(buffer.readableBytesView)
         guard (200..<300).contains(response.status.code) else {
             if let error = try? JSONDecoder().decode(AdminError.self, from: Data(bytes)) { throw error }
-            throw AdminError(error: "http-\(response.status.code)", message: "\(response.status.code) \(response.status.reasonPhrase)")
+            throw AdminError(
+                error: "http-\(response.status.code)",
+                message: "\(response.status.code) \(response.status.reasonPhrase)")
         }
         return bytes
     }

@@ -26,8 +26,10 @@ public final class ControlClient: Sendable {
     private let channel: Channel
     private let dispatcher: Dispatcher
 
-    private init(welcome: Welcome, messages: AsyncStream<ControlMessage>, channel: Channel, dispatcher: Dispatcher,
-                 pinned: Bool, fingerprint: String?) {
+    private init(
+        welcome: Welcome, messages: AsyncStream<ControlMessage>, channel: Channel, dispatcher: Dispatcher,
+        pinned: Bool, fingerprint: String?
+    ) {
         self.welcome = welcome; self.messages = messages; self.channel = channel; self.dispatcher = dispatcher
         self.pinnedCertificate = pinned; self.serverFingerprint = fingerprint
     }
@@ -59,14 +61,16 @@ public final class ControlClient: Sendable {
                     channel.eventLoop.makeCompletedFuture {
                         let sync = channel.pipeline.syncOperations
                         if let sslContext, case .tls(let knownHosts) = security {
-                            let handler = try NIOSSLClientHandler(context: sslContext, serverHostname: nil) { certificates, promise in
+                            let handler = try NIOSSLClientHandler(context: sslContext, serverHostname: nil) {
+                                certificates, promise in
                                 promise.succeed(pin.verify(certificates, endpoint: label, knownHosts: knownHosts))
                             }
                             try sync.addHandler(handler)
                         }
                         try sync.addHandler(ByteToMessageHandler(ControlFrameDecoder()))
                         try sync.addHandler(MessageToByteHandler(ControlFrameEncoder()))
-                        try sync.addHandler(ClientInboundHandler(dispatcher: dispatcher, acknowledgeHeartbeats: acknowledgeHeartbeats))
+                        try sync.addHandler(
+                            ClientInboundHandler(dispatcher: dispatcher, acknowledgeHeartbeats: acknowledgeHeartbeats))
                     }
                 }
                 .connect(host: endpoint.host, port: endpoint.port).get()
@@ -75,21 +79,25 @@ public final class ControlClient: Sendable {
         }
         let reply: ControlMessage
         do {
-            reply = try await dispatcher.awaitReply(id: Dispatcher.welcomeID, on: channel, timeout: timeout, what: "welcome") {
+            reply = try await dispatcher.awaitReply(
+                id: Dispatcher.welcomeID, on: channel, timeout: timeout, what: "welcome"
+            ) {
                 channel.writeAndFlush(ControlMessage.hello(hello), promise: nil)
             }
         } catch {
             try? await channel.close()
             if let mismatch = pin.mismatch, case .tls(let knownHosts) = security {
-                throw ControlClientError.certificateChanged(endpoint: label, expected: mismatch.expected, actual: mismatch.actual,
-                                                            knownHostsFile: knownHosts.path)
+                throw ControlClientError.certificateChanged(
+                    endpoint: label, expected: mismatch.expected, actual: mismatch.actual,
+                    knownHostsFile: knownHosts.path)
             }
             throw error
         }
         switch reply {
         case .welcome(let welcome):
-            return ControlClient(welcome: welcome, messages: stream, channel: channel, dispatcher: dispatcher,
-                                 pinned: pin.pinnedNow, fingerprint: pin.fingerprint)
+            return ControlClient(
+                welcome: welcome, messages: stream, channel: channel, dispatcher: dispatcher,
+                pinned: pin.pinnedNow, fingerprint: pin.fingerprint)
         case .error(let error):
             try? await channel.close()
             throw ControlClientError.refused(error)
@@ -109,7 +117,9 @@ public final class ControlClient: Sendable {
     public func request(_ message: ControlMessage, timeout: Duration = .seconds(10)) async throws -> ControlMessage {
         let id = dispatcher.nextID()
         let request = message.withID(id)
-        let reply = try await dispatcher.awaitReply(id: id, on: channel, timeout: timeout, what: "the answer to \(message.type)") {
+        let reply = try await dispatcher.awaitReply(
+            id: id, on: channel, timeout: timeout, what: "the answer to \(message.type)"
+        ) {
             channel.writeAndFlush(request, promise: nil)
         }
         if case .error(let error) = reply { throw ControlClientError.refused(error) }

@@ -18,11 +18,15 @@ final class Dispatcher: Sendable {
     init(continuation: AsyncStream<ControlMessage>.Continuation) { self.continuation = continuation }
 
     func nextID() -> Int {
-        state.withLockedValue { $0.nextID += 1; return $0.nextID }
+        state.withLockedValue {
+            $0.nextID += 1; return $0.nextID
+        }
     }
 
     /// Registers a waiter for `id`, runs `send`, and waits for the answer or the timeout.
-    func awaitReply(id: Int, on channel: Channel, timeout: Duration, what: String, send: () -> Void) async throws -> ControlMessage {
+    func awaitReply(
+        id: Int, on channel: Channel, timeout: Duration, what: String, send: () -> Void
+    ) async throws -> ControlMessage {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ControlMessage, Error>) in
             let closed = state.withLockedValue { state -> Bool in
                 if state.closed { return true }
@@ -31,7 +35,8 @@ final class Dispatcher: Sendable {
             }
             if closed { return continuation.resume(throwing: ControlClientError.connectionClosed) }
             channel.eventLoop.scheduleTask(in: .nanoseconds(timeout.nanosecondsClamped)) { [self] in
-                state.withLockedValue { $0.waiting.removeValue(forKey: id) }?.resume(throwing: ControlClientError.timedOut(what))
+                state.withLockedValue { $0.waiting.removeValue(forKey: id) }?.resume(
+                    throwing: ControlClientError.timedOut(what))
             }
             send()
         }

@@ -12,7 +12,9 @@ public struct KnownHosts: Sendable {
 
     /// `$PTT_HOME/known_hosts`, where `PTT_HOME` defaults to `~/.ptt`.
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        let home = environment["PTT_HOME"] ?? ((environment["HOME"] ?? NSHomeDirectory()) as NSString).appendingPathComponent(".ptt")
+        let home =
+            environment["PTT_HOME"]
+            ?? ((environment["HOME"] ?? NSHomeDirectory()) as NSString).appendingPathComponent(".ptt")
         return (home as NSString).appendingPathComponent("known_hosts")
     }
 
@@ -50,14 +52,16 @@ public struct KnownHosts: Sendable {
 
     private func append(_ endpoint: String, _ fingerprint: String) throws {
         let directory = (path as NSString).deletingLastPathComponent
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let line = Data("\(endpoint) \(fingerprint)\n".utf8)
         if let handle = FileHandle(forWritingAtPath: path) {
             defer { try? handle.close() }
             try handle.seekToEnd()
             try handle.write(contentsOf: line)
         } else {
-            guard FileManager.default.createFile(atPath: path, contents: line, attributes: [.posixPermissions: 0o600]) else {
+            guard FileManager.default.createFile(atPath: path, contents: line, attributes: [.posixPermissions: 0o600])
+            else {
                 throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
             }
         }

@@ -1,10 +1,10 @@
 import Foundation
-import RTP
-import SRTP
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import PTTProtocol
+import RTP
+import SRTP
 
 /// Lets standard RTP tools (ffmpeg, GStreamer) talk and listen as a member, without knowing about
 /// the relay: packets from the relay go, still protected, to a local port the tool listens on; packets
@@ -24,8 +24,10 @@ public final class MediaBridge: Sendable {
     public var packetsFromRelay: Int { counters.withLockedValue { $0.fromRelay } }
     public var packetsFromTool: Int { counters.withLockedValue { $0.fromTool } }
 
-    public static func open(relayHost: String, parameters: MediaParameters, listenPort: Int, sendPort: Int = 0,
-                            group: EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> MediaBridge {
+    public static func open(
+        relayHost: String, parameters: MediaParameters, listenPort: Int, sendPort: Int = 0,
+        group: EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) async throws -> MediaBridge {
         let counters = NIOLockedValueBox((fromRelay: 0, fromTool: 0))
         let listenAddress = try SocketAddress(ipAddress: "127.0.0.1", port: listenPort)
         let toolPromise = group.next().makePromise(of: Channel.self)
@@ -33,12 +35,14 @@ public final class MediaBridge: Sendable {
         let relaySide = try await DatagramBootstrap(group: group)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(Forwarder { bytes in
-                        counters.withLockedValue { $0.fromRelay += 1 }
-                        toolPromise.futureResult.whenSuccess { tool in
-                            tool.writeAndFlush(AddressedEnvelope(remoteAddress: listenAddress, data: bytes), promise: nil)
-                        }
-                    })
+                    try channel.pipeline.syncOperations.addHandler(
+                        Forwarder { bytes in
+                            counters.withLockedValue { $0.fromRelay += 1 }
+                            toolPromise.futureResult.whenSuccess { tool in
+                                tool.writeAndFlush(
+                                    AddressedEnvelope(remoteAddress: listenAddress, data: bytes), promise: nil)
+                            }
+                        })
                 }
             }
             .connect(host: relayHost, port: parameters.port).get()
@@ -46,10 +50,11 @@ public final class MediaBridge: Sendable {
         let toolSide = try await DatagramBootstrap(group: group)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(Forwarder { bytes in
-                        counters.withLockedValue { $0.fromTool += 1 }
-                        relaySide.writeAndFlush(bytes, promise: nil)
-                    })
+                    try channel.pipeline.syncOperations.addHandler(
+                        Forwarder { bytes in
+                            counters.withLockedValue { $0.fromTool += 1 }
+                            relaySide.writeAndFlush(bytes, promise: nil)
+                        })
                 }
             }
             .bind(host: "127.0.0.1", port: sendPort).get()
@@ -57,11 +62,13 @@ public final class MediaBridge: Sendable {
 
         var keepAliveSession: SRTPSession?
         if parameters.security == .srtp, let text = parameters.key, let key = Data(base64Encoded: text) {
-            keepAliveSession = try SRTPSession(direction: .outbound, key: Array(key), ssrc: .specific(parameters.ssrc),
-                                               profile: MediaSession.profile(of: parameters))
+            keepAliveSession = try SRTPSession(
+                direction: .outbound, key: Array(key), ssrc: .specific(parameters.ssrc),
+                profile: MediaSession.profile(of: parameters))
         }
-        let bridge = MediaBridge(parameters: parameters, sendPort: toolSide.localAddress?.port ?? sendPort, listenPort: listenPort,
-                                 relaySide: relaySide, toolSide: toolSide, counters: counters)
+        let bridge = MediaBridge(
+            parameters: parameters, sendPort: toolSide.localAddress?.port ?? sendPort, listenPort: listenPort,
+            relaySide: relaySide, toolSide: toolSide, counters: counters)
         // Keep-alives use SRTCP index numbers of their own; the tool's RTP uses SRTP, so they never collide.
         let session = NIOLockedValueBox(keepAliveSession)
         let ssrc = parameters.ssrc
@@ -80,8 +87,10 @@ public final class MediaBridge: Sendable {
         return bridge
     }
 
-    private init(parameters: MediaParameters, sendPort: Int, listenPort: Int, relaySide: Channel, toolSide: Channel,
-                 counters: NIOLockedValueBox<(fromRelay: Int, fromTool: Int)>) {
+    private init(
+        parameters: MediaParameters, sendPort: Int, listenPort: Int, relaySide: Channel, toolSide: Channel,
+        counters: NIOLockedValueBox<(fromRelay: Int, fromTool: Int)>
+    ) {
         self.parameters = parameters
         self.sendPort = sendPort
         self.listenPort = listenPort
@@ -114,9 +123,11 @@ public final class MediaBridge: Sendable {
     /// An ffmpeg command line that talks as this member into the bridge.
     public func ffmpegTalkCommand(input: String) -> String {
         // ffmpeg reads -ssrc as a signed 32-bit number.
-        var command = "ffmpeg -re -i \(input) -c:a copy -f rtp -payload_type \(parameters.payloadType) -ssrc \(Int32(bitPattern: parameters.ssrc))"
+        var command =
+            "ffmpeg -re -i \(input) -c:a copy -f rtp -payload_type \(parameters.payloadType) -ssrc \(Int32(bitPattern: parameters.ssrc))"
         if parameters.security == .srtp, let key = parameters.key {
-            command += " -srtp_out_suite \(parameters.suite ?? SRTPSession.suiteName) -srtp_out_params \(key) srtp://127.0.0.1:\(sendPort)"
+            command +=
+                " -srtp_out_suite \(parameters.suite ?? SRTPSession.suiteName) -srtp_out_params \(key) srtp://127.0.0.1:\(sendPort)"
         } else {
             command += " rtp://127.0.0.1:\(sendPort)"
         }

@@ -1,10 +1,10 @@
 import Foundation
-import RTP
-import SRTP
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import PTTProtocol
+import RTP
+import SRTP
 
 /// One Opus packet as a listener received it from the relay.
 public struct ReceivedAudio: Sendable, Equatable {
@@ -66,32 +66,42 @@ public final class MediaSession: Sendable {
     public static func profile(of parameters: MediaParameters) throws -> SRTPProfile {
         guard let name = parameters.suite else { return .aesCM128HMACSHA1_80 }
         guard let profile = SRTPProfile(name: name) else {
-            throw ControlClientError.unexpectedReply("joined names SRTP suite '\(name)', which this client does not speak")
+            throw ControlClientError.unexpectedReply(
+                "joined names SRTP suite '\(name)', which this client does not speak")
         }
         return profile
     }
 
     /// Opens a UDP socket towards the relay at `host` (the control connection's host) and the port in
     /// `parameters`, and sends a first keep-alive so the relay learns where to send.
-    public static func open(host: String, parameters: MediaParameters, keepAliveInterval: Duration = .seconds(5),
-                            group: EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> MediaSession {
+    public static func open(
+        host: String, parameters: MediaParameters, keepAliveInterval: Duration = .seconds(5),
+        group: EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) async throws -> MediaSession {
         let secure = parameters.security == .srtp
         var key: [UInt8] = []
         let profile = try Self.profile(of: parameters)
         if secure {
-            guard let text = parameters.key, let bytes = Data(base64Encoded: text), bytes.count == profile.keyLength else {
+            guard let text = parameters.key, let bytes = Data(base64Encoded: text), bytes.count == profile.keyLength
+            else {
                 throw ControlClientError.unexpectedReply("joined without a usable SRTP key")
             }
             key = Array(bytes)
         }
         let (stream, continuation) = AsyncStream<ReceivedAudio>.makeStream(bufferingPolicy: .bufferingNewest(50_000))
-        let inbound = secure ? try SRTPSession(direction: .inbound, key: key, ssrc: .specific(parameters.listenSSRC), profile: profile) : nil
-        let outbound = secure ? try SRTPSession(direction: .outbound, key: key, ssrc: .specific(parameters.ssrc), profile: profile) : nil
+        let inbound =
+            secure
+            ? try SRTPSession(direction: .inbound, key: key, ssrc: .specific(parameters.listenSSRC), profile: profile)
+            : nil
+        let outbound =
+            secure
+            ? try SRTPSession(direction: .outbound, key: key, ssrc: .specific(parameters.ssrc), profile: profile) : nil
         var generator = SystemRandomNumberGenerator()
         let session = MediaSession(
             parameters: parameters, received: stream, continuation: continuation, host: host, eventLoop: group.next(),
             inbound: inbound,
-            sender: Sender(sequence: UInt16.random(in: 0...UInt16.max, using: &generator), srtp: outbound, rtcpSRTP: outbound))
+            sender: Sender(
+                sequence: UInt16.random(in: 0...UInt16.max, using: &generator), srtp: outbound, rtcpSRTP: outbound))
         let channel = try await session.makeChannel().get()
         session.link.withLockedValue { $0.channel = channel }
         // A few keep-alives at first: the relay may not know this membership yet when the very first one
@@ -99,13 +109,18 @@ public final class MediaSession: Sendable {
         session.sendKeepAlives(at: [0, 50, 200, 500, 1_000])
         let interval = TimeAmount.nanoseconds(keepAliveInterval.nanosecondsClamped)
         session.keepAlive.withLockedValue {
-            $0 = session.eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { [weak session] _ in session?.sendKeepAlive() }
+            $0 = session.eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { [weak session] _ in
+                session?.sendKeepAlive()
+            }
         }
         return session
     }
 
-    private init(parameters: MediaParameters, received: AsyncStream<ReceivedAudio>, continuation: AsyncStream<ReceivedAudio>.Continuation,
-                 host: String, eventLoop: EventLoop, inbound: SRTPSession?, sender: Sender) {
+    private init(
+        parameters: MediaParameters, received: AsyncStream<ReceivedAudio>,
+        continuation: AsyncStream<ReceivedAudio>.Continuation,
+        host: String, eventLoop: EventLoop, inbound: SRTPSession?, sender: Sender
+    ) {
         self.parameters = parameters
         self.received = received
         self.continuation = continuation
@@ -118,8 +133,9 @@ public final class MediaSession: Sendable {
 
     /// A socket connected to the relay, on this session's event loop (the inbound SRTP context is used there only).
     private func makeChannel() -> EventLoopFuture<Channel> {
-        let handler = MediaReceiveHandler(srtp: inbound, continuation: continuation, closed: { [weak self] in self?.socketClosed() },
-                                          replayed: { [weak self] in self?.link.withLockedValue { $0.replayed += 1 } })
+        let handler = MediaReceiveHandler(
+            srtp: inbound, continuation: continuation, closed: { [weak self] in self?.socketClosed() },
+            replayed: { [weak self] in self?.link.withLockedValue { $0.replayed += 1 } })
         return DatagramBootstrap(group: eventLoop)
             .channelOption(.socketOption(.so_rcvbuf), value: 1 << 20)
             .channelInitializer { channel in
@@ -175,8 +191,9 @@ public final class MediaSession: Sendable {
         let bytes = try sender.withLockedValue { sender -> [UInt8] in
             let sequence = sender.sequence
             sender.sequence &+= 1
-            var packet = try RTPHeader.makePacket(marker: marker, payloadType: UInt8(parameters.payloadType),
-                                                  sequenceNumber: sequence, timestamp: timestamp, ssrc: parameters.ssrc, payload: payload)
+            var packet = try RTPHeader.makePacket(
+                marker: marker, payloadType: UInt8(parameters.payloadType),
+                sequenceNumber: sequence, timestamp: timestamp, ssrc: parameters.ssrc, payload: payload)
             if let srtp = sender.srtp { packet = try srtp.protect(packet) }
             return packet
         }
@@ -185,11 +202,13 @@ public final class MediaSession: Sendable {
 
     /// Sends an RTCP receiver report: keeps this member's address known to the relay.
     public func sendKeepAlive() {
-        guard let bytes = try? sender.withLockedValue({ sender -> [UInt8] in
-            var packet = try RTCPWriter.makeKeepAlive(ssrc: parameters.ssrc, cname: "ptt")
-            if let srtp = sender.rtcpSRTP { packet = try srtp.protectRTCP(packet) }
-            return packet
-        }) else { return }
+        guard
+            let bytes = try? sender.withLockedValue({ sender -> [UInt8] in
+                var packet = try RTCPWriter.makeKeepAlive(ssrc: parameters.ssrc, cname: "ptt")
+                if let srtp = sender.rtcpSRTP { packet = try srtp.protectRTCP(packet) }
+                return packet
+            })
+        else { return }
         write(bytes)
     }
 
@@ -213,8 +232,11 @@ final class MediaReceiveHandler: ChannelInboundHandler, @unchecked Sendable {
     private let closed: @Sendable () -> Void
     private let replayed: @Sendable () -> Void
 
-    init(srtp: SRTPSession?, continuation: AsyncStream<ReceivedAudio>.Continuation, closed: @escaping @Sendable () -> Void,
-         replayed: @escaping @Sendable () -> Void) {
+    init(
+        srtp: SRTPSession?, continuation: AsyncStream<ReceivedAudio>.Continuation,
+        closed: @escaping @Sendable () -> Void,
+        replayed: @escaping @Sendable () -> Void
+    ) {
         self.srtp = srtp
         self.continuation = continuation
         self.closed = closed
@@ -236,10 +258,12 @@ final class MediaReceiveHandler: ChannelInboundHandler, @unchecked Sendable {
         }
         guard let header = try? RTPHeader.parse(packet) else { return }
         let payload = Array(packet[header.payloadRange(packetLength: packet.count)])
-        continuation.yield(ReceivedAudio(
-            payload: payload, sequenceNumber: header.sequenceNumber, timestamp: header.timestamp, marker: header.marker,
-            ssrc: header.ssrc, speakerSSRC: header.csrcCount > 0 ? header.csrc(at: 0, in: packet) : nil,
-            arrival: NIODeadline.now().uptimeNanoseconds))
+        continuation.yield(
+            ReceivedAudio(
+                payload: payload, sequenceNumber: header.sequenceNumber, timestamp: header.timestamp,
+                marker: header.marker,
+                ssrc: header.ssrc, speakerSSRC: header.csrcCount > 0 ? header.csrc(at: 0, in: packet) : nil,
+                arrival: NIODeadline.now().uptimeNanoseconds))
     }
 
     func channelInactive(context: ChannelHandlerContext) {

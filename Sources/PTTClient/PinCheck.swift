@@ -12,7 +12,9 @@ final class PinCheck: Sendable {
     var pinnedNow: Bool { state.withLockedValue { $0.pinnedNow } }
     var fingerprint: String? { state.withLockedValue { $0.fingerprint } }
 
-    func verify(_ certificates: [NIOSSLCertificate], endpoint: String, knownHosts: KnownHosts) -> NIOSSLVerificationResult {
+    func verify(
+        _ certificates: [NIOSSLCertificate], endpoint: String, knownHosts: KnownHosts
+    ) -> NIOSSLVerificationResult {
         guard let leaf = certificates.first, let der = try? leaf.toDERBytes() else { return .failed }
         let fingerprint = Fingerprint.sha256(der)
         state.withLockedValue { $0.fingerprint = fingerprint }

@@ -61,7 +61,9 @@ public func wakeSummaryLines(_ totals: WakeTotals) -> [String] {
     var apns = "APNs: not configured"
     if totals.apnsConfigured {
         apns = "APNs: configured" + (totals.apnsEndpoint.map { " (\($0))" } ?? "")
-        apns += totals.apnsTokenAgeSeconds.map { ", provider token \(describeAge(seconds: $0)) old" } ?? ", no provider token yet"
+        apns +=
+            totals.apnsTokenAgeSeconds.map { ", provider token \(describeAge(seconds: $0)) old" }
+            ?? ", no provider token yet"
     }
     if let until = totals.apnsBackoffUntil { apns += ", backing off until \(until)" }
     return [

@@ -28,7 +28,8 @@ public struct ChannelDirectory: Sendable {
     public init(channels: [Channel], users: [User], memberships: [Membership]) {
         for channel in channels { apply(.putChannel(channel)) }
         for user in users { apply(.putUser(user)) }
-        for membership in memberships where self.channels[membership.channel] != nil && self.users[membership.user] != nil {
+        for membership in memberships
+        where self.channels[membership.channel] != nil && self.users[membership.user] != nil {
             apply(.putMembership(membership))
         }
     }
@@ -56,7 +57,9 @@ public struct ChannelDirectory: Sendable {
 
     /// The membership of one device of one user in a channel.
     public func membership(channel: ChannelID, user: String, device: String) -> Membership? {
-        membersByDevice[DeviceRef(user: user, device: device)]?.lazy.compactMap { memberships[$0] }.first { $0.channel == channel }
+        membersByDevice[DeviceRef(user: user, device: device)]?.lazy.compactMap { memberships[$0] }.first {
+            $0.channel == channel
+        }
     }
 
     /// Every membership a device of a user holds, oldest first.
@@ -84,7 +87,9 @@ public struct ChannelDirectory: Sendable {
     // MARK: Planning
 
     /// Plans a new channel.
-    public func planCreateChannel(name: String, imageURL: String? = nil, id: ChannelID = ChannelID(), now: Date) throws(DirectoryError) -> Channel {
+    public func planCreateChannel(
+        name: String, imageURL: String? = nil, id: ChannelID = ChannelID(), now: Date
+    ) throws(DirectoryError) -> Channel {
         try NameRules.validate(name, what: "channel")
         if ChannelID(string: name) != nil { throw .invalidName("a channel name cannot look like a channel id (UUID)") }
         if channelByName[name] != nil { throw .channelExists(name) }
@@ -132,25 +137,31 @@ public struct ChannelDirectory: Sendable {
             return (existing, false)
         }
         if memberships(user: userName, device: device).count >= Self.maxMembershipsPerDevice {
-            throw .invalidValue("a device may be a member of at most \(Self.maxMembershipsPerDevice) channels; leave one first")
+            throw .invalidValue(
+                "a device may be a member of at most \(Self.maxMembershipsPerDevice) channels; leave one first")
         }
         var id = MemberID.random(using: &random)
         while memberships[id] != nil { id = MemberID.random(using: &random) }
         var ssrc: UInt32 = 0
         // Unique server-wide, and never equal to another member's listen SSRC (ssrc ^ mask) either way.
-        while ssrc == 0 || ssrcs[ssrc] != nil || ssrcs[ssrc ^ Membership.listenSSRCMask] != nil || ssrc == Membership.listenSSRCMask {
+        while ssrc == 0 || ssrcs[ssrc] != nil || ssrcs[ssrc ^ Membership.listenSSRCMask] != nil
+            || ssrc == Membership.listenSSRCMask
+        {
             ssrc = random.next()
         }
         let key = Self.newMediaKey(for: mediaSuite, using: &random)
         let membership = Membership(
             id: id, channel: channel, user: userName, device: device, displayName: name, priority: user.priority,
-            receiveOnly: user.receiveOnly || receiveOnly, pushToken: pushToken, ssrc: ssrc, mediaKey: key, mediaSuite: mediaSuite,
+            receiveOnly: user.receiveOnly || receiveOnly, pushToken: pushToken, ssrc: ssrc, mediaKey: key,
+            mediaSuite: mediaSuite,
             joinedAt: now)
         return (membership, true)
     }
 
     /// Random SRTP master key and salt for a suite (30 bytes for the default suite).
-    public static func newMediaKey<R: RandomNumberGenerator>(for suite: MediaSuite = .default, using random: inout R) -> [UInt8] {
+    public static func newMediaKey<R: RandomNumberGenerator>(
+        for suite: MediaSuite = .default, using random: inout R
+    ) -> [UInt8] {
         (0..<suite.keyLength).map { _ in UInt8.random(in: 0...255, using: &random) }
     }
 
@@ -204,7 +215,9 @@ public struct ChannelDirectory: Sendable {
             users[user.name] = user
         case .removeUser(let name):
             users[name] = nil
-            for membership in memberships.values where membership.user == name { apply(.removeMembership(membership.id)) }
+            for membership in memberships.values where membership.user == name {
+                apply(.removeMembership(membership.id))
+            }
         case .putMembership(let membership):
             let old = memberships[membership.id]
             if let old {
@@ -214,8 +227,11 @@ public struct ChannelDirectory: Sendable {
             }
             memberships[membership.id] = membership
             ssrcs[membership.ssrc] = membership.id
-            if old == nil || old!.channel != membership.channel || old!.joinedAt != membership.joinedAt { insertInChannel(membership) }
-            membersByDevice[DeviceRef(user: membership.user, device: membership.device), default: []].insert(membership.id)
+            if old == nil || old!.channel != membership.channel || old!.joinedAt != membership.joinedAt {
+                insertInChannel(membership)
+            }
+            membersByDevice[DeviceRef(user: membership.user, device: membership.device), default: []].insert(
+                membership.id)
         case .removeMembership(let id):
             guard let old = memberships[id] else { return }
             removeFromChannel(old)
@@ -227,10 +243,15 @@ public struct ChannelDirectory: Sendable {
 
     /// Where `membership` goes in its channel's list (binary search on the listing order).
     private func position(of membership: Membership, in list: [MemberID]) -> Int {
-        var low = 0, high = list.count
+        var low = 0
+        var high = list.count
         while low < high {
             let middle = (low + high) / 2
-            if let other = memberships[list[middle]], Self.olderFirst(other, membership) { low = middle + 1 } else { high = middle }
+            if let other = memberships[list[middle]], Self.olderFirst(other, membership) {
+                low = middle + 1
+            } else {
+                high = middle
+            }
         }
         return low
     }

@@ -38,7 +38,9 @@ public enum NameRules {
     public static func validate(_ name: String, what: String) throws(DirectoryError) {
         if name.isEmpty { throw .invalidName("\(what) name is empty") }
         if name.count > maxLength { throw .invalidName("\(what) name is longer than \(maxLength) characters") }
-        if name.utf8.count > maxUTF8Bytes { throw .invalidName("\(what) name is longer than \(maxUTF8Bytes) bytes of UTF-8") }
+        if name.utf8.count > maxUTF8Bytes {
+            throw .invalidName("\(what) name is longer than \(maxUTF8Bytes) bytes of UTF-8")
+        }
         let invisible: Set<Unicode.GeneralCategory> = [.control, .format, .lineSeparator, .paragraphSeparator]
         if name.unicodeScalars.contains(where: { invisible.contains($0.properties.generalCategory) }) {
             throw .invalidName("\(what) name contains control or invisible characters")

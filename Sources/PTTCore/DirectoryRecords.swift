@@ -20,7 +20,9 @@ public struct User: Sendable, Equatable {
     public var priority: Int
     public var receiveOnly: Bool
     public var createdAt: Date
-    public init(name: String, secretHash: [UInt8], salt: [UInt8], priority: Int = 0, receiveOnly: Bool = false, createdAt: Date) {
+    public init(
+        name: String, secretHash: [UInt8], salt: [UInt8], priority: Int = 0, receiveOnly: Bool = false, createdAt: Date
+    ) {
         self.name = name; self.secretHash = secretHash; self.salt = salt
         self.priority = priority; self.receiveOnly = receiveOnly; self.createdAt = createdAt
     }
@@ -55,9 +57,12 @@ public struct Membership: Sendable, Equatable {
     /// decided at every join (see ``MemberEventPolicy``).
     public var memberEvents: Bool
 
-    public init(id: MemberID, channel: ChannelID, user: String, device: String, displayName: String, priority: Int,
-                receiveOnly: Bool, pushToken: [UInt8]?, ssrc: UInt32, mediaKey: [UInt8], mediaSuite: MediaSuite = .default, joinedAt: Date,
-                memberEvents: Bool = true) {
+    public init(
+        id: MemberID, channel: ChannelID, user: String, device: String, displayName: String, priority: Int,
+        receiveOnly: Bool, pushToken: [UInt8]?, ssrc: UInt32, mediaKey: [UInt8], mediaSuite: MediaSuite = .default,
+        joinedAt: Date,
+        memberEvents: Bool = true
+    ) {
         self.id = id; self.channel = channel; self.user = user; self.device = device; self.displayName = displayName
         self.priority = priority; self.receiveOnly = receiveOnly; self.pushToken = pushToken
         self.ssrc = ssrc; self.mediaKey = mediaKey; self.mediaSuite = mediaSuite; self.joinedAt = joinedAt

@@ -60,26 +60,32 @@ public struct FloorConfiguration: Sendable, Codable, Equatable {
         func milliseconds(_ key: CodingKeys, default value: Duration, allowZero: Bool) throws -> Duration {
             guard let ms = try container.decodeIfPresent(Int64.self, forKey: key) else { return value }
             if ms < 0 || (ms == 0 && !allowZero) {
-                throw DecodingError.dataCorrupted(.init(
-                    codingPath: container.codingPath + [key],
-                    debugDescription: "\(key.stringValue) must be \(allowZero ? "zero or positive" : "positive"), got \(ms)"
-                ))
+                throw DecodingError.dataCorrupted(
+                    .init(
+                        codingPath: container.codingPath + [key],
+                        debugDescription:
+                            "\(key.stringValue) must be \(allowZero ? "zero or positive" : "positive"), got \(ms)"
+                    ))
             }
             return .milliseconds(ms)
         }
-        endOfMediaTimeout = try milliseconds(.endOfMediaTimeoutMs, default: defaults.endOfMediaTimeout, allowZero: false)
+        endOfMediaTimeout = try milliseconds(
+            .endOfMediaTimeoutMs, default: defaults.endOfMediaTimeout, allowZero: false)
         maxTalkTime = try milliseconds(.maxTalkTimeMs, default: defaults.maxTalkTime, allowZero: false)
         preemptionGrace = try milliseconds(.preemptionGraceMs, default: defaults.preemptionGrace, allowZero: true)
-        let capacity = try container.decodeIfPresent(Int.self, forKey: .queueCapacityPerPriority)
+        let capacity =
+            try container.decodeIfPresent(Int.self, forKey: .queueCapacityPerPriority)
             ?? defaults.queueCapacityPerPriority
         if capacity < 0 {
-            throw DecodingError.dataCorrupted(.init(
-                codingPath: container.codingPath + [CodingKeys.queueCapacityPerPriority],
-                debugDescription: "queueCapacityPerPriority must be zero or positive, got \(capacity)"
-            ))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: container.codingPath + [CodingKeys.queueCapacityPerPriority],
+                    debugDescription: "queueCapacityPerPriority must be zero or positive, got \(capacity)"
+                ))
         }
         queueCapacityPerPriority = capacity
-        grantToSingleMember = try container.decodeIfPresent(Bool.self, forKey: .grantToSingleMember)
+        grantToSingleMember =
+            try container.decodeIfPresent(Bool.self, forKey: .grantToSingleMember)
             ?? defaults.grantToSingleMember
     }
 

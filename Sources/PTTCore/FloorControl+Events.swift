@@ -125,7 +125,8 @@ extension FloorControl {
         _ candidate: FloorCandidate, queue: FloorQueue, before: [MemberID: Int] = [:], now: PTTInstant
     ) -> [FloorAction] {
         var taken = Taken(grantedTo: candidate, at: now, queue: queue)
-        let actions = [.granted(candidate.member, talkTime: maxTalkTime), .taken(by: candidate.member)]
+        let actions =
+            [.granted(candidate.member, talkTime: maxTalkTime), .taken(by: candidate.member)]
             + taken.queue.positionUpdates(since: before)
             + taken.reconcilePreemption(now: now, grace: preemptionGrace)
         state = .taken(taken)

@@ -24,7 +24,9 @@ extension FloorControl {
 
         /// A floor request by someone other than the holder: queued, re-told its position,
         /// re-queued at a new priority, or denied (see ``FloorControl/request(_:memberCount:now:)``).
-        mutating func request(_ candidate: FloorCandidate, capacity: Int, now: PTTInstant, grace: Duration) -> [FloorAction] {
+        mutating func request(
+            _ candidate: FloorCandidate, capacity: Int, now: PTTInstant, grace: Duration
+        ) -> [FloorAction] {
             let member = candidate.member
             if let queued = queue.candidate(for: member) {
                 if queued.priority == candidate.priority, let position = queue.position(of: member) {

@@ -13,7 +13,8 @@ public struct ChannelID: Hashable, Sendable, Codable, CustomStringConvertible {
     public init(from decoder: Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         guard let uuid = UUID(uuidString: text) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a UUID: \(text)"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "not a UUID: \(text)"))
         }
         self.uuid = uuid
     }

@@ -4,9 +4,11 @@ extension KeyedDecodingContainer {
     func decodeInteger(_ key: Key, in range: ClosedRange<Int64>, default fallback: Int64) throws -> Int64 {
         guard let value = try decodeIfPresent(Int64.self, forKey: key) else { return fallback }
         guard range.contains(value) else {
-            throw DecodingError.dataCorrupted(.init(
-                codingPath: codingPath + [key],
-                debugDescription: "\(key.stringValue) must be \(range.lowerBound)...\(range.upperBound), got \(value)"))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: codingPath + [key],
+                    debugDescription:
+                        "\(key.stringValue) must be \(range.lowerBound)...\(range.upperBound), got \(value)"))
         }
         return value
     }

@@ -9,8 +9,12 @@ public struct RuntimeInfo: Codable, Sendable, Equatable {
     public var tls: Bool
     /// SHA-256 fingerprint of the TLS certificate, colon-separated uppercase hex; nil without TLS.
     public var fingerprint: String?
-    public init(pid: Int32, controlHost: String, controlPort: Int, mediaPort: Int? = nil, adminURL: String, tls: Bool, fingerprint: String?) {
-        self.pid = pid; self.controlHost = controlHost; self.controlPort = controlPort; self.mediaPort = mediaPort; self.adminURL = adminURL
+    public init(
+        pid: Int32, controlHost: String, controlPort: Int, mediaPort: Int? = nil, adminURL: String, tls: Bool,
+        fingerprint: String?
+    ) {
+        self.pid = pid; self.controlHost = controlHost; self.controlPort = controlPort; self.mediaPort = mediaPort;
+        self.adminURL = adminURL
         self.tls = tls; self.fingerprint = fingerprint
     }
 }
@@ -26,7 +30,10 @@ public struct ChannelSummary: Codable, Sendable, Equatable {
     public var floor: String
     public var speaker: String?
     public var queueLength: Int
-    public init(id: String, name: String, imageURL: String?, members: Int, connected: Int, floor: String, speaker: String?, queueLength: Int) {
+    public init(
+        id: String, name: String, imageURL: String?, members: Int, connected: Int, floor: String, speaker: String?,
+        queueLength: Int
+    ) {
         self.id = id; self.name = name; self.imageURL = imageURL; self.members = members; self.connected = connected
         self.floor = floor; self.speaker = speaker; self.queueLength = queueLength
     }
@@ -58,12 +65,16 @@ public struct MemberStatus: Codable, Sendable, Equatable {
     public var wakeRoute: String
     /// The last wake or leave push tried for this member since the server started.
     public var lastWake: LastWakeStatus?
-    public init(id: String, name: String, user: String, device: String, priority: Int, receiveOnly: Bool, connected: Bool,
-                connections: [String], pushToken: Bool, audioReachable: Bool = false, droppedNotHolder: Int = 0, lastHeartbeat: String?, joinedAt: String, ssrc: UInt32,
-                wakeRoute: String = "none", lastWake: LastWakeStatus? = nil) {
+    public init(
+        id: String, name: String, user: String, device: String, priority: Int, receiveOnly: Bool, connected: Bool,
+        connections: [String], pushToken: Bool, audioReachable: Bool = false, droppedNotHolder: Int = 0,
+        lastHeartbeat: String?, joinedAt: String, ssrc: UInt32,
+        wakeRoute: String = "none", lastWake: LastWakeStatus? = nil
+    ) {
         self.id = id; self.name = name; self.user = user; self.device = device; self.priority = priority
         self.receiveOnly = receiveOnly; self.connected = connected; self.connections = connections
-        self.pushToken = pushToken; self.audioReachable = audioReachable; self.droppedNotHolder = droppedNotHolder; self.lastHeartbeat = lastHeartbeat; self.joinedAt = joinedAt; self.ssrc = ssrc
+        self.pushToken = pushToken; self.audioReachable = audioReachable; self.droppedNotHolder = droppedNotHolder;
+        self.lastHeartbeat = lastHeartbeat; self.joinedAt = joinedAt; self.ssrc = ssrc
         self.wakeRoute = wakeRoute; self.lastWake = lastWake
     }
 }
@@ -89,8 +100,10 @@ public struct ChannelDetail: Codable, Sendable, Equatable {
     public var talkTimeLeftMs: Int?
     public var queue: [QueueEntryStatus]
     public var members: [MemberStatus]
-    public init(id: String, name: String, imageURL: String?, floor: String, speaker: MemberStatus?, talkTimeLeftMs: Int?,
-                queue: [QueueEntryStatus], members: [MemberStatus]) {
+    public init(
+        id: String, name: String, imageURL: String?, floor: String, speaker: MemberStatus?, talkTimeLeftMs: Int?,
+        queue: [QueueEntryStatus], members: [MemberStatus]
+    ) {
         self.id = id; self.name = name; self.imageURL = imageURL; self.floor = floor; self.speaker = speaker
         self.talkTimeLeftMs = talkTimeLeftMs; self.queue = queue; self.members = members
     }
@@ -111,7 +124,8 @@ public struct UserStatus: Codable, Sendable, Equatable {
     public var memberships: Int
     public var createdAt: String
     public init(name: String, priority: Int, receiveOnly: Bool, memberships: Int, createdAt: String) {
-        self.name = name; self.priority = priority; self.receiveOnly = receiveOnly; self.memberships = memberships; self.createdAt = createdAt
+        self.name = name; self.priority = priority; self.receiveOnly = receiveOnly; self.memberships = memberships;
+        self.createdAt = createdAt
     }
 }
 
@@ -120,7 +134,9 @@ public struct AddUserRequest: Codable, Sendable, Equatable {
     public var name: String
     public var priority: Int?
     public var receiveOnly: Bool?
-    public init(name: String, priority: Int? = nil, receiveOnly: Bool? = nil) { self.name = name; self.priority = priority; self.receiveOnly = receiveOnly }
+    public init(name: String, priority: Int? = nil, receiveOnly: Bool? = nil) {
+        self.name = name; self.priority = priority; self.receiveOnly = receiveOnly
+    }
 }
 
 /// `POST /api/users` answer: the only time the secret is shown.

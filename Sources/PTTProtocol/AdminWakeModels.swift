@@ -13,8 +13,11 @@ public struct LastWakeStatus: Codable, Sendable, Equatable {
     public var reason: String?
     /// The talk burst a wake belonged to.
     public var burst: String?
-    public init(at: String, kind: String, transport: String, outcome: String, reason: String? = nil, burst: String? = nil) {
-        self.at = at; self.kind = kind; self.transport = transport; self.outcome = outcome; self.reason = reason; self.burst = burst
+    public init(
+        at: String, kind: String, transport: String, outcome: String, reason: String? = nil, burst: String? = nil
+    ) {
+        self.at = at; self.kind = kind; self.transport = transport; self.outcome = outcome; self.reason = reason;
+        self.burst = burst
     }
 }
 
@@ -51,8 +54,10 @@ public struct WakeTotals: Codable, Sendable, Equatable {
     public var storedAnnouncements: Int
     /// Wakes waiting to be handed to a transport right now.
     public var pending: Int
-    public init(since: String, counts: [WakeCount], apnsConfigured: Bool, apnsEndpoint: String?, apnsBackoffUntil: String?,
-                apnsTokenAgeSeconds: Int?, storedAnnouncements: Int, pending: Int) {
+    public init(
+        since: String, counts: [WakeCount], apnsConfigured: Bool, apnsEndpoint: String?, apnsBackoffUntil: String?,
+        apnsTokenAgeSeconds: Int?, storedAnnouncements: Int, pending: Int
+    ) {
         self.since = since; self.counts = counts; self.apnsConfigured = apnsConfigured; self.apnsEndpoint = apnsEndpoint
         self.apnsBackoffUntil = apnsBackoffUntil; self.apnsTokenAgeSeconds = apnsTokenAgeSeconds
         self.storedAnnouncements = storedAnnouncements; self.pending = pending
@@ -84,6 +89,7 @@ public struct AnnounceResponse: Codable, Sendable, Equatable {
     /// When it expires, ISO 8601.
     public var expiresAt: String
     public init(channel: String, members: Int, handedNow: Int, replaced: Int, expiresAt: String) {
-        self.channel = channel; self.members = members; self.handedNow = handedNow; self.replaced = replaced; self.expiresAt = expiresAt
+        self.channel = channel; self.members = members; self.handedNow = handedNow; self.replaced = replaced;
+        self.expiresAt = expiresAt
     }
 }

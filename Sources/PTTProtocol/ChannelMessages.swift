@@ -4,7 +4,9 @@ public struct ChannelInfo: Codable, Sendable, Equatable {
     public var id: String
     public var name: String
     public var imageURL: String?
-    public init(id: String, name: String, imageURL: String? = nil) { self.id = id; self.name = name; self.imageURL = imageURL }
+    public init(id: String, name: String, imageURL: String? = nil) {
+        self.id = id; self.name = name; self.imageURL = imageURL
+    }
 }
 
 /// One member of a channel as other members see it.
@@ -37,8 +39,12 @@ public struct MediaParameters: Codable, Sendable, Equatable {
     public var key: String?
     /// The RTP payload type for Opus.
     public var payloadType: Int
-    public init(ssrc: UInt32, listenSSRC: UInt32, port: Int, security: MediaSecurity, suite: String?, key: String?, payloadType: Int) {
-        self.ssrc = ssrc; self.listenSSRC = listenSSRC; self.port = port; self.security = security; self.suite = suite; self.key = key; self.payloadType = payloadType
+    public init(
+        ssrc: UInt32, listenSSRC: UInt32, port: Int, security: MediaSecurity, suite: String?, key: String?,
+        payloadType: Int
+    ) {
+        self.ssrc = ssrc; self.listenSSRC = listenSSRC; self.port = port; self.security = security; self.suite = suite;
+        self.key = key; self.payloadType = payloadType
     }
 }
 
@@ -56,7 +62,10 @@ public struct FloorState: Codable, Sendable, Equatable {
     public var queueLength: Int
     /// The most queue entries a `FloorState` lists.
     public static let maxQueueListed = 64
-    public init(state: String, holder: MemberInfo? = nil, talkTimeLeftMs: Int? = nil, queue: [String] = [], queueLength: Int? = nil) {
+    public init(
+        state: String, holder: MemberInfo? = nil, talkTimeLeftMs: Int? = nil, queue: [String] = [],
+        queueLength: Int? = nil
+    ) {
         self.state = state; self.holder = holder; self.talkTimeLeftMs = talkTimeLeftMs; self.queue = queue
         self.queueLength = queueLength ?? queue.count
     }
@@ -81,9 +90,12 @@ public struct Join: Codable, Sendable, Equatable {
     /// while the channel is small when this member joins (the server's `memberEventsUpTo`, 64 by default);
     /// `joined` says which the member got.
     public var memberEvents: Bool?
-    public init(id: Int? = nil, channel: String, displayName: String? = nil, receiveOnly: Bool? = nil, pushToken: String? = nil,
-                srtpSuites: [String]? = nil, memberEvents: Bool? = nil) {
-        self.id = id; self.channel = channel; self.displayName = displayName; self.receiveOnly = receiveOnly; self.pushToken = pushToken
+    public init(
+        id: Int? = nil, channel: String, displayName: String? = nil, receiveOnly: Bool? = nil, pushToken: String? = nil,
+        srtpSuites: [String]? = nil, memberEvents: Bool? = nil
+    ) {
+        self.id = id; self.channel = channel; self.displayName = displayName; self.receiveOnly = receiveOnly;
+        self.pushToken = pushToken
         self.srtpSuites = srtpSuites; self.memberEvents = memberEvents
     }
 }
@@ -104,9 +116,13 @@ public struct Joined: Codable, Sendable, Equatable {
     public var memberEvents: Bool?
     /// The most members a `joined` lists.
     public static let maxMembersListed = 64
-    public init(re: Int? = nil, channel: ChannelInfo, member: MemberInfo, media: MediaParameters, floor: FloorState, members: [MemberInfo],
-                memberCount: Int? = nil, memberEvents: Bool? = nil) {
-        self.re = re; self.channel = channel; self.member = member; self.media = media; self.floor = floor; self.members = members
+    public init(
+        re: Int? = nil, channel: ChannelInfo, member: MemberInfo, media: MediaParameters, floor: FloorState,
+        members: [MemberInfo],
+        memberCount: Int? = nil, memberEvents: Bool? = nil
+    ) {
+        self.re = re; self.channel = channel; self.member = member; self.media = media; self.floor = floor;
+        self.members = members
         self.memberCount = memberCount ?? members.count; self.memberEvents = memberEvents
     }
 }
@@ -124,7 +140,9 @@ public struct Left: Codable, Sendable, Equatable {
     public var channel: ChannelInfo
     /// `left`, `kicked`, `channel-deleted` or `user-removed`.
     public var reason: String
-    public init(re: Int? = nil, channel: ChannelInfo, reason: String) { self.re = re; self.channel = channel; self.reason = reason }
+    public init(re: Int? = nil, channel: ChannelInfo, reason: String) {
+        self.re = re; self.channel = channel; self.reason = reason
+    }
 }
 
 /// `push-token`: register the ephemeral push token of a membership (hex, any length from 1 to 1024 bytes).
@@ -132,7 +150,9 @@ public struct PushToken: Codable, Sendable, Equatable {
     public var id: Int?
     public var channel: String
     public var token: String
-    public init(id: Int? = nil, channel: String, token: String) { self.id = id; self.channel = channel; self.token = token }
+    public init(id: Int? = nil, channel: String, token: String) {
+        self.id = id; self.channel = channel; self.token = token
+    }
 }
 
 /// `push-token-registered`: the token is stored.

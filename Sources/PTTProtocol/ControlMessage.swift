@@ -96,7 +96,8 @@ extension ControlMessage: Codable {
         case "push": self = .push(try PushFrame(from: decoder))
         case "push-ack": self = .pushAck(try PushAck(from: decoder))
         default:
-            throw DecodingError.dataCorrupted(.init(codingPath: [TypeKey.type], debugDescription: "unknown message type '\(type)'"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: [TypeKey.type], debugDescription: "unknown message type '\(type)'"))
         }
     }
 
@@ -195,7 +196,8 @@ public enum ControlFrameError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .tooLarge(let length): "frame of \(length) bytes exceeds the limit of \(ControlFrameLimit.maxBodyBytes) bytes"
+        case .tooLarge(let length):
+            "frame of \(length) bytes exceeds the limit of \(ControlFrameLimit.maxBodyBytes) bytes"
         case .malformed(let why): "malformed frame: \(why)"
         }
     }

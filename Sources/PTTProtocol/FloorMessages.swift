@@ -11,7 +11,9 @@ public struct FloorGranted: Codable, Sendable, Equatable {
     public var re: Int?
     public var channel: ChannelInfo
     public var talkTimeMs: Int
-    public init(re: Int? = nil, channel: ChannelInfo, talkTimeMs: Int) { self.re = re; self.channel = channel; self.talkTimeMs = talkTimeMs }
+    public init(re: Int? = nil, channel: ChannelInfo, talkTimeMs: Int) {
+        self.re = re; self.channel = channel; self.talkTimeMs = talkTimeMs
+    }
 }
 
 /// `floor-denied`: the request failed; `cause` says why.
@@ -20,7 +22,9 @@ public struct FloorDenied: Codable, Sendable, Equatable {
     public var channel: ChannelInfo
     /// `another-member-has-permission`, `only-one-participant`, `receive-only` or `queue-full`.
     public var cause: String
-    public init(re: Int? = nil, channel: ChannelInfo, cause: String) { self.re = re; self.channel = channel; self.cause = cause }
+    public init(re: Int? = nil, channel: ChannelInfo, cause: String) {
+        self.re = re; self.channel = channel; self.cause = cause
+    }
 }
 
 /// `floor-queued`: you wait at `position` (1 = next). Sent again whenever the position changes.
@@ -28,7 +32,9 @@ public struct FloorQueued: Codable, Sendable, Equatable {
     public var re: Int?
     public var channel: ChannelInfo
     public var position: Int
-    public init(re: Int? = nil, channel: ChannelInfo, position: Int) { self.re = re; self.channel = channel; self.position = position }
+    public init(re: Int? = nil, channel: ChannelInfo, position: Int) {
+        self.re = re; self.channel = channel; self.position = position
+    }
 }
 
 /// `floor-taken`: told to every member when someone gets the floor.
@@ -59,5 +65,7 @@ public struct FloorRevokePending: Codable, Sendable, Equatable {
     public var channel: ChannelInfo
     public var by: MemberInfo
     public var graceMs: Int
-    public init(channel: ChannelInfo, by: MemberInfo, graceMs: Int) { self.channel = channel; self.by = by; self.graceMs = graceMs }
+    public init(channel: ChannelInfo, by: MemberInfo, graceMs: Int) {
+        self.channel = channel; self.by = by; self.graceMs = graceMs
+    }
 }

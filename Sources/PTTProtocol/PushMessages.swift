@@ -37,9 +37,12 @@ public struct PushPayload: Codable, Sendable, Equatable {
     /// The text of an operator announcement.
     public var announcement: String?
 
-    public init(aps: APS = APS(), channel: String, activeSpeaker: String? = nil, burst: String? = nil, sentAt: Int64,
-                leaveChannel: Bool? = nil, reason: String? = nil, announcement: String? = nil) {
-        self.aps = aps; self.channel = channel; self.activeSpeaker = activeSpeaker; self.burst = burst; self.sentAt = sentAt
+    public init(
+        aps: APS = APS(), channel: String, activeSpeaker: String? = nil, burst: String? = nil, sentAt: Int64,
+        leaveChannel: Bool? = nil, reason: String? = nil, announcement: String? = nil
+    ) {
+        self.aps = aps; self.channel = channel; self.activeSpeaker = activeSpeaker; self.burst = burst;
+        self.sentAt = sentAt
         self.leaveChannel = leaveChannel; self.reason = reason; self.announcement = announcement
     }
 }
@@ -58,7 +61,9 @@ public struct PushFrame: Codable, Sendable, Equatable {
     /// Pushes with the same collapse id replace each other while stored.
     public var collapseId: String?
     public var payload: PushPayload
-    public init(id: String, pushType: String, priority: Int, expiration: Int64, collapseId: String? = nil, payload: PushPayload) {
+    public init(
+        id: String, pushType: String, priority: Int, expiration: Int64, collapseId: String? = nil, payload: PushPayload
+    ) {
         self.id = id; self.pushType = pushType; self.priority = priority; self.expiration = expiration
         self.collapseId = collapseId; self.payload = payload
     }

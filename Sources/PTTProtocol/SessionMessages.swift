@@ -16,8 +16,12 @@ public struct Hello: Codable, Sendable, Equatable {
     public var role: ClientRole
     /// Free text naming the client software, for logs.
     public var client: String?
-    public init(version: Int = ProtocolVersion.current, user: String, secret: String, device: String, role: ClientRole = .app, client: String? = nil) {
-        self.version = version; self.user = user; self.secret = secret; self.device = device; self.role = role; self.client = client
+    public init(
+        version: Int = ProtocolVersion.current, user: String, secret: String, device: String, role: ClientRole = .app,
+        client: String? = nil
+    ) {
+        self.version = version; self.user = user; self.secret = secret; self.device = device; self.role = role;
+        self.client = client
     }
 
     private enum CodingKeys: String, CodingKey { case version, user, secret, device, role, client }
@@ -66,5 +70,7 @@ public struct ErrorFrame: Codable, Sendable, Equatable {
     public var re: Int?
     public var code: ErrorCode
     public var message: String
-    public init(re: Int? = nil, code: ErrorCode, message: String) { self.re = re; self.code = code; self.message = message }
+    public init(re: Int? = nil, code: ErrorCode, message: String) {
+        self.re = re; self.code = code; self.message = message
+    }
 }

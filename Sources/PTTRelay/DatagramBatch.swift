@@ -12,7 +12,9 @@ import Glibc
 /// concerns one destination, which is skipped and counted.
 final class DatagramBatch {
     /// Datagrams sent with one call of `send`.
-    typealias Send = (_ fd: Int32, _ datagrams: UnsafePointer<cudp_datagram>, _ count: Int32, _ failure: UnsafeMutablePointer<Int32>) -> Int32
+    typealias Send = (
+        _ fd: Int32, _ datagrams: UnsafePointer<cudp_datagram>, _ count: Int32, _ failure: UnsafeMutablePointer<Int32>
+    ) -> Int32
 
     static let maxDatagrams = 1024
     static let arenaBytes = 1 << 20
@@ -52,8 +54,9 @@ final class DatagramBatch {
         let slot = UnsafeMutableRawBufferPointer(rebasing: arena[used..<(used + maxLength)])
         let length = build(slot)
         guard length > 0, length <= maxLength else { return false }
-        datagrams[count] = cudp_datagram(address: address.storage, addressLength: address.length,
-                                         bytes: UnsafeRawPointer(slot.baseAddress!), length: length)
+        datagrams[count] = cudp_datagram(
+            address: address.storage, addressLength: address.length,
+            bytes: UnsafeRawPointer(slot.baseAddress!), length: length)
         count += 1
         // Keep every datagram 16-byte aligned in the arena (the next one's AES works on its own bytes).
         used += (length + 15) & ~15
@@ -71,7 +74,9 @@ final class DatagramBatch {
             if failure == EAGAIN || failure == EWOULDBLOCK {
                 for index in next..<count {
                     let datagram = datagrams[index]
-                    overflow(UnsafeRawBufferPointer(start: datagram.bytes, count: datagram.length), RawSocketAddress(datagram))
+                    overflow(
+                        UnsafeRawBufferPointer(start: datagram.bytes, count: datagram.length),
+                        RawSocketAddress(datagram))
                 }
                 break
             }

@@ -1,7 +1,7 @@
-import RTP
 import NIOCore
 import Opus
 import PTTCore
+import RTP
 
 extension MediaRelay {
     /// Handles one datagram: authenticate, learn the address, decide (``RelayRules``), carry it out.
@@ -22,7 +22,9 @@ extension MediaRelay {
         }
         guard let member = membersBySSRC[ssrc] else { return metrics.dropped(.unknownSSRC) }
         let isRTCP = kind == .rtcp(ssrc: ssrc)
-        let clear = isRTCP ? member.crypto.unprotectRTCP(bytes, length: count) : member.crypto.unprotectRTP(bytes, length: count)
+        let clear =
+            isRTCP
+            ? member.crypto.unprotectRTCP(bytes, length: count) : member.crypto.unprotectRTP(bytes, length: count)
         guard let length = clear else { return metrics.dropped(.authentication) }
 
         // Authenticated: the member is here (and may have moved).
@@ -34,12 +36,15 @@ extension MediaRelay {
         if isRTCP { return reportHeard(member, talking: false, now: now) }
 
         let packet = UnsafeMutableRawBufferPointer(rebasing: bytes[0..<length])
-        guard let header = try? RTPHeader.parse(UnsafeRawBufferPointer(packet)) else { return metrics.dropped(.malformed) }
+        guard let header = try? RTPHeader.parse(UnsafeRawBufferPointer(packet)) else {
+            return metrics.dropped(.malformed)
+        }
         let payload = UnsafeRawBufferPointer(rebasing: packet[header.payloadRange(packetLength: length)])
         let validOpus = (try? OpusPacket.validate(payload)) != nil
         let holderSSRC = channels[member.channel]?.holderSSRC
-        let decision = rules.decide(payloadType: header.payloadType, validOpus: validOpus, sender: member.config,
-                                    holderSSRC: holderSSRC, hold: held[member.channel]?.hold, now: now)
+        let decision = rules.decide(
+            payloadType: header.payloadType, validOpus: validOpus, sender: member.config,
+            holderSSRC: holderSSRC, hold: held[member.channel]?.hold, now: now)
         switch decision {
         case .forward:
             reportHeard(member, talking: true, now: now)
@@ -59,7 +64,9 @@ extension MediaRelay {
     }
 
     /// Keeps a packet of a member talking on an idle floor until its implicit request is decided.
-    private func hold(_ packet: UnsafeMutableRawBufferPointer, from member: RelayMember, startsHold: Bool, now: NIODeadline) {
+    private func hold(
+        _ packet: UnsafeMutableRawBufferPointer, from member: RelayMember, startsHold: Bool, now: NIODeadline
+    ) {
         if startsHold {
             if let replaced = held[member.channel] { metrics.dropped(.notFloorHolder, count: replaced.packets.count) }
             held[member.channel] = (FloorHold(ssrc: member.config.ssrc, since: now, count: 1), [Array(packet)])
@@ -79,17 +86,22 @@ extension MediaRelay {
             if let last = member.lastReported, now - last < Self.reportInterval { return }
             member.lastReported = now
         }
-        report?(.heard(member.config.id, channel: member.channel, talking: talking, droppedNotHolder: member.droppedNotHolder))
+        report?(
+            .heard(
+                member.config.id, channel: member.channel, talking: talking, droppedNotHolder: member.droppedNotHolder))
     }
 
     /// Writes one copy of an authenticated, decrypted RTP packet for every other reachable member: the
     /// listener's SSRC and sequence number, the channel's continuous timestamp, the speaker in CSRC,
     /// the marker on a burst's first packet, protected with the listener's key.
-    func forward(_ packet: UnsafeMutableRawBufferPointer, header: RTPHeader, from speaker: RelayMember, now: NIODeadline,
-                 via handler: MediaRelayHandler) {
+    func forward(
+        _ packet: UnsafeMutableRawBufferPointer, header: RTPHeader, from speaker: RelayMember, now: NIODeadline,
+        via handler: MediaRelayHandler
+    ) {
         guard channels[speaker.channel] != nil else { return }
         let payload = UnsafeRawBufferPointer(rebasing: packet[header.payloadRange(packetLength: packet.count)])
-        let (timestamp, startsBurst) = channels[speaker.channel]!.mapTimestamp(header.timestamp, from: speaker.config.ssrc, now: now)
+        let (timestamp, startsBurst) = channels[speaker.channel]!.mapTimestamp(
+            header.timestamp, from: speaker.config.ssrc, now: now)
         let marker = startsBurst || header.marker
         let members = channels[speaker.channel]!.members
         let maxLength = 16 + payload.count + MemberCrypto.maxTrailer
@@ -110,9 +122,12 @@ extension MediaRelay {
                 listener.nextSequence &+= 1
                 unowned(unsafe) let crypto = listener.crypto
                 let sent = handler.write(to: listener, maxLength: maxLength) { out in
-                    guard let length = try? RTPHeader.writePacket(
-                        into: out, marker: marker, payloadType: RelayRules.opusPayloadType, sequenceNumber: sequence,
-                        timestamp: timestamp, ssrc: listenSSRC, csrc: speakerSSRC, payload: payload) else { return 0 }
+                    guard
+                        let length = try? RTPHeader.writePacket(
+                            into: out, marker: marker, payloadType: RelayRules.opusPayloadType,
+                            sequenceNumber: sequence,
+                            timestamp: timestamp, ssrc: listenSSRC, csrc: speakerSSRC, payload: payload)
+                    else { return 0 }
                     return crypto.protectRTP(out.baseAddress!, length: length, capacity: out.count) ?? 0
                 }
                 if sent { forwarded += 1 } else { failed += 1 }

@@ -1,12 +1,13 @@
 import CUDPBatch
-#if canImport(Glibc)
-import Glibc
-#endif
 import Logging
-import RTP
 import NIOCore
 import NIOPosix
 import PTTCore
+import RTP
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The audio relay: one UDP socket; forwards the floor holder's Opus frames to every other member of its
 /// channel, re-protected per listener, and nobody else's.
@@ -44,8 +45,10 @@ public final class MediaRelay: @unchecked Sendable {
     ///   - secure: SRTP with each member's key, or plain RTP.
     ///   - implicitFloorRequest: whether audio on an idle floor is held for an implicit floor request.
     ///   - silenceTimeout: a listener not heard from for this long gets nothing.
-    public init(eventLoop: EventLoop, secure: Bool, implicitFloorRequest: Bool, silenceTimeout: Duration, metrics: RelayMetrics,
-                logger: Logger) {
+    public init(
+        eventLoop: EventLoop, secure: Bool, implicitFloorRequest: Bool, silenceTimeout: Duration, metrics: RelayMetrics,
+        logger: Logger
+    ) {
         self.eventLoop = eventLoop
         self.secure = secure
         self.rules = RelayRules(holdsForImplicitRequest: implicitFloorRequest)
@@ -62,7 +65,10 @@ public final class MediaRelay: @unchecked Sendable {
     public func bind(host: String, port: Int) async throws {
         var message = [CChar](repeating: 0, count: 256)
         let descriptor = cudp_open(host, Int32(port), 4 << 20, 4 << 20, &message, message.count)
-        guard descriptor >= 0 else { throw RelaySocketError(message: String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)) }
+        guard descriptor >= 0 else {
+            throw RelaySocketError(
+                message: String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
         let handler = MediaRelayHandler(relay: self, descriptor: descriptor)
         let channel: NIOCore.Channel
         do {
@@ -118,11 +124,14 @@ public final class MediaRelay: @unchecked Sendable {
         if let existing, existing.config == config { return }
         let crypto: MemberCrypto
         do {
-            crypto = try MemberCrypto(key: config.key, suite: config.suite, ssrc: config.ssrc, listenSSRC: config.listenSSRC, secure: secure)
+            crypto = try MemberCrypto(
+                key: config.key, suite: config.suite, ssrc: config.ssrc, listenSSRC: config.listenSSRC, secure: secure)
         } catch {
-            return logger.error("cannot set up media protection for member", metadata: ["member": "\(config.id)", "error": "\(error)"])
+            return logger.error(
+                "cannot set up media protection for member", metadata: ["member": "\(config.id)", "error": "\(error)"])
         }
-        let member = existing.map { $0.replaced(by: config, crypto: crypto) } ?? RelayMember(config: config, crypto: crypto)
+        let member =
+            existing.map { $0.replaced(by: config, crypto: crypto) } ?? RelayMember(config: config, crypto: crypto)
         if let existing {
             if existing.channel != config.channel { channels[existing.channel]?.remove(existing.config.id) }
             forget(existing)
@@ -154,8 +163,10 @@ public final class MediaRelay: @unchecked Sendable {
         guard let waiting = held[channel], let state = channels[channel], state.holderSSRC != nil else { return }
         held[channel] = nil
         let now = NIODeadline.now()
-        guard rules.releasesHold(waiting.hold, holderSSRC: state.holderSSRC, now: now), let speaker = membersBySSRC[waiting.hold.ssrc],
-              let handler else {
+        guard rules.releasesHold(waiting.hold, holderSSRC: state.holderSSRC, now: now),
+            let speaker = membersBySSRC[waiting.hold.ssrc],
+            let handler
+        else {
             metrics.dropped(.notFloorHolder, count: waiting.packets.count)
             return
         }

@@ -28,7 +28,9 @@ final class MediaRelayHandler: ChannelInboundHandler, @unchecked Sendable {
     /// - Parameter descriptor: the UDP socket's descriptor, to send with `sendmmsg` directly; nil: through NIO.
     init(relay: MediaRelay, descriptor: Int32? = nil, send: DatagramBatch.Send? = nil) {
         self.relay = relay
-        self.batch = descriptor.map { fd in send.map { DatagramBatch(descriptor: fd, send: $0) } ?? DatagramBatch(descriptor: fd) }
+        self.batch = descriptor.map { fd in
+            send.map { DatagramBatch(descriptor: fd, send: $0) } ?? DatagramBatch(descriptor: fd)
+        }
         batch?.dropped = { [unowned relay] _ in relay.metrics.dropped(.socketError) }
     }
 
@@ -80,7 +82,9 @@ final class MediaRelayHandler: ChannelInboundHandler, @unchecked Sendable {
         }
         guard let address = listener.address else { return false }
         if pending.entries.count >= Self.maxPendingWrites { flushNIO(context) }
-        if pending.buffer == nil { pending.buffer = context.channel.allocator.buffer(capacity: max(pending.sizeHint, maxLength)) }
+        if pending.buffer == nil {
+            pending.buffer = context.channel.allocator.buffer(capacity: max(pending.sizeHint, maxLength))
+        }
         let offset = pending.buffer!.writerIndex
         let written = pending.buffer!.writeWithUnsafeMutableBytes(minimumWritableBytes: maxLength) { out in
             build(UnsafeMutableRawBufferPointer(rebasing: out[0..<maxLength]))
@@ -112,7 +116,9 @@ final class MediaRelayHandler: ChannelInboundHandler, @unchecked Sendable {
     /// can take it; later copies queue behind it.
     private func overflow(_ bytes: UnsafeRawBufferPointer, to raw: RawSocketAddress) {
         guard let context, let address = raw.socketAddress else { return relay.metrics.dropped(.socketError) }
-        if pending.buffer == nil { pending.buffer = context.channel.allocator.buffer(capacity: max(pending.sizeHint, bytes.count)) }
+        if pending.buffer == nil {
+            pending.buffer = context.channel.allocator.buffer(capacity: max(pending.sizeHint, bytes.count))
+        }
         let offset = pending.buffer!.writerIndex
         pending.buffer!.writeBytes(bytes)
         pending.entries.append((offset, bytes.count, address))
@@ -140,7 +146,9 @@ struct PendingWrites {
         }
         for (index, entry) in entries.enumerated() {
             let slice = buffer.getSlice(at: entry.offset, length: entry.length)!
-            context.write(NIOAny(AddressedEnvelope(remoteAddress: entry.to, data: slice)), promise: index == entries.count - 1 ? lastWritten : nil)
+            context.write(
+                NIOAny(AddressedEnvelope(remoteAddress: entry.to, data: slice)),
+                promise: index == entries.count - 1 ? lastWritten : nil)
         }
         context.flush()
         entries.removeAll(keepingCapacity: true)

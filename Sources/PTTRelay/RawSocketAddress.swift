@@ -15,7 +15,9 @@ struct RawSocketAddress {
 
     init(_ address: SocketAddress) {
         address.withSockAddr { pointer, size in
-            withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: UnsafeRawBufferPointer(start: pointer, count: size)) }
+            withUnsafeMutableBytes(of: &storage) {
+                $0.copyMemory(from: UnsafeRawBufferPointer(start: pointer, count: size))
+            }
             length = socklen_t(size)
         }
     }

@@ -27,8 +27,10 @@ public struct RelayMemberConfig: Sendable, Equatable {
     public var suite: MediaSuite
     public var receiveOnly: Bool
 
-    public init(id: MemberID, channel: ChannelID, ssrc: UInt32, listenSSRC: UInt32, key: [UInt8], suite: MediaSuite = .default,
-                receiveOnly: Bool) {
+    public init(
+        id: MemberID, channel: ChannelID, ssrc: UInt32, listenSSRC: UInt32, key: [UInt8], suite: MediaSuite = .default,
+        receiveOnly: Bool
+    ) {
         self.suite = suite
         self.id = id
         self.channel = channel

@@ -11,7 +11,10 @@ public struct RelayMetrics: Sendable {
     private let drops: [Counter]
 
     /// - Parameter drop: the counter for each reason (called once per reason, here).
-    public init(received: Counter, forwarded: Counter, addressChanges: Counter, sendBufferFull: Counter, drop: (RelayDropReason) -> Counter) {
+    public init(
+        received: Counter, forwarded: Counter, addressChanges: Counter, sendBufferFull: Counter,
+        drop: (RelayDropReason) -> Counter
+    ) {
         self.received = received
         self.forwarded = forwarded
         self.addressChanges = addressChanges

@@ -1,5 +1,5 @@
-import RTP
 import NIOCore
+import RTP
 
 /// What the relay does with one datagram: decided by ``RelayRules`` from the relay's state, the parsed
 /// header and the time, and only carried out by the relay.
@@ -61,8 +61,10 @@ struct RelayRules {
     ///   - sender: the member whose key authenticated it.
     ///   - holderSSRC: who holds the sender's channel's floor (nil: idle).
     ///   - hold: what is held on that channel now, if anything.
-    func decide(payloadType: UInt8, validOpus: Bool, sender: RelayMemberConfig, holderSSRC: UInt32?, hold: FloorHold?,
-                now: NIODeadline) -> RelayDecision {
+    func decide(
+        payloadType: UInt8, validOpus: Bool, sender: RelayMemberConfig, holderSSRC: UInt32?, hold: FloorHold?,
+        now: NIODeadline
+    ) -> RelayDecision {
         guard !sender.receiveOnly else { return .drop(.receiveOnly) }
         guard payloadType == Self.opusPayloadType else { return .drop(.payloadType) }
         guard validOpus else { return .drop(.opus) }

@@ -41,53 +41,56 @@ public final class Store: Sendable {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
-            try db.execute(sql: """
-                CREATE TABLE channel (
-                    id TEXT PRIMARY KEY NOT NULL,
-                    name TEXT NOT NULL UNIQUE,
-                    imageURL TEXT,
-                    createdAt DOUBLE NOT NULL
-                );
-                CREATE TABLE user (
-                    name TEXT PRIMARY KEY NOT NULL,
-                    secretHash BLOB NOT NULL,
-                    salt BLOB NOT NULL,
-                    priority INTEGER NOT NULL,
-                    receiveOnly BOOLEAN NOT NULL,
-                    createdAt DOUBLE NOT NULL
-                );
-                CREATE TABLE membership (
-                    id TEXT PRIMARY KEY NOT NULL,
-                    channelId TEXT NOT NULL REFERENCES channel(id) ON DELETE CASCADE,
-                    userName TEXT NOT NULL REFERENCES user(name) ON DELETE CASCADE,
-                    device TEXT NOT NULL,
-                    displayName TEXT NOT NULL,
-                    priority INTEGER NOT NULL,
-                    receiveOnly BOOLEAN NOT NULL,
-                    pushToken BLOB,
-                    ssrc INTEGER NOT NULL,
-                    mediaKey BLOB NOT NULL,
-                    joinedAt DOUBLE NOT NULL,
-                    UNIQUE (channelId, userName, device)
-                );
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE channel (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        name TEXT NOT NULL UNIQUE,
+                        imageURL TEXT,
+                        createdAt DOUBLE NOT NULL
+                    );
+                    CREATE TABLE user (
+                        name TEXT PRIMARY KEY NOT NULL,
+                        secretHash BLOB NOT NULL,
+                        salt BLOB NOT NULL,
+                        priority INTEGER NOT NULL,
+                        receiveOnly BOOLEAN NOT NULL,
+                        createdAt DOUBLE NOT NULL
+                    );
+                    CREATE TABLE membership (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        channelId TEXT NOT NULL REFERENCES channel(id) ON DELETE CASCADE,
+                        userName TEXT NOT NULL REFERENCES user(name) ON DELETE CASCADE,
+                        device TEXT NOT NULL,
+                        displayName TEXT NOT NULL,
+                        priority INTEGER NOT NULL,
+                        receiveOnly BOOLEAN NOT NULL,
+                        pushToken BLOB,
+                        ssrc INTEGER NOT NULL,
+                        mediaKey BLOB NOT NULL,
+                        joinedAt DOUBLE NOT NULL,
+                        UNIQUE (channelId, userName, device)
+                    );
+                    """)
         }
         migrator.registerMigration("v2-announcements") { db in
-            try db.execute(sql: """
-                CREATE TABLE announcement (
-                    id TEXT PRIMARY KEY NOT NULL,
-                    membershipId TEXT NOT NULL REFERENCES membership(id) ON DELETE CASCADE,
-                    channelId TEXT NOT NULL,
-                    collapseId TEXT,
-                    text TEXT NOT NULL,
-                    createdAt DOUBLE NOT NULL,
-                    expiresAt DOUBLE NOT NULL
-                );
-                CREATE INDEX announcement_membership ON announcement(membershipId);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE announcement (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        membershipId TEXT NOT NULL REFERENCES membership(id) ON DELETE CASCADE,
+                        channelId TEXT NOT NULL,
+                        collapseId TEXT,
+                        text TEXT NOT NULL,
+                        createdAt DOUBLE NOT NULL,
+                        expiresAt DOUBLE NOT NULL
+                    );
+                    CREATE INDEX announcement_membership ON announcement(membershipId);
+                    """)
         }
         migrator.registerMigration("v3-media-suite") { db in
-            try db.execute(sql: "ALTER TABLE membership ADD COLUMN mediaSuite TEXT NOT NULL DEFAULT 'AES_CM_128_HMAC_SHA1_80'")
+            try db.execute(
+                sql: "ALTER TABLE membership ADD COLUMN mediaSuite TEXT NOT NULL DEFAULT 'AES_CM_128_HMAC_SHA1_80'")
         }
         // Memberships stored before member events could be declined keep being told, as they were.
         migrator.registerMigration("v4-member-events") { db in
@@ -101,11 +104,15 @@ public final class Store: Sendable {
         try queue.read { db in
             let channels = try Row.fetchAll(db, sql: "SELECT * FROM channel").compactMap { row -> Channel? in
                 guard let id = ChannelID(string: row["id"]) else { return nil }
-                return Channel(id: id, name: row["name"], imageURL: row["imageURL"], createdAt: Date(timeIntervalSince1970: row["createdAt"]))
+                return Channel(
+                    id: id, name: row["name"], imageURL: row["imageURL"],
+                    createdAt: Date(timeIntervalSince1970: row["createdAt"]))
             }
             let users = try Row.fetchAll(db, sql: "SELECT * FROM user").map { row in
-                User(name: row["name"], secretHash: Array(row["secretHash"] as Data), salt: Array(row["salt"] as Data),
-                     priority: row["priority"], receiveOnly: row["receiveOnly"], createdAt: Date(timeIntervalSince1970: row["createdAt"]))
+                User(
+                    name: row["name"], secretHash: Array(row["secretHash"] as Data), salt: Array(row["salt"] as Data),
+                    priority: row["priority"], receiveOnly: row["receiveOnly"],
+                    createdAt: Date(timeIntervalSince1970: row["createdAt"]))
             }
             let memberships = try Row.fetchAll(db, sql: "SELECT * FROM membership").compactMap { row -> Membership? in
                 guard let channel = ChannelID(string: row["channelId"]) else { return nil }
@@ -118,7 +125,8 @@ public final class Store: Sendable {
                     id: MemberID(row["id"]), channel: channel, user: row["userName"], device: row["device"],
                     displayName: row["displayName"], priority: row["priority"], receiveOnly: row["receiveOnly"],
                     pushToken: token.map { Array($0) }, ssrc: UInt32(truncatingIfNeeded: ssrc),
-                    mediaKey: Array(row["mediaKey"] as Data), mediaSuite: suite, joinedAt: Date(timeIntervalSince1970: row["joinedAt"]),
+                    mediaKey: Array(row["mediaKey"] as Data), mediaSuite: suite,
+                    joinedAt: Date(timeIntervalSince1970: row["joinedAt"]),
                     memberEvents: row["memberEvents"])
             }
             return ChannelDirectory(channels: channels, users: users, memberships: memberships)
@@ -131,7 +139,8 @@ public final class Store: Sendable {
             try Row.fetchAll(db, sql: "SELECT * FROM announcement").compactMap { row -> StoredAnnouncement? in
                 guard let channel = ChannelID(string: row["channelId"]) else { return nil }
                 return StoredAnnouncement(
-                    id: row["id"], member: MemberID(row["membershipId"]), channel: channel, collapseID: row["collapseId"],
+                    id: row["id"], member: MemberID(row["membershipId"]), channel: channel,
+                    collapseID: row["collapseId"],
                     text: row["text"], createdAt: Date(timeIntervalSince1970: row["createdAt"]),
                     expiresAt: Date(timeIntervalSince1970: row["expiresAt"]))
             }
@@ -145,11 +154,15 @@ public final class Store: Sendable {
             for change in changes {
                 switch change {
                 case .put(let a):
-                    try db.execute(sql: """
-                        INSERT OR REPLACE INTO announcement (id, membershipId, channelId, collapseId, text, createdAt, expiresAt)
-                        VALUES (?, ?, ?, ?, ?, ?, ?)
-                        """, arguments: [a.id, a.member.rawValue, a.channel.description, a.collapseID, a.text,
-                                         a.createdAt.timeIntervalSince1970, a.expiresAt.timeIntervalSince1970])
+                    try db.execute(
+                        sql: """
+                            INSERT OR REPLACE INTO announcement (id, membershipId, channelId, collapseId, text, createdAt, expiresAt)
+                            VALUES (?, ?, ?, ?, ?, ?, ?)
+                            """,
+                        arguments: [
+                            a.id, a.member.rawValue, a.channel.description, a.collapseID, a.text,
+                            a.createdAt.timeIntervalSince1970, a.expiresAt.timeIntervalSince1970,
+                        ])
                 case .remove(let id):
                     try db.execute(sql: "DELETE FROM announcement WHERE id = ?", arguments: [id])
                 }
@@ -167,31 +180,41 @@ public final class Store: Sendable {
     private static func write(_ change: DirectoryChange, _ db: Database) throws {
         switch change {
         case .putChannel(let c):
-            try db.execute(sql: """
-                INSERT INTO channel (id, name, imageURL, createdAt) VALUES (?, ?, ?, ?)
-                ON CONFLICT(id) DO UPDATE SET name = excluded.name, imageURL = excluded.imageURL
-                """, arguments: [c.id.description, c.name, c.imageURL, c.createdAt.timeIntervalSince1970])
+            try db.execute(
+                sql: """
+                    INSERT INTO channel (id, name, imageURL, createdAt) VALUES (?, ?, ?, ?)
+                    ON CONFLICT(id) DO UPDATE SET name = excluded.name, imageURL = excluded.imageURL
+                    """, arguments: [c.id.description, c.name, c.imageURL, c.createdAt.timeIntervalSince1970])
         case .removeChannel(let id):
             try db.execute(sql: "DELETE FROM channel WHERE id = ?", arguments: [id.description])
         case .putUser(let u):
-            try db.execute(sql: """
-                INSERT INTO user (name, secretHash, salt, priority, receiveOnly, createdAt) VALUES (?, ?, ?, ?, ?, ?)
-                ON CONFLICT(name) DO UPDATE SET secretHash = excluded.secretHash, salt = excluded.salt,
-                    priority = excluded.priority, receiveOnly = excluded.receiveOnly
-                """, arguments: [u.name, Data(u.secretHash), Data(u.salt), u.priority, u.receiveOnly, u.createdAt.timeIntervalSince1970])
+            try db.execute(
+                sql: """
+                    INSERT INTO user (name, secretHash, salt, priority, receiveOnly, createdAt) VALUES (?, ?, ?, ?, ?, ?)
+                    ON CONFLICT(name) DO UPDATE SET secretHash = excluded.secretHash, salt = excluded.salt,
+                        priority = excluded.priority, receiveOnly = excluded.receiveOnly
+                    """,
+                arguments: [
+                    u.name, Data(u.secretHash), Data(u.salt), u.priority, u.receiveOnly,
+                    u.createdAt.timeIntervalSince1970,
+                ])
         case .removeUser(let name):
             try db.execute(sql: "DELETE FROM user WHERE name = ?", arguments: [name])
         case .putMembership(let m):
-            try db.execute(sql: """
-                INSERT INTO membership (id, channelId, userName, device, displayName, priority, receiveOnly, pushToken, ssrc, mediaKey,
-                    mediaSuite, joinedAt, memberEvents)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT(id) DO UPDATE SET displayName = excluded.displayName, priority = excluded.priority,
-                    receiveOnly = excluded.receiveOnly, pushToken = excluded.pushToken, mediaKey = excluded.mediaKey,
-                    mediaSuite = excluded.mediaSuite, memberEvents = excluded.memberEvents
-                """, arguments: [m.id.rawValue, m.channel.description, m.user, m.device, m.displayName, m.priority, m.receiveOnly,
-                                 m.pushToken.map { Data($0) }, Int64(m.ssrc), Data(m.mediaKey), m.mediaSuite.rawValue,
-                                 m.joinedAt.timeIntervalSince1970, m.memberEvents])
+            try db.execute(
+                sql: """
+                    INSERT INTO membership (id, channelId, userName, device, displayName, priority, receiveOnly, pushToken, ssrc, mediaKey,
+                        mediaSuite, joinedAt, memberEvents)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT(id) DO UPDATE SET displayName = excluded.displayName, priority = excluded.priority,
+                        receiveOnly = excluded.receiveOnly, pushToken = excluded.pushToken, mediaKey = excluded.mediaKey,
+                        mediaSuite = excluded.mediaSuite, memberEvents = excluded.memberEvents
+                    """,
+                arguments: [
+                    m.id.rawValue, m.channel.description, m.user, m.device, m.displayName, m.priority, m.receiveOnly,
+                    m.pushToken.map { Data($0) }, Int64(m.ssrc), Data(m.mediaKey), m.mediaSuite.rawValue,
+                    m.joinedAt.timeIntervalSince1970, m.memberEvents,
+                ])
         case .removeMembership(let id):
             try db.execute(sql: "DELETE FROM membership WHERE id = ?", arguments: [id.rawValue])
         }

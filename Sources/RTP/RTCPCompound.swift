@@ -35,7 +35,8 @@ public enum RTCPCompound {
             let packet = UnsafeRawBufferPointer(rebasing: bytes[offset...])
             let header = try RTCPHeader.parse(packet)
             if packets == 0, requireReportFirst,
-               header.packetType != .senderReport, header.packetType != .receiverReport {
+                header.packetType != .senderReport, header.packetType != .receiverReport
+            {
                 throw .firstPacketNotReport(header.packetType.rawValue)
             }
             let end = offset + header.packetLength
@@ -62,11 +63,13 @@ public enum RTCPCompound {
 
     /// The headers of the packets in a compound, after validation. A convenience for tests and
     /// tools; allocates.
-    public static func headers(_ bytes: [UInt8], requireReportFirst: Bool = true) throws(RTCPParseError) -> [RTCPHeader] {
+    public static func headers(_ bytes: [UInt8], requireReportFirst: Bool = true) throws(RTCPParseError) -> [RTCPHeader]
+    {
         var headers: [RTCPHeader] = []
         let result = bytes.withUnsafeBytes { raw in
             Result { () throws(RTCPParseError) in
-                try forEachPacket(in: raw, requireReportFirst: requireReportFirst) { header, _ in headers.append(header) }
+                try forEachPacket(in: raw, requireReportFirst: requireReportFirst) { header, _ in headers.append(header)
+                }
             }
         }
         try result.get()

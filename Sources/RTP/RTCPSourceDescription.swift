@@ -6,12 +6,13 @@ public enum RTCPSourceDescription {
     /// `packet`; does not allocate.
     public static func firstCNAME(in packet: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
         guard let header = try? RTCPHeader.parse(packet),
-              header.packetType == .sourceDescription, header.count >= 1 else { return nil }
+            header.packetType == .sourceDescription, header.count >= 1
+        else { return nil }
         let end = header.packetLength
-        var offset = 8                     // after header and the first chunk's SSRC
+        var offset = 8  // after header and the first chunk's SSRC
         while offset < end {
             let type = packet[offset]
-            if type == 0 { return nil }     // END: chunk over without a CNAME
+            if type == 0 { return nil }  // END: chunk over without a CNAME
             guard offset + 2 <= end else { return nil }
             let length = Int(packet[offset + 1])
             let text = offset + 2

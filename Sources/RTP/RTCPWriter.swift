@@ -26,7 +26,7 @@ public enum RTCPWriter {
     ) throws(RTCPWriteError) -> Int {
         let length = emptyReceiverReportLength
         guard buffer.count >= length else { throw .bufferTooSmall(needed: length, available: buffer.count) }
-        buffer[0] = 2 << 6                  // V=2, P=0, RC=0
+        buffer[0] = 2 << 6  // V=2, P=0, RC=0
         buffer[1] = RTCPPacketType.receiverReport.rawValue
         buffer.rtpStore(UInt16(length / 4 - 1), at: 2)
         buffer.rtpStore(ssrc, at: 4)
@@ -43,11 +43,11 @@ public enum RTCPWriter {
         guard (1...255).contains(cname.count) else { throw .invalidCNAMELength(cname.count) }
         let length = sourceDescriptionLength(cnameLength: cname.count)
         guard buffer.count >= length else { throw .bufferTooSmall(needed: length, available: buffer.count) }
-        buffer[0] = 2 << 6 | 1              // V=2, P=0, SC=1
+        buffer[0] = 2 << 6 | 1  // V=2, P=0, SC=1
         buffer[1] = RTCPPacketType.sourceDescription.rawValue
         buffer.rtpStore(UInt16(length / 4 - 1), at: 2)
         buffer.rtpStore(ssrc, at: 4)
-        buffer[8] = 1                       // CNAME
+        buffer[8] = 1  // CNAME
         buffer[9] = UInt8(cname.count)
         (buffer.baseAddress! + 10).copyMemory(from: cname.baseAddress!, byteCount: cname.count)
         // END item and padding: zeros up to the end of the packet.

@@ -52,7 +52,8 @@ struct SRTPAuthenticator {
 
     /// Whether the `count`-byte tag at `received` is the one ``tag(_:length:roc:into:count:)`` makes,
     /// compared in constant time.
-    func verify(_ message: UnsafeRawPointer, length: Int, roc: UInt32?, received: UnsafeRawPointer, count: Int) -> Bool {
+    func verify(_ message: UnsafeRawPointer, length: Int, roc: UInt32?, received: UnsafeRawPointer, count: Int) -> Bool
+    {
         var expected: (UInt64, UInt64, UInt32) = (0, 0, 0)
         return withUnsafeMutableBytes(of: &expected) { raw in
             tag(message, length: length, roc: roc, into: raw.baseAddress!, count: count)

@@ -12,7 +12,9 @@ struct SRTPCipherContext {
     init(cipher: OpaquePointer?, key: UnsafeRawPointer, encrypt: Bool) throws(SRTPError) {
         guard let cipher else { throw .cryptoFailure("EVP_CIPHER_fetch") }
         guard let context = EVP_CIPHER_CTX_new() else { throw .cryptoFailure("EVP_CIPHER_CTX_new") }
-        guard EVP_CipherInit_ex(context, cipher, nil, key.assumingMemoryBound(to: UInt8.self), nil, encrypt ? 1 : 0) == 1 else {
+        guard
+            EVP_CipherInit_ex(context, cipher, nil, key.assumingMemoryBound(to: UInt8.self), nil, encrypt ? 1 : 0) == 1
+        else {
             EVP_CIPHER_CTX_free(context)
             throw .cryptoFailure("EVP_CipherInit_ex")
         }
@@ -59,7 +61,8 @@ struct SRTPCipherContext {
         data: UnsafeMutableRawPointer, count: Int, tag: UnsafeRawPointer
     ) -> Bool {
         guard start(iv: iv, aad: aad, aadTail: aadTail), update(data, count: count),
-              ccrypto_gcm_set_tag(context, tag, 16) == 1 else { return false }
+            ccrypto_gcm_set_tag(context, tag, 16) == 1
+        else { return false }
         var written: Int32 = 0
         var scratch: UInt64 = 0
         return withUnsafeMutableBytes(of: &scratch) {
@@ -77,7 +80,8 @@ struct SRTPCipherContext {
     private func authenticate(_ piece: UnsafeRawBufferPointer) -> Bool {
         guard let base = piece.baseAddress, piece.count > 0 else { return true }
         var written: Int32 = 0
-        return EVP_CipherUpdate(context, nil, &written, base.assumingMemoryBound(to: UInt8.self), Int32(piece.count)) == 1
+        return EVP_CipherUpdate(context, nil, &written, base.assumingMemoryBound(to: UInt8.self), Int32(piece.count))
+            == 1
     }
 
     private func update(_ data: UnsafeMutableRawPointer, count: Int) -> Bool {

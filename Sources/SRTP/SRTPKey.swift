@@ -28,7 +28,8 @@ public struct SRTPKey: Sendable, Equatable, CustomStringConvertible {
     /// A key from master key (16 bytes) and salt (14 or 12 bytes).
     public init(masterKey: [UInt8], salt: [UInt8]) throws(SRTPError) {
         guard masterKey.count == Self.masterKeyLength,
-              SRTPProfile.allCases.contains(where: { $0.saltLength == salt.count }) else {
+            SRTPProfile.allCases.contains(where: { $0.saltLength == salt.count })
+        else {
             throw .badKeyLength(masterKey.count + salt.count)
         }
         self.bytes = masterKey + salt
@@ -38,7 +39,8 @@ public struct SRTPKey: Sendable, Equatable, CustomStringConvertible {
     /// `badKeyEncoding` unless it is valid base64 of exactly 30 or 28 bytes.
     public init(base64: String) throws(SRTPError) {
         guard let bytes = SRTPBase64.decode(base64),
-              SRTPProfile.allCases.contains(where: { $0.keyLength == bytes.count }) else { throw .badKeyEncoding }
+            SRTPProfile.allCases.contains(where: { $0.keyLength == bytes.count })
+        else { throw .badKeyEncoding }
         self.bytes = bytes
     }
 

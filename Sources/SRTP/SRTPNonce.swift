@@ -39,7 +39,8 @@ enum SRTPNonce {
 
     /// XORs the low `width` bytes of `value`, big-endian, into `bytes` at `offset`.
     @inline(__always)
-    private static func xor(_ value: UInt32, into bytes: UnsafeMutableRawBufferPointer, at offset: Int, width: Int = 4) {
+    private static func xor(_ value: UInt32, into bytes: UnsafeMutableRawBufferPointer, at offset: Int, width: Int = 4)
+    {
         for byte in 0..<width {
             bytes[offset + byte] ^= UInt8(truncatingIfNeeded: value >> (8 * (width - 1 - byte)))
         }

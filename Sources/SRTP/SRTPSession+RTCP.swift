@@ -14,7 +14,7 @@ extension SRTPSession {
             stream.rtcpSent += 1
             return stream.rtcpSent
         }
-        let trailer = 0x8000_0000 | index    // E = 1: encrypted
+        let trailer = 0x8000_0000 | index  // E = 1: encrypted
         let body = buffer + SRTPPacketLayout.rtcpHeader
         let bodyLength = length - SRTPPacketLayout.rtcpHeader
         if let authenticator = rtcpKeys.authenticator {
@@ -63,8 +63,11 @@ extension SRTPSession {
         let body = buffer + SRTPPacketLayout.rtcpHeader
         let bodyLength = rtcpLength - SRTPPacketLayout.rtcpHeader
         if let authenticator = rtcpKeys.authenticator {
-            guard authenticator.verify(buffer, length: rtcpLength + 4, roc: nil, received: buffer + rtcpLength + 4,
-                                       count: tagLength) else { throw .authFail }
+            guard
+                authenticator.verify(
+                    buffer, length: rtcpLength + 4, roc: nil, received: buffer + rtcpLength + 4,
+                    count: tagLength)
+            else { throw .authFail }
             if encrypted {
                 var iv = SRTPNonce.counter(salt: rtcpKeys.salt.pointee, ssrc: ssrc, index: UInt64(index))
                 let decrypted = withUnsafeBytes(of: &iv) {

@@ -57,7 +57,8 @@ extension SRTPSession {
         guard length >= 0, length <= Int(Int32.max) else { throw .badParam }
         let protectedLength = length - tagLength
         guard protectedLength >= SRTPPacketLayout.rtpFixedHeader,
-              let headerLength = SRTPPacketLayout.rtpHeaderLength(buffer, available: protectedLength) else {
+            let headerLength = SRTPPacketLayout.rtpHeaderLength(buffer, available: protectedLength)
+        else {
             throw .badParam
         }
         let sequence = SRTPPacketLayout.readUInt16(buffer, at: 2)
@@ -71,8 +72,11 @@ extension SRTPSession {
         let payload = buffer + headerLength
         let payloadLength = protectedLength - headerLength
         if let authenticator = rtpKeys.authenticator {
-            guard authenticator.verify(buffer, length: protectedLength, roc: roc, received: buffer + protectedLength,
-                                       count: tagLength) else { throw .authFail }
+            guard
+                authenticator.verify(
+                    buffer, length: protectedLength, roc: roc, received: buffer + protectedLength,
+                    count: tagLength)
+            else { throw .authFail }
             var iv = SRTPNonce.counter(salt: rtpKeys.salt.pointee, ssrc: ssrc, index: index)
             let decrypted = withUnsafeBytes(of: &iv) {
                 rtpKeys.cipher.applyKeystream(iv: $0.baseAddress!, data: payload, count: payloadLength)

@@ -12,7 +12,8 @@ struct SRTPTransformKeys {
 
     /// Derives the keys for SRTP (`rtcp == false`) or SRTCP from `derivation`.
     init(profile: SRTPProfile, derivation: SRTPKeyDerivation, rtcp: Bool, encrypt: Bool) throws(SRTPError) {
-        let labels: (SRTPKeyDerivation.Label, SRTPKeyDerivation.Label, SRTPKeyDerivation.Label) = rtcp
+        let labels: (SRTPKeyDerivation.Label, SRTPKeyDerivation.Label, SRTPKeyDerivation.Label) =
+            rtcp
             ? (.rtcpEncryption, .rtcpAuthentication, .rtcpSalt)
             : (.rtpEncryption, .rtpAuthentication, .rtpSalt)
         // Scratch for the encryption key (16) and the HMAC key (20), wiped before returning.

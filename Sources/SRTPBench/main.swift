@@ -33,8 +33,10 @@ func makeSessions(_ keys: [SRTPKey], _ profile: SRTPProfile) -> (out: [SRTPSessi
     outbound.reserveCapacity(keys.count)
     inbound.reserveCapacity(keys.count)
     for (index, key) in keys.enumerated() {
-        outbound.append(try! SRTPSession(direction: .outbound, key: key, ssrc: .specific(UInt32(index)), profile: profile))
-        inbound.append(try! SRTPSession(direction: .inbound, key: key, ssrc: .specific(UInt32(index)), profile: profile))
+        outbound.append(
+            try! SRTPSession(direction: .outbound, key: key, ssrc: .specific(UInt32(index)), profile: profile))
+        inbound.append(
+            try! SRTPSession(direction: .inbound, key: key, ssrc: .specific(UInt32(index)), profile: profile))
     }
     return (outbound, inbound)
 }
@@ -51,8 +53,10 @@ func writeHeader(_ buffer: UnsafeMutableRawPointer, sequence: UInt16, ssrc: UInt
 
 /// Protects (and, if `unprotect`, unprotects) `packets` packets round-robin over the sessions;
 /// returns nanoseconds per packet.
-func run(_ sessions: (out: [SRTPSession], in: [SRTPSession]), sequenceBase: Int, unprotect: Bool,
-         buffer: UnsafeMutableRawPointer) -> Double {
+func run(
+    _ sessions: (out: [SRTPSession], in: [SRTPSession]), sequenceBase: Int, unprotect: Bool,
+    buffer: UnsafeMutableRawPointer
+) -> Double {
     let count = sessions.out.count
     let start = now()
     for packet in 0..<packets {
@@ -75,7 +79,7 @@ if arguments.count > 2, arguments[1] == "--sessions", let count = Int(arguments[
 let buffer = UnsafeMutableRawPointer.allocate(byteCount: 256, alignment: 16)
 buffer.initializeMemory(as: UInt8.self, repeating: 0x5A, count: 256)
 print("srtp-bench: \(packets) packets of \(packetLength) bytes per measurement")
-for profile in SRTPProfile.allCases { _ = makeSessions(makeKeys(1, profile), profile) }   // one-time OpenSSL setup
+for profile in SRTPProfile.allCases { _ = makeSessions(makeKeys(1, profile), profile) }  // one-time OpenSSL setup
 for profile in SRTPProfile.allCases {
     for sessionCount in [1, 1000] {
         let keys = makeKeys(sessionCount, profile)
@@ -89,8 +93,9 @@ for profile in SRTPProfile.allCases {
         _ = run(sessions, sequenceBase: 0, unprotect: true, buffer: buffer)
         let protect = run(protectOnly, sequenceBase: 0, unprotect: false, buffer: buffer)
         let both = run(sessions, sequenceBase: perRound, unprotect: true, buffer: buffer)
-        print("\(profile.name) sessions=\(sessionCount): protect \(Int(protect.rounded())) ns, "
-            + "unprotect \(Int((both - protect).rounded())) ns, create \(Int(creation.rounded())) ns/session")
+        print(
+            "\(profile.name) sessions=\(sessionCount): protect \(Int(protect.rounded())) ns, "
+                + "unprotect \(Int((both - protect).rounded())) ns, create \(Int(creation.rounded())) ns/session")
     }
 }
 buffer.deallocate()

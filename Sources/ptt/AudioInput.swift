@@ -1,5 +1,5 @@
-import Foundation
 import AudioFiles
+import Foundation
 import Opus
 
 /// What `ptt talk` and `ptt encode` read: Ogg Opus (packets sent as they are), or WAV / raw PCM
@@ -50,16 +50,23 @@ final class AudioInput {
         while pending.count < 4, let chunk = try readChunk() { pending += chunk }
         var format = options.format
         if format == .auto {
-            if pending.starts(with: Array("OggS".utf8)) { format = .ogg }
-            else if pending.starts(with: Array("RIFF".utf8)) { format = .wav }
-            else { throw ValidationText("input is neither Ogg Opus (OggS) nor WAV (RIFF); use --format raw for raw 16-bit PCM") }
+            if pending.starts(with: Array("OggS".utf8)) {
+                format = .ogg
+            } else if pending.starts(with: Array("RIFF".utf8)) {
+                format = .wav
+            } else {
+                throw ValidationText(
+                    "input is neither Ogg Opus (OggS) nor WAV (RIFF); use --format raw for raw 16-bit PCM")
+            }
         }
         switch format {
         case .ogg:
             var reader = OggOpusReader()
             reader.feed(pending)
             while try !reader.readHeaders() {
-                guard let chunk = try readChunk() else { throw ValidationText("the Ogg stream ended before its OpusHead and OpusTags") }
+                guard let chunk = try readChunk() else {
+                    throw ValidationText("the Ogg stream ended before its OpusHead and OpusTags")
+                }
                 reader.feed(chunk)
             }
             channels = reader.head?.channelCount ?? 1
@@ -69,7 +76,9 @@ final class AudioInput {
             reader.feed(pending)
             var format = try reader.readHeader()
             while format == nil {
-                guard let chunk = try readChunk() else { throw ValidationText("the WAV input ended before its data chunk") }
+                guard let chunk = try readChunk() else {
+                    throw ValidationText("the WAV input ended before its data chunk")
+                }
                 reader.feed(chunk)
                 format = try reader.readHeader()
             }
@@ -92,10 +101,14 @@ final class AudioInput {
             defer { mode = .ogg(reader) }
             while true {
                 if let packet = try reader.nextPacket() {
-                    guard let samples = packet.sampleCount else { throw ValidationText("an Ogg packet is not valid Opus") }
+                    guard let samples = packet.sampleCount else {
+                        throw ValidationText("an Ogg packet is not valid Opus")
+                    }
                     return (packet.data, samples)
                 }
-                if let chunk = try readChunk() { reader.feed(chunk) } else {
+                if let chunk = try readChunk() {
+                    reader.feed(chunk)
+                } else {
                     try reader.finishInput()
                     return try reader.nextPacket().map { ($0.data, $0.sampleCount ?? 0) }
                 }
@@ -129,9 +142,13 @@ struct PCMEncoder {
 
     init(rate: Int, channels: Int, options: AudioInput.Options) throws {
         guard [8_000, 12_000, 16_000, 24_000, 48_000].contains(rate) else {
-            throw ValidationText("libopus takes 8, 12, 16, 24 or 48 kHz; this input is \(rate) Hz (resample it, e.g. sox in.wav -r 48000 out.wav)")
+            throw ValidationText(
+                "libopus takes 8, 12, 16, 24 or 48 kHz; this input is \(rate) Hz (resample it, e.g. sox in.wav -r 48000 out.wav)"
+            )
         }
-        guard [10, 20, 40, 60].contains(options.frameMilliseconds) else { throw ValidationText("--frame-ms must be 10, 20, 40 or 60") }
+        guard [10, 20, 40, 60].contains(options.frameMilliseconds) else {
+            throw ValidationText("--frame-ms must be 10, 20, 40 or 60")
+        }
         encoder = try OpusEncoder(sampleRate: Int32(rate), channels: channels, application: .voip)
         if let bitrate = options.bitrate { try encoder.setBitrate(.bitsPerSecond(Int32(bitrate))) }
         if options.dtx { try encoder.setDTX(true) }

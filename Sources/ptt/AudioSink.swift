@@ -1,5 +1,5 @@
-import Foundation
 import AudioFiles
+import Foundation
 import Opus
 import PTTClient
 
@@ -31,10 +31,16 @@ final class AudioSink {
         if format != "ogg" { decoder = try OpusDecoder(sampleRate: 48_000, channels: channels) }
         if format == "wav" {
             let pcm = try WAVFormat(sampleRate: 48_000, channelCount: channels)
-            wav = path == "-" ? try WAVFileWriter(handle: .standardOutput, format: pcm) : try WAVFileWriter(path: path, format: pcm)
+            wav =
+                path == "-"
+                ? try WAVFileWriter(handle: .standardOutput, format: pcm) : try WAVFileWriter(path: path, format: pcm)
         } else if format == "raw" {
-            if path == "-" { rawHandle = .standardOutput } else {
-                guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+            if path == "-" {
+                rawHandle = .standardOutput
+            } else {
+                guard FileManager.default.createFile(atPath: path, contents: nil),
+                    let handle = FileHandle(forWritingAtPath: path)
+                else {
                     throw ValidationText("cannot create \(path)")
                 }
                 rawHandle = handle
@@ -59,7 +65,10 @@ final class AudioSink {
             if ogg == nil {
                 let stereo = (packet.payload.first ?? 0) & 0x04 != 0
                 let writer = try OggOpusWriter(channels: stereo ? 2 : 1)
-                ogg = path == "-" ? try OggOpusFileWriter(handle: .standardOutput, writer: writer) : try OggOpusFileWriter(path: path, writer: writer)
+                ogg =
+                    path == "-"
+                    ? try OggOpusFileWriter(handle: .standardOutput, writer: writer)
+                    : try OggOpusFileWriter(path: path, writer: writer)
             }
             try fillOgg(gap)
             try ogg!.write(packet: packet.payload, samples: samples)

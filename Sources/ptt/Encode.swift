@@ -1,6 +1,6 @@
 import ArgumentParser
-import Foundation
 import AudioFiles
+import Foundation
 
 struct Encode: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -16,10 +16,15 @@ struct Encode: AsyncParsableCommand {
     @Flag(help: "Discontinuous transmission: near-empty packets during silence.") var dtx = false
 
     func run() async throws {
-        guard let format = AudioInput.Format(rawValue: format), format != .ogg else { throw ValidationError("--format must be auto, wav or raw") }
+        guard let format = AudioInput.Format(rawValue: format), format != .ogg else {
+            throw ValidationError("--format must be auto, wav or raw")
+        }
         do {
-            let input = try AudioInput(path: input, options: .init(format: format, rawRate: rate, rawChannels: channels,
-                                                                  frameMilliseconds: frameMs, bitrate: bitrate, dtx: dtx))
+            let input = try AudioInput(
+                path: input,
+                options: .init(
+                    format: format, rawRate: rate, rawChannels: channels,
+                    frameMilliseconds: frameMs, bitrate: bitrate, dtx: dtx))
             var writer: OggOpusFileWriter?
             var packets = 0
             var samples = 0

@@ -5,7 +5,8 @@ import PTTProtocol
 
 struct Floor: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Join a channel, ask for the floor, hold it for --hold seconds, release it; prints every event as JSON lines.",
+        abstract:
+            "Join a channel, ask for the floor, hold it for --hold seconds, release it; prints every event as JSON lines.",
         discussion: "A queued request waits for its turn; a denied one exits with status 2.")
 
     @OptionGroup var connection: ConnectionOptions
@@ -47,7 +48,8 @@ struct Floor: AsyncParsableCommand {
 }
 
 struct LeaveCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "leave", abstract: "End this device's membership of a channel.")
+    static let configuration = CommandConfiguration(
+        commandName: "leave", abstract: "End this device's membership of a channel.")
     @OptionGroup var connection: ConnectionOptions
     @Option(help: "Channel name or id.") var channel: String
 

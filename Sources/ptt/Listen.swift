@@ -1,6 +1,6 @@
 import ArgumentParser
-import Foundation
 import AudioFiles
+import Foundation
 import Opus
 import PTTClient
 import PTTProtocol
@@ -24,7 +24,8 @@ struct Listen: AsyncParsableCommand {
     @Option(help: "Channels of decoded output (wav, raw).") var channels = 1
     @Option(help: "Stop after this many seconds.") var seconds: Double?
     @Option(help: "Stop after this many packets.") var packets: Int?
-    @Option(help: "Stop when nothing has been received for this many seconds, once something has.") var untilQuiet: Double?
+    @Option(help: "Stop when nothing has been received for this many seconds, once something has.") var untilQuiet:
+        Double?
     @Option(help: "How long to wait for a missing packet before concealing it, in milliseconds.") var jitterMs = 60
     @Flag(help: "Join receive-only.") var receiveOnly = false
     @Flag(help: "Keep the membership afterwards.") var stay = false
@@ -70,9 +71,10 @@ struct Listen: AsyncParsableCommand {
         do { try box.finish() } catch { stderr("ptt: \(error)") }
         // Duplicates: SRTP replay protection drops most copies before the jitter buffer sees them.
         let summary = box.summary
-        stderr("ptt: wrote \(summary.written) packets to \(out) (concealed \(summary.concealed), reordered \(summary.reordered), "
-               + "duplicates \(summary.duplicates + member.media.replayedPackets), late \(summary.late), "
-               + "socket reopened \(member.media.socketReopens))")
+        stderr(
+            "ptt: wrote \(summary.written) packets to \(out) (concealed \(summary.concealed), reordered \(summary.reordered), "
+                + "duplicates \(summary.duplicates + member.media.replayedPackets), late \(summary.late), "
+                + "socket reopened \(member.media.socketReopens))")
         await member.close(leave: !stay)
     }
 }

@@ -17,11 +17,14 @@ final class MemberConnection: Sendable {
         self.client = client; self.joined = joined; self.media = media; self.channel = channel
     }
 
-    static func open(_ options: ConnectionOptions, channel: String, receiveOnly: Bool = false) async throws -> MemberConnection {
+    static func open(
+        _ options: ConnectionOptions, channel: String, receiveOnly: Bool = false
+    ) async throws -> MemberConnection {
         let (client, endpoint) = try await options.connectWithEndpoint()
         do {
             let suites = options.srtpSuites.isEmpty ? nil : options.srtpSuites
-            let reply = try await client.request(.join(Join(channel: channel, receiveOnly: receiveOnly, srtpSuites: suites)))
+            let reply = try await client.request(
+                .join(Join(channel: channel, receiveOnly: receiveOnly, srtpSuites: suites)))
             guard case .joined(let joined) = reply else { throw ControlClientError.unexpectedReply(reply.type) }
             let media = try await MediaSession.open(host: endpoint.host, parameters: joined.media)
             let member = MemberConnection(client: client, joined: joined, media: media, channel: channel)

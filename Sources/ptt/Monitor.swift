@@ -24,10 +24,15 @@ struct Monitor: AsyncParsableCommand {
     @Flag(help: "Join receive-only.") var receiveOnly = false
     @Flag(help: "Keep the membership when the monitor stops.") var stay = false
     @Flag(help: "Also print heartbeats.") var heartbeats = false
-    @Flag(help: "Print the server's welcome first (it lists the memberships this device already holds).") var welcome = false
-    @Flag(name: .customLong("no-ack"), help: "Do not acknowledge pushes (stored announcements are then delivered again on the next connection).")
+    @Flag(help: "Print the server's welcome first (it lists the memberships this device already holds).") var welcome =
+        false
+    @Flag(
+        name: .customLong("no-ack"),
+        help: "Do not acknowledge pushes (stored announcements are then delivered again on the next connection).")
     var noAck = false
-    @Flag(name: .customLong("no-member-events"), help: "Do not ask for member-joined/member-left whatever the channel's size.")
+    @Flag(
+        name: .customLong("no-member-events"),
+        help: "Do not ask for member-joined/member-left whatever the channel's size.")
     var noMemberEvents = false
 
     func run() async throws {
@@ -35,7 +40,11 @@ struct Monitor: AsyncParsableCommand {
         if welcome { printLine(.welcome(client.welcome)) }
         let joined: ControlMessage
         do {
-            joined = try await client.request(.join(Join(channel: channel, displayName: name, receiveOnly: receiveOnly, memberEvents: noMemberEvents ? nil : true)))
+            joined = try await client.request(
+                .join(
+                    Join(
+                        channel: channel, displayName: name, receiveOnly: receiveOnly,
+                        memberEvents: noMemberEvents ? nil : true)))
         } catch {
             stderr("ptt: join failed: \(error)")
             await client.close()

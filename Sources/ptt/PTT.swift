@@ -29,15 +29,18 @@ struct ConnectionOptions: ParsableArguments {
     @Option(help: "Connection role: app or push-provider.")
     var role: String = "app"
 
-    @Option(name: .customLong("srtp-suite"), help: ArgumentHelp(
-        "SRTP suite to ask for when joining, most preferred first; repeat for more (AES_CM_128_HMAC_SHA1_80, AEAD_AES_128_GCM; default: the server's default).",
-        valueName: "suite"))
+    @Option(
+        name: .customLong("srtp-suite"),
+        help: ArgumentHelp(
+            "SRTP suite to ask for when joining, most preferred first; repeat for more (AES_CM_128_HMAC_SHA1_80, AEAD_AES_128_GCM; default: the server's default).",
+            valueName: "suite"))
     var srtpSuites: [String] = []
 
     @Flag(name: .customLong("no-tls"), help: "Connect without TLS (only to a pttd started with --no-tls).")
     var noTLS = false
 
-    @Option(help: "Known hosts file for certificate pinning (default $PTT_HOME/known_hosts, PTT_HOME defaults to ~/.ptt).")
+    @Option(
+        help: "Known hosts file for certificate pinning (default $PTT_HOME/known_hosts, PTT_HOME defaults to ~/.ptt).")
     var knownHosts: String?
 
     func connect() async throws -> ControlClient {
@@ -50,7 +53,8 @@ struct ConnectionOptions: ParsableArguments {
         var useTLS = !noTLS
         var endpointText = server ?? env["PTT_SERVER"]
         if endpointText == nil, let data = FileManager.default.contents(atPath: "./.pttd/runtime.json"),
-           let info = try? JSONDecoder().decode(RuntimeInfo.self, from: data) {
+            let info = try? JSONDecoder().decode(RuntimeInfo.self, from: data)
+        {
             endpointText = "127.0.0.1:\(info.controlPort)"
             if !info.tls { useTLS = false }
         }
@@ -58,8 +62,12 @@ struct ConnectionOptions: ParsableArguments {
             throw ValidationError("cannot read server address '\(endpointText ?? "")': use HOST:PORT")
         }
         guard let user = user ?? env["PTT_USER"] else { throw ValidationError("--user (or $PTT_USER) is required") }
-        guard let secret = secret ?? env["PTT_SECRET"] else { throw ValidationError("--secret (or $PTT_SECRET) is required") }
-        guard let role = ClientRole(rawValue: role) else { throw ValidationError("--role must be app or push-provider") }
+        guard let secret = secret ?? env["PTT_SECRET"] else {
+            throw ValidationError("--secret (or $PTT_SECRET) is required")
+        }
+        guard let role = ClientRole(rawValue: role) else {
+            throw ValidationError("--role must be app or push-provider")
+        }
         let device = device ?? env["PTT_DEVICE"] ?? "ptt-" + UUID().uuidString.prefix(8).lowercased()
         let knownHosts = KnownHosts(path: knownHosts ?? KnownHosts.defaultPath())
         do {

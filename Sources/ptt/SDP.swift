@@ -34,11 +34,14 @@ struct SDP: AsyncParsableCommand {
             await client.close()
             throw ExitCode(1)
         }
-        let bridge = try await MediaBridge.open(relayHost: endpoint.host, parameters: joined.media, listenPort: listenPort, sendPort: sendPort)
+        let bridge = try await MediaBridge.open(
+            relayHost: endpoint.host, parameters: joined.media, listenPort: listenPort, sendPort: sendPort)
         let sdp = bridge.sdp(channelName: joined.channel.name)
         if let sdpFile { try sdp.write(toFile: sdpFile, atomically: true, encoding: .utf8) }
         FileHandle.standardOutput.write(Data(sdp.utf8))
-        stderr("ptt: bridging \(joined.channel.name): listen on 127.0.0.1:\(bridge.listenPort), send to 127.0.0.1:\(bridge.sendPort)")
+        stderr(
+            "ptt: bridging \(joined.channel.name): listen on 127.0.0.1:\(bridge.listenPort), send to 127.0.0.1:\(bridge.sendPort)"
+        )
         stderr("ptt: to talk: \(bridge.ffmpegTalkCommand(input: "IN.opus"))")
         try await runUntilInterrupted(seconds: seconds) {
             for await _ in client.messages {}

@@ -23,10 +23,14 @@ struct Talk: AsyncParsableCommand {
     @Flag(help: "Keep the membership afterwards.") var stay = false
 
     func run() async throws {
-        guard let format = AudioInput.Format(rawValue: format) else { throw ValidationError("--format must be auto, ogg, wav or raw") }
+        guard let format = AudioInput.Format(rawValue: format) else {
+            throw ValidationError("--format must be auto, ogg, wav or raw")
+        }
         let input: AudioInput
         do {
-            input = try AudioInput(path: file, options: .init(format: format, rawRate: rate, rawChannels: channels, frameMilliseconds: frameMs))
+            input = try AudioInput(
+                path: file,
+                options: .init(format: format, rawRate: rate, rawChannels: channels, frameMilliseconds: frameMs))
         } catch {
             stderr("ptt: \(error)")
             throw ExitCode(1)
@@ -37,8 +41,9 @@ struct Talk: AsyncParsableCommand {
             let (packets, seconds, revoked) = try await send(input, over: member)
             member.client.send(.floorRelease(FloorCommand(channel: channel)))
             let reopens = member.media.socketReopens
-            stderr("ptt: sent \(packets) packets (\(String(format: "%.2f", seconds)) s) to \(channel)\(revoked.map { "; floor revoked: \($0)" } ?? "")"
-                   + (reopens > 0 ? "; media socket reopened \(reopens) times (address changed)" : ""))
+            stderr(
+                "ptt: sent \(packets) packets (\(String(format: "%.2f", seconds)) s) to \(channel)\(revoked.map { "; floor revoked: \($0)" } ?? "")"
+                    + (reopens > 0 ? "; media socket reopened \(reopens) times (address changed)" : ""))
             await member.close(leave: !stay)
             if revoked != nil { throw ExitCode(4) }
         } catch let error as ExitCode {

@@ -19,9 +19,11 @@ extension PTTBench {
 
     /// Connects `count` devices of `user` and joins each to `channel`, connectParallelism at a time. Every
     /// client's events are read and dropped, for as long as the connection lives. Returns the clients in index order.
-    func joinAll(count: Int, channel: String, user: AddUserResponse, server: ServerProcess, group: EventLoopGroup,
-                 deadline: ContinuousClock.Instant, budget: Double,
-                 clients: inout [ControlClient], device: @escaping @Sendable (Int) -> String) async throws -> [(ControlClient, Joined)] {
+    func joinAll(
+        count: Int, channel: String, user: AddUserResponse, server: ServerProcess, group: EventLoopGroup,
+        deadline: ContinuousClock.Instant, budget: Double,
+        clients: inout [ControlClient], device: @escaping @Sendable (Int) -> String
+    ) async throws -> [(ControlClient, Joined)] {
         let endpoint = ServerEndpoint(host: "127.0.0.1", port: server.runtime.controlPort)
         let security = try controlSecurity(server: server, endpoint: endpoint)
         let expectTLS = daemon.tls
@@ -33,10 +35,13 @@ extension PTTBench {
                 next += 1
                 tasks.addTask {
                     let client = try await ControlClient.connect(
-                        to: endpoint, hello: Hello(user: "bench", secret: user.secret, device: device(index), client: "pttbench"),
+                        to: endpoint,
+                        hello: Hello(user: "bench", secret: user.secret, device: device(index), client: "pttbench"),
                         security: security, timeout: .seconds(30), group: group)
                     do {
-                        if expectTLS && (client.pinnedCertificate || client.serverFingerprint != server.runtime.fingerprint) {
+                        if expectTLS
+                            && (client.pinnedCertificate || client.serverFingerprint != server.runtime.fingerprint)
+                        {
                             throw BenchError("TLS: the server's certificate was not the one pinned from runtime.json")
                         }
                         let reply = try await client.request(.join(Join(channel: channel)), timeout: .seconds(30))

@@ -6,7 +6,9 @@ import ArgumentParser
 
 /// The C reference relay the matrix compares pttd with.
 struct ReferenceRelayOptions: ParsableArguments {
-    @Option(name: .long, help: "A compiled C reference relay (default: compile --reference-source into a temporary directory).")
+    @Option(
+        name: .long,
+        help: "A compiled C reference relay (default: compile --reference-source into a temporary directory).")
     var referenceRelay: String?
 
     @Option(name: .long, help: "Source of the C reference relay.")
@@ -31,7 +33,9 @@ struct MatrixPlanOptions: ParsableArguments {
     var repeats = 2
 
     var parsedSizes: [Int] {
-        sizes.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.filter { (1...5000).contains($0) }
+        sizes.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.filter {
+            (1...5000).contains($0)
+        }
     }
 
     /// Runs in all: per repeat, three per size, two at 50 packets/s, one of joins.

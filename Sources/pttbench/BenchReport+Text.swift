@@ -4,9 +4,14 @@ import Foundation
 extension BenchReport {
     /// The report as the text block pttbench prints without --json.
     func text() -> String {
-        func f(_ value: Double?, _ digits: Int = 1) -> String { value.map { String(format: "%.\(digits)f", $0) } ?? "-" }
-        func k(_ value: Double) -> String { value >= 10_000 ? String(format: "%.1fk", value / 1000) : String(format: "%.0f", value) }
-        let offered = mode == "flood"
+        func f(_ value: Double?, _ digits: Int = 1) -> String {
+            value.map { String(format: "%.\(digits)f", $0) } ?? "-"
+        }
+        func k(_ value: Double) -> String {
+            value >= 10_000 ? String(format: "%.1fk", value / 1000) : String(format: "%.0f", value)
+        }
+        let offered =
+            mode == "flood"
             ? "flood (window \(floodWindow ?? 0) deliveries): input \(k(inputPacketsPerSecond)) packets/s achieved"
             : "\(k(offeredDeliveriesPerSecond ?? 0)) deliveries/s (input \(f(offeredInputPacketsPerSecond, 0)) packets/s × \(listeners))"
         var lines = [
@@ -35,10 +40,16 @@ extension BenchReport {
         let interesting = relayCounters.filter { !$0.key.contains("forwarded") && !$0.key.contains("received") }
         let received = relayCounters.first { $0.key.hasPrefix("ptt_media_packets_received_total") }?.value ?? 0
         let forwarded = relayCounters.first { $0.key.hasPrefix("ptt_media_packets_forwarded_total") }?.value ?? 0
-        lines.append("  relay counters   received \(received), forwarded \(forwarded)"
-            + (interesting.isEmpty ? "" : ", " + interesting.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))
-        lines.append("  pttd             \(serverEnding)" + (dataDirectory.map { ", data kept in \($0)" } ?? "")
-            + (controlTLS ? "; control connections over TLS" : ""))
+        lines.append(
+            "  relay counters   received \(received), forwarded \(forwarded)"
+                + (interesting.isEmpty
+                    ? ""
+                    : ", "
+                        + interesting.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        )
+        lines.append(
+            "  pttd             \(serverEnding)" + (dataDirectory.map { ", data kept in \($0)" } ?? "")
+                + (controlTLS ? "; control connections over TLS" : ""))
         if !problems.isEmpty { lines.append("  PROBLEMS         " + problems.joined(separator: "; ")) }
         return lines.joined(separator: "\n")
     }

@@ -13,13 +13,17 @@ struct BenchReport: Codable {
 
         static func current(serverCPU: Int?, benchCPU: Int?) -> Machine {
             let cpuinfo = ProcStats.read("/proc/cpuinfo") ?? ""
-            let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
-                .map { $0.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "?" } ?? "?"
+            let model =
+                cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
+                .map {
+                    $0.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "?"
+                } ?? "?"
             var name = utsname()
             uname(&name)
             let release = withUnsafeBytes(of: name.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            return Machine(cpuModel: model, cores: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), kernel: release,
-                           serverCPU: serverCPU, benchCPU: benchCPU)
+            return Machine(
+                cpuModel: model, cores: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), kernel: release,
+                serverCPU: serverCPU, benchCPU: benchCPU)
         }
     }
 
@@ -91,8 +95,10 @@ struct BenchReport: Codable {
     var machine: Machine?
     var problems: [String] = []
 
-    init(listeners: Int, security: String, mode: String, result: LoadEngine.Result, offeredInputRate: Double?,
-         floodWindow: Int?, payloadBytes: Int) {
+    init(
+        listeners: Int, security: String, mode: String, result: LoadEngine.Result, offeredInputRate: Double?,
+        floodWindow: Int?, payloadBytes: Int
+    ) {
         self.listeners = listeners
         self.security = security
         self.mode = mode
@@ -100,7 +106,8 @@ struct BenchReport: Codable {
         self.offeredInputPacketsPerSecond = offeredInputRate
         self.offeredDeliveriesPerSecond = offeredInputRate.map { $0 * Double(listeners) }
         self.floodWindow = floodWindow
-        let sending = result.sending, receiving = result.receiving
+        let sending = result.sending
+        let receiving = result.receiving
         // Rate mode: the nominal sending time; flood: first send to last delivery.
         let seconds = offeredInputRate.map { Double(sending.sent) / $0 } ?? sending.activeSeconds
         self.seconds = seconds
@@ -119,18 +126,22 @@ struct BenchReport: Codable {
         latency["mean"] = result.latency.mean
         latencyMs = latency
         latencyOverflow = result.latency.overflow
-        let start = result.start!, end = result.end!
+        let start = result.start!
+        let end = result.end!
         let wall = Double(end.time - start.time) / 1e9
         serverCPUSeconds = end.serverCPU - start.serverCPU
         serverCPUPercentOfCore = 100 * serverCPUSeconds / wall
-        serverMicrosecondsPerDelivered = receiving.delivered > 0 ? serverCPUSeconds * 1e6 / Double(receiving.delivered) : nil
+        serverMicrosecondsPerDelivered =
+            receiving.delivered > 0 ? serverCPUSeconds * 1e6 / Double(receiving.delivered) : nil
         serverUserCPUSeconds = end.serverUserCPU - start.serverUserCPU
-        serverUserMicrosecondsPerDelivered = receiving.delivered > 0 ? serverUserCPUSeconds * 1e6 / Double(receiving.delivered) : nil
+        serverUserMicrosecondsPerDelivered =
+            receiving.delivered > 0 ? serverUserCPUSeconds * 1e6 / Double(receiving.delivered) : nil
         let coreTotal = end.serverCore.total - start.serverCore.total
         if coreTotal > 0 {
             let busy = end.serverCore.busy - start.serverCore.busy
             serverCoreBusyPercent = 100 * busy / coreTotal
-            serverCoreMicrosecondsPerDelivered = receiving.delivered > 0 ? busy * 1e6 / Double(receiving.delivered) : nil
+            serverCoreMicrosecondsPerDelivered =
+                receiving.delivered > 0 ? busy * 1e6 / Double(receiving.delivered) : nil
         }
         let benchTotal = end.benchCore.total - start.benchCore.total
         if benchTotal > 0 { benchCoreBusyPercent = 100 * (end.benchCore.busy - start.benchCore.busy) / benchTotal }
@@ -151,22 +162,32 @@ struct BenchReport: Codable {
     }
 
     mutating func checkProblems() {
-        if verifyFailures > 0 { problems.append("\(verifyFailures) sampled packets failed decryption or payload comparison") }
+        if verifyFailures > 0 {
+            problems.append("\(verifyFailures) sampled packets failed decryption or payload comparison")
+        }
         if verifiedPackets == 0 && delivered > 0 { problems.append("no packet was verified") }
         if unmatchedPackets > 0 { problems.append("\(unmatchedPackets) packets could not be matched to a sent packet") }
         if wrongSSRC > 0 { problems.append("\(wrongSSRC) packets carried another listener's SSRC") }
         if duplicates > 0 { problems.append("\(duplicates) duplicate packets") }
-        if burstRestarts > 0 { problems.append("the relay started \(burstRestarts) new bursts mid-run (floor lost and regained?)") }
+        if burstRestarts > 0 {
+            problems.append("the relay started \(burstRestarts) new bursts mid-run (floor lost and regained?)")
+        }
         if listenersWithNothing > 0 { problems.append("\(listenersWithNothing) listeners received nothing") }
-        if missingTimestamps > 0 { problems.append("\(missingTimestamps) packets without a kernel timestamp (their arrival is when read)") }
+        if missingTimestamps > 0 {
+            problems.append("\(missingTimestamps) packets without a kernel timestamp (their arrival is when read)")
+        }
         if sendErrors > 0 { problems.append("\(sendErrors) talker send errors") }
         if latencyOverflow > 0 { problems.append("\(latencyOverflow) packets took over 60 s") }
-        if let p99 = latencyMs["p99"], p99 > 200 { problems.append("p99 latency over 200 ms: the relay did not keep up") }
+        if let p99 = latencyMs["p99"], p99 > 200 {
+            problems.append("p99 latency over 200 ms: the relay did not keep up")
+        }
         if max(backgroundServerCoreBusyPercent ?? 0, backgroundBenchCoreBusyPercent ?? 0) > 10 {
             problems.append("the machine was not quiet before the run (other processes kept a core over 10 % busy)")
         }
         if serverStop?.killed == true { problems.append("pttd did not stop within 5 s of SIGTERM and was killed") }
-        if floorAtEnd != "taken" && floorAtEnd != "n/a" { problems.append("the floor was \(floorAtEnd) at the end of the run (expected taken)") }
+        if floorAtEnd != "taken" && floorAtEnd != "n/a" {
+            problems.append("the floor was \(floorAtEnd) at the end of the run (expected taken)")
+        }
     }
 
     func json() -> String {

@@ -50,7 +50,8 @@ enum InboundFrame: Equatable {
         do {
             head = try JSONDecoder().decode(Head.self, from: body)
         } catch {
-            throw BenchError("an undecodable frame from pttd (\(error)): \(String(decoding: body.prefix(200), as: UTF8.self))")
+            throw BenchError(
+                "an undecodable frame from pttd (\(error)): \(String(decoding: body.prefix(200), as: UTF8.self))")
         }
         switch head.type {
         case "member-joined":

@@ -7,9 +7,12 @@ extension PTTBench {
     /// The sequential phase of `--join-only`: every member joins channel "bench-seq" in turn, and join #k is timed
     /// until its `joined` and the k − 1 `member-joined` it causes have been read. Fills `report.sequential`, the
     /// windows and ratios.
-    func joinOneByOne(members: [JoinMember], server: ServerProcess, tally: MemberJoinedTally, askEvents: Bool?,
-                      report: inout JoinReport) async throws {
-        let frame = try ControlFrame(ControlMessage.join(Join(channel: "bench-seq", memberEvents: askEvents)).withID(2)).bytes
+    func joinOneByOne(
+        members: [JoinMember], server: ServerProcess, tally: MemberJoinedTally, askEvents: Bool?,
+        report: inout JoinReport
+    ) async throws {
+        let frame = try ControlFrame(ControlMessage.join(Join(channel: "bench-seq", memberEvents: askEvents)).withID(2))
+            .bytes
         var expectedEvents = 0
         /// Members already in the channel that pttd tells of joins (what their `joined` said; absent: all).
         var receivers = 0
@@ -24,8 +27,10 @@ extension PTTBench {
             let cpu0 = ProcStats.schedulerCPUSeconds(pid: server.pid) ?? 0
             let times: JoinTimes
             do {
-                times = try await member.join(frame, re: 2, timeout: .seconds(30), settling: waitForEvents ? expectedEvents : nil,
-                                              tally: tally, settleTimeout: .seconds(2)).get()
+                times = try await member.join(
+                    frame, re: 2, timeout: .seconds(30), settling: waitForEvents ? expectedEvents : nil,
+                    tally: tally, settleTimeout: .seconds(2)
+                ).get()
             } catch {
                 throw BenchError("sequential join #\(index): \(error)")
             }
@@ -41,14 +46,17 @@ extension PTTBench {
                     settledAt = .now
                     report.eventWaitTimeouts += 1
                     waitForEvents = false
-                    report.problems.append("join #\(index): not every member-joined arrived within 2 s; later joins timed to `joined` only")
+                    report.problems.append(
+                        "join #\(index): not every member-joined arrived within 2 s; later joins timed to `joined` only"
+                    )
                 }
             }
-            report.sequential.append(.init(
-                index: index, joinedMs: Self.seconds(times.joined - times.sent) * 1000,
-                settledMs: Self.seconds(settledAt - times.sent) * 1000, serverCPUMicroseconds: (cpu1 - cpu0) * 1e6,
-                serverUserCPUMicroseconds: user0.flatMap { u0 in user1.map { ($0 - u0) * 1e6 } },
-                settled: times.settled != nil))
+            report.sequential.append(
+                .init(
+                    index: index, joinedMs: Self.seconds(times.joined - times.sent) * 1000,
+                    settledMs: Self.seconds(settledAt - times.sent) * 1000, serverCPUMicroseconds: (cpu1 - cpu0) * 1e6,
+                    serverUserCPUMicroseconds: user0.flatMap { u0 in user1.map { ($0 - u0) * 1e6 } },
+                    settled: times.settled != nil))
             if index % 200 == 0 { progress("sequential joins: \(index) of \(load.listeners)") }
         }
         report.sequentialSeconds = Self.seconds(ContinuousClock.now - start)
@@ -72,7 +80,8 @@ extension PTTBench {
         report.memberJoinedMissing = expectedEvents - arrived
         report.joinsNotAwaited = report.sequential.filter { $0.settled == false }.count - report.eventWaitTimeouts
         if report.memberJoinedMissing! > 0 {
-            report.problems.append("\(report.memberJoinedMissing!) of \(expectedEvents) member-joined of bench-seq never arrived")
+            report.problems.append(
+                "\(report.memberJoinedMissing!) of \(expectedEvents) member-joined of bench-seq never arrived")
         }
         Self.summarize(&report, members: load.listeners)
     }
@@ -84,7 +93,8 @@ extension PTTBench {
             guard !joins.isEmpty else { return nil }
             func median(_ values: [Double]) -> Double {
                 let sorted = values.sorted()
-                return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+                return sorted.count % 2 == 1
+                    ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
             }
             let cpu = joins.map(\.serverCPUMicroseconds)
             let user = joins.compactMap(\.serverUserCPUMicroseconds)

@@ -40,8 +40,10 @@ final class JoinMember: Sendable {
     }
 
     /// Connects (TCP, then the TLS handshake), writes `hello` and waits for `welcome`.
-    static func connect(to address: SocketAddress, security: JoinMemberSecurity, hello: ByteBuffer,
-                        tally: MemberJoinedTally, timeout: TimeAmount) async throws -> JoinMember {
+    static func connect(
+        to address: SocketAddress, security: JoinMemberSecurity, hello: ByteBuffer,
+        tally: MemberJoinedTally, timeout: TimeAmount
+    ) async throws -> JoinMember {
         let eventLoop = tally.eventLoop
         let welcome = eventLoop.makePromise(of: Void.self)
         let seen = SeenCertificate()
@@ -55,11 +57,13 @@ final class JoinMember: Sendable {
                         let sync = channel.pipeline.syncOperations
                         if let context = security.tls {
                             let expected = security.fingerprint
-                            try sync.addHandler(NIOSSLClientHandler(context: context, serverHostname: nil) { certificates, promise in
-                                let actual = (try? certificates.first?.toDERBytes()).map(Fingerprint.sha256)
-                                seen.fingerprint.withLock { $0 = actual }
-                                promise.succeed(actual != nil && actual == expected ? .certificateVerified : .failed)
-                            })
+                            try sync.addHandler(
+                                NIOSSLClientHandler(context: context, serverHostname: nil) { certificates, promise in
+                                    let actual = (try? certificates.first?.toDERBytes()).map(Fingerprint.sha256)
+                                    seen.fingerprint.withLock { $0 = actual }
+                                    promise.succeed(
+                                        actual != nil && actual == expected ? .certificateVerified : .failed)
+                                })
                         }
                         try sync.addHandler(ByteToMessageHandler(ControlFrameSplitter()))
                         try sync.addHandler(JoinMemberHandler(tally: tally, welcome: welcome))
@@ -80,7 +84,8 @@ final class JoinMember: Sendable {
         } catch {
             try? await channel.close()
             if security.tls != nil, let actual = seen.fingerprint.withLock({ $0 }), actual != security.fingerprint {
-                throw BenchError("TLS: pttd's certificate \(actual) is not the one in runtime.json (\(security.fingerprint ?? "-"))")
+                throw BenchError(
+                    "TLS: pttd's certificate \(actual) is not the one in runtime.json (\(security.fingerprint ?? "-"))")
             }
             throw error
         }
@@ -94,10 +99,14 @@ final class JoinMember: Sendable {
     /// Writes `frame` (a `join` with id `re`) and succeeds when its `joined` is read. With `settling`, also waits
     /// until the tally has counted that many `member-joined` (the wait starts before the write, so no event is
     /// missed, and gives up `settleTimeout` after `joined`); `settled` is then the later of the two times.
-    func join(_ frame: ByteBuffer, re: Int, timeout: TimeAmount, settling target: Int? = nil, tally: MemberJoinedTally? = nil,
-              settleTimeout: TimeAmount = .seconds(2)) -> EventLoopFuture<JoinTimes> {
+    func join(
+        _ frame: ByteBuffer, re: Int, timeout: TimeAmount, settling target: Int? = nil, tally: MemberJoinedTally? = nil,
+        settleTimeout: TimeAmount = .seconds(2)
+    ) -> EventLoopFuture<JoinTimes> {
         channel.eventLoop.flatSubmit { [handler] in
-            let settled = target.flatMap { target in tally.map { $0.wait(until: target, timeout: timeout + settleTimeout) } }
+            let settled = target.flatMap { target in
+                tally.map { $0.wait(until: target, timeout: timeout + settleTimeout) }
+            }
             let joined = handler.value.sendJoin(frame, re: re, timeout: timeout)
             guard let settled, let tally else { return joined }
             return joined.flatMapErrorThrowing { error in
@@ -106,7 +115,8 @@ final class JoinMember: Sendable {
             }.flatMap { times in
                 tally.shortenWait(to: settleTimeout)
                 return settled.map { Optional(max($0, times.joined)) }.recover { _ in nil }.map { settledAt in
-                    JoinTimes(sent: times.sent, joined: times.joined, settled: settledAt, memberEvents: times.memberEvents)
+                    JoinTimes(
+                        sent: times.sent, joined: times.joined, settled: settledAt, memberEvents: times.memberEvents)
                 }
             }
         }

@@ -23,7 +23,8 @@ final class JoinMemberHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let tally: MemberJoinedTally
     private var welcome: EventLoopPromise<Void>?
     private var welcomeTimer: Scheduled<Void>?
-    private var pendingJoin: (sent: ContinuousClock.Instant, promise: EventLoopPromise<JoinTimes>, timer: Scheduled<Void>)?
+    private var pendingJoin:
+        (sent: ContinuousClock.Instant, promise: EventLoopPromise<JoinTimes>, timer: Scheduled<Void>)?
     private var context: ChannelHandlerContext?
 
     init(tally: MemberJoinedTally, welcome: EventLoopPromise<Void>) {
@@ -95,7 +96,8 @@ final class JoinMemberHandler: ChannelInboundHandler, RemovableChannelHandler {
             guard let pending = pendingJoin else { return }
             pendingJoin = nil
             pending.timer.cancel()
-            pending.promise.succeed(JoinTimes(sent: pending.sent, joined: .now, settled: nil, memberEvents: memberEvents))
+            pending.promise.succeed(
+                JoinTimes(sent: pending.sent, joined: .now, settled: nil, memberEvents: memberEvents))
         case .fail(let reason):
             fail(reason)
         }

@@ -85,7 +85,9 @@ struct JoinReport: Codable {
     }
 
     func text() -> String {
-        func f(_ value: Double?, _ digits: Int = 2) -> String { value.map { String(format: "%.\(digits)f", $0) } ?? "-" }
+        func f(_ value: Double?, _ digits: Int = 2) -> String {
+            value.map { String(format: "%.\(digits)f", $0) } ?? "-"
+        }
         func window(_ w: Window?) -> String {
             guard let w else { return "-" }
             let unsettled = (w.unsettled ?? 0) > 0 ? " (\(w.unsettled!) not settled)" : ""

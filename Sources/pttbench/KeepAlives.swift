@@ -48,9 +48,13 @@ struct KeepAlives {
     mutating func sendRound() {
         for (index, fd) in fds.enumerated() {
             let out = UnsafeMutableRawBufferPointer(start: scratch, count: 4096)
-            guard var length = try? RTCPWriter.writeKeepAlive(into: out, ssrc: ssrcs[index], cname: "b") else { continue }
+            guard var length = try? RTCPWriter.writeKeepAlive(into: out, ssrc: ssrcs[index], cname: "b") else {
+                continue
+            }
             if let session = sessions[index] {
-                guard let protected = try? session.protectRTCP(scratch, length: length, capacity: 4096) else { continue }
+                guard let protected = try? session.protectRTCP(scratch, length: length, capacity: 4096) else {
+                    continue
+                }
                 length = protected
             }
             if send(fd, scratch, length, Int32(MSG_DONTWAIT)) == length { sent += 1 }

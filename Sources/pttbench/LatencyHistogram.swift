@@ -1,8 +1,8 @@
 /// Latencies in 1 µs buckets up to 100 ms, then 1 ms buckets up to 60 s (anything longer lands in one overflow
 /// bucket; the maximum is kept exactly). Every packet counts, no sampling; memory is bounded (640 KB).
 struct LatencyHistogram {
-    static let fineBuckets = 100_000          // 1 µs each: 0 ..< 100 ms
-    static let coarseBuckets = 59_900         // 1 ms each: 100 ms ..< 60 s
+    static let fineBuckets = 100_000  // 1 µs each: 0 ..< 100 ms
+    static let coarseBuckets = 59_900  // 1 ms each: 100 ms ..< 60 s
     static let bucketCount = fineBuckets + coarseBuckets
     private var counts: UnsafeMutablePointer<UInt32>
     private(set) var total = 0
@@ -40,7 +40,8 @@ struct LatencyHistogram {
         for bucket in 0..<Self.bucketCount {
             seen += Int(counts[bucket])
             if seen >= rank {
-                let value = bucket < Self.fineBuckets
+                let value =
+                    bucket < Self.fineBuckets
                     ? (Double(bucket) + 0.5) / 1_000
                     : Double(bucket - Self.fineBuckets + 100) + 0.5
                 return min(value, maxMilliseconds)

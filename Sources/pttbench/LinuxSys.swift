@@ -17,18 +17,22 @@ enum LinuxSys {
         "epoll_ctl", as: (@convention(c) (Int32, Int32, Int32, UnsafeMutableRawPointer?) -> Int32).self)
     nonisolated(unsafe) static let epollWait = symbol(
         "epoll_wait", as: (@convention(c) (Int32, UnsafeMutableRawPointer?, Int32, Int32) -> Int32).self)
-    nonisolated(unsafe) static let timerfdCreate = symbol("timerfd_create", as: (@convention(c) (Int32, Int32) -> Int32).self)
+    nonisolated(unsafe) static let timerfdCreate = symbol(
+        "timerfd_create", as: (@convention(c) (Int32, Int32) -> Int32).self)
     nonisolated(unsafe) static let timerfdSettime = symbol(
         "timerfd_settime",
-        as: (@convention(c) (Int32, Int32, UnsafePointer<itimerspec>?, UnsafeMutablePointer<itimerspec>?) -> Int32).self)
+        as: (@convention(c) (Int32, Int32, UnsafePointer<itimerspec>?, UnsafeMutablePointer<itimerspec>?) -> Int32).self
+    )
     nonisolated(unsafe) static let recvmmsg = symbol(
-        "recvmmsg", as: (@convention(c) (Int32, UnsafeMutableRawPointer?, UInt32, Int32, UnsafeMutablePointer<timespec>?) -> Int32).self)
+        "recvmmsg",
+        as: (@convention(c) (Int32, UnsafeMutableRawPointer?, UInt32, Int32, UnsafeMutablePointer<timespec>?) -> Int32)
+            .self)
     nonisolated(unsafe) static let schedSetaffinity = symbol(
         "sched_setaffinity", as: (@convention(c) (pid_t, Int, UnsafeRawPointer?) -> Int32).self)
 
     static let epollIn: UInt32 = 0x001
     static let epollCtlAdd: Int32 = 1
-    static let timerAbsolute: Int32 = 1          // TFD_TIMER_ABSTIME
+    static let timerAbsolute: Int32 = 1  // TFD_TIMER_ABSTIME
     static let timerNonBlocking: Int32 = 0o4000  // TFD_NONBLOCK = O_NONBLOCK
 
     /// `struct epoll_event` is packed on x86-64 (12 bytes), naturally aligned elsewhere (16 bytes).
@@ -52,7 +56,7 @@ enum LinuxSys {
 
     /// Pins the calling process (every thread it has now; later threads inherit) to one CPU.
     static func pinProcess(toCPU cpu: Int) -> Bool {
-        var mask = [UInt64](repeating: 0, count: 16)   // cpu_set_t: 1024 bits
+        var mask = [UInt64](repeating: 0, count: 16)  // cpu_set_t: 1024 bits
         guard cpu >= 0, cpu < 1024 else { return false }
         mask[cpu / 64] = 1 << UInt64(cpu % 64)
         var ok = true
@@ -93,7 +97,7 @@ enum LinuxSys {
         return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
     }
 
-    static let soTimestampNS: Int32 = 35   // SO_TIMESTAMPNS = SCM_TIMESTAMPNS
+    static let soTimestampNS: Int32 = 35  // SO_TIMESTAMPNS = SCM_TIMESTAMPNS
 
     /// The SCM_TIMESTAMPNS time (ns) in a received message's control data, if there is one.
     @inline(__always)

@@ -47,7 +47,9 @@ extension LoadEngine {
         var serverCore: Int
         var benchCore: Int
 
-        func snapshot() -> CPUSnapshot { CPUSnapshot.take(serverPID: serverPID, serverCore: serverCore, benchCore: benchCore) }
+        func snapshot() -> CPUSnapshot {
+            CPUSnapshot.take(serverPID: serverPID, serverCore: serverCore, benchCore: benchCore)
+        }
     }
 }
 #endif

@@ -14,7 +14,8 @@ extension LoadEngine {
         defer { close(epoll); close(timer) }
         let timerTag = UInt64.max
         guard LinuxSys.epollAdd(epoll, fd: timer, tag: timerTag) else { return "epoll_ctl(timerfd) failed" }
-        for (index, fd) in sockets.listenerFDs.enumerated() where !LinuxSys.epollAdd(epoll, fd: fd, tag: UInt64(index)) {
+        for (index, fd) in sockets.listenerFDs.enumerated() where !LinuxSys.epollAdd(epoll, fd: fd, tag: UInt64(index))
+        {
             return "epoll_ctl(listener \(index)) failed: \(String(cString: strerror(errno)))"
         }
 
@@ -79,7 +80,9 @@ extension LoadEngine {
                 switch traffic.mode {
                 case .rate:
                     var burst = 0
-                    while talker.log.sent < totalPackets, burst < 64, pacing.sendStart + UInt64(talker.log.sent) * period <= now {
+                    while talker.log.sent < totalPackets, burst < 64,
+                        pacing.sendStart + UInt64(talker.log.sent) * period <= now
+                    {
                         talker.sendPacket()
                         burst += 1
                     }
@@ -102,7 +105,9 @@ extension LoadEngine {
                     if outstanding >= floodWindow {
                         // Window full. Deliveries that never come (loss) would close it for good: after 20 ms
                         // without any delivery, write the outstanding ones off and go on.
-                        if Self.since(receivers.lastDelivery, now) > 20_000_000, Self.since(talker.log.lastSend, now) > 20_000_000 {
+                        if Self.since(receivers.lastDelivery, now) > 20_000_000,
+                            Self.since(talker.log.lastSend, now) > 20_000_000
+                        {
                             pacing.forgiven += outstanding
                             pacing.floodStalls += 1
                         }
@@ -114,7 +119,9 @@ extension LoadEngine {
             case .draining:
                 let expected = talker.log.sent * sockets.listenerFDs.count
                 let quiet = Self.since(max(receivers.lastDelivery, pacing.sendEnd), now)
-                if receivers.tally.delivered >= expected || quiet > 300_000_000 || Self.since(pacing.sendEnd, now) > 3_000_000_000 {
+                if receivers.tally.delivered >= expected || quiet > 300_000_000
+                    || Self.since(pacing.sendEnd, now) > 3_000_000_000
+                {
                     finish(now: now)
                     guard configuration.lingerAfterRun else { break loop }
                     publish(failure: nil)
@@ -148,7 +155,9 @@ extension LoadEngine {
                         talker.sendPacket()
                         burst += 1
                     }
-                    if outstanding >= floodWindow, Self.since(talker.log.lastSend, now) > 20_000_000 { pacing.forgiven += outstanding }
+                    if outstanding >= floodWindow, Self.since(talker.log.lastSend, now) > 20_000_000 {
+                        pacing.forgiven += outstanding
+                    }
                     tailPacketsSent.store(talker.log.sent - result.sending.sent, ordering: .relaxed)
                     timeoutMs = outstanding >= floodWindow ? 1 : 0
                 }
@@ -163,7 +172,8 @@ extension LoadEngine {
             }
             let counting = pacing.counting
             for index in 0..<Int(ready) {
-                let tag = events.loadUnaligned(fromByteOffset: index * LinuxSys.epollEventSize + LinuxSys.epollDataOffset, as: UInt64.self)
+                let tag = events.loadUnaligned(
+                    fromByteOffset: index * LinuxSys.epollEventSize + LinuxSys.epollDataOffset, as: UInt64.self)
                 if tag == timerTag {
                     var expirations: UInt64 = 0
                     _ = read(timer, &expirations, 8)
@@ -185,15 +195,19 @@ extension LoadEngine {
                     let seen = LinuxSys.now()
                     for message in 0..<Int(count) {
                         var arrival = reached
-                        if kernelTimestamps, let stamp = LinuxSys.kernelTimestamp(
-                            control: controls + message * controlSize, length: Int(messages[message].header.msg_controllen)) {
+                        if kernelTimestamps,
+                            let stamp = LinuxSys.kernelTimestamp(
+                                control: controls + message * controlSize,
+                                length: Int(messages[message].header.msg_controllen))
+                        {
                             arrival = stamp
                         } else if kernelTimestamps {
                             receivers.tally.missingTimestamps += 1
                         }
-                        receivers.receive(listener: listener, packet: buffers + message * slot, length: Int(messages[message].length),
-                                          arrival: arrival, seen: seen, counting: counting,
-                                          sendTimes: talker.log.times, sent: talker.log.sent)
+                        receivers.receive(
+                            listener: listener, packet: buffers + message * slot, length: Int(messages[message].length),
+                            arrival: arrival, seen: seen, counting: counting,
+                            sendTimes: talker.log.times, sent: talker.log.sent)
                     }
                     if count < Int32(batch) { break }
                 }

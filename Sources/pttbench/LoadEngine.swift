@@ -39,15 +39,23 @@ final class LoadEngine: @unchecked Sendable {
     init(_ configuration: Configuration) throws {
         self.configuration = configuration
         let members = configuration.members
-        sockets = try LoadSockets(relayPort: configuration.sockets.relayPort, listeners: members.listeners.count,
-                                  receiveBuffer: configuration.sockets.receiveBuffer,
-                                  timestamps: configuration.sockets.kernelTimestamps)
-        let inbound: [SRTPSession?], keepAliveOut: [SRTPSession?], talkerOut: SRTPSession?
+        sockets = try LoadSockets(
+            relayPort: configuration.sockets.relayPort, listeners: members.listeners.count,
+            receiveBuffer: configuration.sockets.receiveBuffer,
+            timestamps: configuration.sockets.kernelTimestamps)
+        let inbound: [SRTPSession?]
+        let keepAliveOut: [SRTPSession?]
+        let talkerOut: SRTPSession?
         do {
             if members.secure {
-                inbound = try members.listeners.map { try SRTPSession(direction: .inbound, key: $0.key, ssrc: .specific($0.listenSSRC)) }
-                keepAliveOut = try members.listeners.map { try SRTPSession(direction: .outbound, key: $0.key, ssrc: .specific($0.ssrc)) }
-                talkerOut = try SRTPSession(direction: .outbound, key: members.talker.key, ssrc: .specific(members.talker.ssrc))
+                inbound = try members.listeners.map {
+                    try SRTPSession(direction: .inbound, key: $0.key, ssrc: .specific($0.listenSSRC))
+                }
+                keepAliveOut = try members.listeners.map {
+                    try SRTPSession(direction: .outbound, key: $0.key, ssrc: .specific($0.ssrc))
+                }
+                talkerOut = try SRTPSession(
+                    direction: .outbound, key: members.talker.key, ssrc: .specific(members.talker.ssrc))
             } else {
                 inbound = members.listeners.map { _ in nil }
                 keepAliveOut = inbound
@@ -58,14 +66,17 @@ final class LoadEngine: @unchecked Sendable {
             throw error
         }
         let payloads = PayloadStore(configuration.traffic.payloads)
-        talker = Talker(fd: sockets.talkerFD, session: talkerOut, ssrc: members.talker.ssrc, payloads: payloads,
-                        maxPackets: configuration.traffic.maxPackets)
-        keepAlives = KeepAlives(fds: sockets.listenerFDs, ssrcs: members.listeners.map(\.ssrc), sessions: keepAliveOut,
-                                interval: configuration.keepAliveInterval)
+        talker = Talker(
+            fd: sockets.talkerFD, session: talkerOut, ssrc: members.talker.ssrc, payloads: payloads,
+            maxPackets: configuration.traffic.maxPackets)
+        keepAlives = KeepAlives(
+            fds: sockets.listenerFDs, ssrcs: members.listeners.map(\.ssrc), sessions: keepAliveOut,
+            interval: configuration.keepAliveInterval)
         receivers = Receivers(
             listenSSRCs: members.listeners.map(\.listenSSRC),
-            verifier: PacketVerifier(sessions: inbound, talkerSSRC: members.talker.ssrc, payloads: payloads,
-                                     every: configuration.verifyEvery))
+            verifier: PacketVerifier(
+                sessions: inbound, talkerSSRC: members.talker.ssrc, payloads: payloads,
+                every: configuration.verifyEvery))
     }
 
     deinit {
@@ -111,10 +122,12 @@ final class LoadEngine: @unchecked Sendable {
     /// The run is over: what it measured becomes `result`.
     func finish(now: UInt64) {
         let end = configuration.cpu.snapshot()
-        let sendStart = pacing.sendStart, sendEnd = pacing.sendEnd
+        let sendStart = pacing.sendStart
+        let sendEnd = pacing.sendEnd
         result = Result(
             sending: SendTally(
-                sent: talker.log.sent, sendErrors: talker.errors, keepAlivesSent: keepAlives.sent, floodStalls: pacing.floodStalls,
+                sent: talker.log.sent, sendErrors: talker.errors, keepAlivesSent: keepAlives.sent,
+                floodStalls: pacing.floodStalls,
                 sendSeconds: Double(sendEnd - sendStart) / 1e9,
                 activeSeconds: Double(max(receivers.lastDelivery, sendEnd) - sendStart) / 1e9),
             receiving: receivers.tally, spread: receivers.spread, latency: LatencySummary(receivers.histogram),

@@ -18,7 +18,8 @@ struct LoadSockets {
         var ports: [Int] = []
         do {
             for _ in 0..<listeners {
-                let (fd, port) = try Self.openSocket(relayPort: relayPort, receiveBuffer: receiveBuffer, timestamps: timestamps)
+                let (fd, port) = try Self.openSocket(
+                    relayPort: relayPort, receiveBuffer: receiveBuffer, timestamps: timestamps)
                 fds.append(fd)
                 ports.append(port)
             }
@@ -38,8 +39,11 @@ struct LoadSockets {
 
     /// A UDP socket on 127.0.0.1 (its own port), connected to the relay.
     static func openSocket(relayPort: Int, receiveBuffer: Int, timestamps: Bool) throws -> (fd: Int32, port: Int) {
-        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw BenchError("socket(): \(String(cString: strerror(errno))) (too many open files? see ulimit -n)") }
+        let fd = socket(
+            AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else {
+            throw BenchError("socket(): \(String(cString: strerror(errno))) (too many open files? see ulimit -n)")
+        }
         if timestamps {
             var on: Int32 = 1
             guard setsockopt(fd, SOL_SOCKET, LinuxSys.soTimestampNS, &on, 4) == 0 else {
@@ -61,8 +65,12 @@ struct LoadSockets {
         var remote = local
         remote.sin_port = in_port_t(UInt16(relayPort).bigEndian)
         let length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-        let connected = withUnsafePointer(to: &remote) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, length) } }
+        let bound = withUnsafePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
+        let connected = withUnsafePointer(to: &remote) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, length) }
+        }
         guard bound == 0, connected == 0 else {
             let message = String(cString: strerror(errno))
             close(fd)
@@ -70,7 +78,9 @@ struct LoadSockets {
         }
         var actual = sockaddr_in()
         var actualLength = length
-        _ = withUnsafeMutablePointer(to: &actual) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &actualLength) } }
+        _ = withUnsafeMutablePointer(to: &actual) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &actualLength) }
+        }
         return (fd, Int(UInt16(bigEndian: actual.sin_port)))
     }
 }

@@ -66,7 +66,9 @@ final class MemberJoinedTally: @unchecked Sendable {
         current.promise.fail(BenchError(reason))
     }
 
-    private func giveUp(after timeout: TimeAmount, _ promise: EventLoopPromise<ContinuousClock.Instant>) -> Scheduled<Void> {
+    private func giveUp(
+        after timeout: TimeAmount, _ promise: EventLoopPromise<ContinuousClock.Instant>
+    ) -> Scheduled<Void> {
         eventLoop.scheduleTask(in: timeout) { [self] in
             guard let waiter, waiter.promise.futureResult === promise.futureResult else { return }
             self.waiter = nil

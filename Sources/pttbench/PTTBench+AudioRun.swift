@@ -6,8 +6,10 @@ import PTTProtocol
 
 extension PTTBench {
     /// The audio run: joins, waits until the relay hears every listener, sends, and stops pttd under load.
-    func measure(server: ServerProcess, group: EventLoopGroup, payloads: [[UInt8]],
-                         clients: inout [ControlClient]) async throws -> BenchReport {
+    func measure(
+        server: ServerProcess, group: EventLoopGroup, payloads: [[UInt8]],
+        clients: inout [ControlClient]
+    ) async throws -> BenchReport {
         guard let mediaPort = server.runtime.mediaPort else { throw BenchError("runtime.json has no mediaPort") }
         let admin = AdminClient(baseURL: server.runtime.adminURL, token: server.adminToken, timeout: .seconds(30))
         let user: AddUserResponse = try await admin.post("/api/users", body: AddUserRequest(name: "bench"))
@@ -18,8 +20,10 @@ extension PTTBench {
         // Join: N listeners and the talker (last), connectParallelism at a time.
         let setupStart = ContinuousClock.now
         let members = try await joinAll(
-            count: load.listeners + 1, channel: "bench", user: user, server: server, group: group, deadline: setupDeadline,
-            budget: setupBudget, clients: &clients) { $0 == load.listeners ? "talker" : String(format: "listener-%05d", $0) }
+            count: load.listeners + 1, channel: "bench", user: user, server: server, group: group,
+            deadline: setupDeadline,
+            budget: setupBudget, clients: &clients
+        ) { $0 == load.listeners ? "talker" : String(format: "listener-%05d", $0) }
         let joinSeconds = Self.seconds(ContinuousClock.now - setupStart)
         let serverJoinCPU = ProcStats.processCPUSeconds(pid: server.pid)
         progress("\(load.listeners + 1) members joined in \(String(format: "%.1f", joinSeconds)) s")
@@ -28,8 +32,11 @@ extension PTTBench {
         func media(_ joined: Joined) throws -> MemberMedia {
             var key: [UInt8] = []
             if load.security == "srtp" {
-                guard joined.media.security == .srtp, let text = joined.media.key, let data = Data(base64Encoded: text), data.count == 30 else {
-                    throw BenchError("joined has media security \(joined.media.security) and no usable key; expected srtp")
+                guard joined.media.security == .srtp, let text = joined.media.key, let data = Data(base64Encoded: text),
+                    data.count == 30
+                else {
+                    throw BenchError(
+                        "joined has media security \(joined.media.security) and no usable key; expected srtp")
                 }
                 key = Array(data)
             } else if joined.media.security != .plain {
@@ -37,11 +44,15 @@ extension PTTBench {
             }
             return MemberMedia(ssrc: joined.media.ssrc, listenSSRC: joined.media.listenSSRC, key: key)
         }
-        guard joined[0].media.port == mediaPort else { throw BenchError("joined names media port \(joined[0].media.port), runtime.json \(mediaPort)") }
+        guard joined[0].media.port == mediaPort else {
+            throw BenchError("joined names media port \(joined[0].media.port), runtime.json \(mediaPort)")
+        }
 
-        let engine = try LoadEngine(loadConfiguration(
-            relayPort: mediaPort, listeners: try joined.prefix(load.listeners).map(media), talker: try media(joined[load.listeners]),
-            payloads: payloads, serverPID: server.pid, lingerAfterRun: daemon.stopUnderLoad > 0))
+        let engine = try LoadEngine(
+            loadConfiguration(
+                relayPort: mediaPort, listeners: try joined.prefix(load.listeners).map(media),
+                talker: try media(joined[load.listeners]),
+                payloads: payloads, serverPID: server.pid, lingerAfterRun: daemon.stopUnderLoad > 0))
         engine.start()
         defer { engine.command.store(2, ordering: .releasing) }
 
@@ -54,9 +65,12 @@ extension PTTBench {
             reachable = detail.members.filter { listenerSSRCs.contains($0.ssrc) && $0.audioReachable }.count
             if reachable == load.listeners { break }
             if ContinuousClock.now > setupDeadline {
-                throw BenchError("the relay heard only \(reachable) of \(load.listeners) listeners within \(setupBudget) s")
+                throw BenchError(
+                    "the relay heard only \(reachable) of \(load.listeners) listeners within \(setupBudget) s")
             }
-            if engine.finished.load(ordering: .acquiring) { throw BenchError("load engine stopped: \(engine.result.failure ?? "?")") }
+            if engine.finished.load(ordering: .acquiring) {
+                throw BenchError("load engine stopped: \(engine.result.failure ?? "?")")
+            }
             try await Task.sleep(for: .milliseconds(200))
         }
         let reachSeconds = Self.seconds(ContinuousClock.now - reachStart)
@@ -68,10 +82,13 @@ extension PTTBench {
 
         // Other processes on these cores distort every figure: measure them (1 s), and wait for quiet if asked.
         let quietDeadline = ContinuousClock.now + .milliseconds(Int(setup.waitQuiet * 1000))
-        var background = try await Self.coreBusy(serverCore: placement.measuredServerCore, benchCore: placement.measuredBenchCore)
+        var background = try await Self.coreBusy(
+            serverCore: placement.measuredServerCore, benchCore: placement.measuredBenchCore)
         while max(background.server, background.bench) > setup.quietThreshold, ContinuousClock.now < quietDeadline {
-            progress(String(format: "waiting for quiet: cores %.1f %% / %.1f %% busy", background.server, background.bench))
-            background = try await Self.coreBusy(serverCore: placement.measuredServerCore, benchCore: placement.measuredBenchCore)
+            progress(
+                String(format: "waiting for quiet: cores %.1f %% / %.1f %% busy", background.server, background.bench))
+            background = try await Self.coreBusy(
+                serverCore: placement.measuredServerCore, benchCore: placement.measuredBenchCore)
         }
 
         let answer = try await talkerClient.request(.floorRequest(FloorCommand(channel: "bench")))
@@ -125,9 +142,12 @@ extension PTTBench {
         report.serverThreads = ProcStats.threadCount(pid: server.pid)
         report.relayCounters = metricsAfter.minus(metricsBefore)
         report.relaySocketDrops = (dropsAfter[mediaPort] ?? 0) - (dropsBefore[mediaPort] ?? 0)
-        report.listenerSocketDrops = engine.listenerPorts.reduce(0) { $0 + (dropsAfter[$1] ?? 0) - (dropsBefore[$1] ?? 0) }
+        report.listenerSocketDrops = engine.listenerPorts.reduce(0) {
+            $0 + (dropsAfter[$1] ?? 0) - (dropsBefore[$1] ?? 0)
+        }
         report.floorAtEnd = detail.floor
-        report.machine = BenchReport.Machine.current(serverCPU: placement.pinnedServerCPU, benchCPU: placement.pinnedBenchCPU)
+        report.machine = BenchReport.Machine.current(
+            serverCPU: placement.pinnedServerCPU, benchCPU: placement.pinnedBenchCPU)
 
         if daemon.stopUnderLoad > 0 {
             // Send again and stop pttd while it relays: shutdown must not wait for the load to end.
@@ -141,7 +161,8 @@ extension PTTBench {
             var stop = await server.stop(underLoad: true)
             stop.packetsSentBeforeSIGTERM = sentBefore
             report.serverStop = stop
-            report.serverEnding = stop.ending + " (\(sentBefore) packets sent in the \(daemon.stopUnderLoad) s before SIGTERM)"
+            report.serverEnding =
+                stop.ending + " (\(sentBefore) packets sent in the \(daemon.stopUnderLoad) s before SIGTERM)"
         }
         report.checkProblems()
         return report

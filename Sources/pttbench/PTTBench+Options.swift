@@ -18,7 +18,11 @@ struct LoadOptions: ParsableArguments {
     @Flag(name: .long, help: "Send as fast as delivery keeps up (a window of --window outstanding deliveries).")
     var flood = false
 
-    @Option(name: .long, help: "Flood window: deliveries (packets × listeners) allowed in flight (default: the larger of 1024 and 4 × listeners).")
+    @Option(
+        name: .long,
+        help:
+            "Flood window: deliveries (packets × listeners) allowed in flight (default: the larger of 1024 and 4 × listeners)."
+    )
     var window: Int?
 
     @Option(name: .long, help: "Seconds of sending, 0.5...600.")
@@ -67,7 +71,11 @@ struct PlacementOptions: ParsableArguments {
 
 /// The Opus packets the talker sends.
 struct PayloadOptions: ParsableArguments {
-    @Option(name: .long, help: "Ogg Opus file whose packets the talker sends in a loop (default: 20 ms packets encoded here from noise at --bitrate).")
+    @Option(
+        name: .long,
+        help:
+            "Ogg Opus file whose packets the talker sends in a loop (default: 20 ms packets encoded here from noise at --bitrate)."
+    )
     var opus: String?
 
     @Option(name: .long, help: "Bitrate of the generated Opus packets, bits/s.")
@@ -76,13 +84,19 @@ struct PayloadOptions: ParsableArguments {
 
 /// How the listeners receive and check what they receive.
 struct ReceiveOptions: ParsableArguments {
-    @Option(name: .long, help: "Decrypt and compare every n-th delivered packet (and each listener's first); 1 checks all.")
+    @Option(
+        name: .long, help: "Decrypt and compare every n-th delivered packet (and each listener's first); 1 checks all.")
     var verifyEvery = 50
 
-    @Flag(name: .long, help: "Take a packet's arrival time when pttbench reads it, not the kernel's receive timestamp (SO_TIMESTAMPNS).")
+    @Flag(
+        name: .long,
+        help:
+            "Take a packet's arrival time when pttbench reads it, not the kernel's receive timestamp (SO_TIMESTAMPNS).")
     var userTimestamps = false
 
-    @Option(name: .long, help: "Receive buffer per listener socket, bytes (default: 1 MiB up to 100 listeners, 256 KiB above).")
+    @Option(
+        name: .long,
+        help: "Receive buffer per listener socket, bytes (default: 1 MiB up to 100 listeners, 256 KiB above).")
     var receiveBuffer: Int?
 
     /// The receive buffer for a run with `listeners` listeners.
@@ -96,13 +110,17 @@ struct ReceiveOptions: ParsableArguments {
 struct SetupOptions: ParsableArguments {
     /// 128: 1000 TLS joins took 3.3 s at 32, 2.8 s at 64, 2.2–2.6 s at 128 (pttd's core is the limit from 64 on),
     /// and 128 stays below pttd's 256 connections between accept and hello, so none waits near its hello deadline.
-    @Option(name: .long, help: "Parallel connects while joining (at most 256, pttd's limit of connections between accept and hello).")
+    @Option(
+        name: .long,
+        help: "Parallel connects while joining (at most 256, pttd's limit of connections between accept and hello).")
     var connectParallelism = 128
 
     @Option(name: .long, help: "Seconds allowed for joining everyone and for the relay to hear every listener.")
     var setupTimeout: Double?
 
-    @Option(name: .long, help: "Before sending, wait up to this many seconds for both cores to be nearly idle (other processes).")
+    @Option(
+        name: .long,
+        help: "Before sending, wait up to this many seconds for both cores to be nearly idle (other processes).")
     var waitQuiet = 0.0
 
     @Option(name: .long, help: "Busy percentage of a core (over 1 s, before sending) that counts as quiet.")
@@ -114,7 +132,11 @@ struct SetupOptions: ParsableArguments {
 
 /// Loading a relay pttbench did not start.
 struct ExternalRelayOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("Load another relay on 127.0.0.1:PORT instead of starting pttd (plain RTP; see Sources/pttbench/ReferenceRelay).", valueName: "port"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Load another relay on 127.0.0.1:PORT instead of starting pttd (plain RTP; see Sources/pttbench/ReferenceRelay).",
+            valueName: "port"))
     var externalRelay: Int?
 
     @Option(name: .long, help: "With --external-relay: that relay's pid, for its CPU and memory figures.")
@@ -123,10 +145,18 @@ struct ExternalRelayOptions: ParsableArguments {
 
 /// How pttd runs and is stopped.
 struct DaemonOptions: ParsableArguments {
-    @Flag(name: .long, help: "Start pttd with TLS (a self-signed certificate) and connect every control client over TLS, pinned to the fingerprint in runtime.json (a temporary known_hosts file). Default: --no-tls, as earlier figures.")
+    @Flag(
+        name: .long,
+        help:
+            "Start pttd with TLS (a self-signed certificate) and connect every control client over TLS, pinned to the fingerprint in runtime.json (a temporary known_hosts file). Default: --no-tls, as earlier figures."
+    )
     var tls = false
 
-    @Option(name: .long, help: "After the run, send again (same mode) for this many seconds, then SIGTERM pttd while it relays and time its exit. 0: stop it after the run, idle.")
+    @Option(
+        name: .long,
+        help:
+            "After the run, send again (same mode) for this many seconds, then SIGTERM pttd while it relays and time its exit. 0: stop it after the run, idle."
+    )
     var stopUnderLoad = 1.0
 
     @Option(name: .long, help: "pttd's log level.")

@@ -23,13 +23,13 @@ extension PTTBench {
         for frame in 0..<60 {
             var pcm = [Int16](repeating: 0, count: 960)
             for index in 0..<960 {
-                state = state &* 6364136223846793005 &+ 1442695040888963407
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
                 let noise = Double(Int16(truncatingIfNeeded: state >> 48)) * 0.15
                 phase += 2 * Double.pi * (300 + 20 * Double(frame)) / 48_000
                 pcm[index] = Int16(clamping: Int(noise + 8_000 * sin(phase)))
             }
             let packet = try encoder.encode(pcm, frameSize: 960)
-            if frame >= 10 { packets.append(packet) }   // skip the encoder's first frames
+            if frame >= 10 { packets.append(packet) }  // skip the encoder's first frames
         }
         return packets
     }

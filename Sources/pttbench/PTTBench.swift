@@ -48,10 +48,14 @@ struct PTTBench: AsyncParsableCommand {
         guard (1...5000).contains(load.listeners) else { throw ValidationError("--listeners must be 1...5000") }
         guard ["srtp", "none"].contains(load.security) else { throw ValidationError("--security must be srtp or none") }
         guard (0.5...600).contains(load.seconds) else { throw ValidationError("--seconds must be 0.5...600") }
-        guard load.flood || (0.1...1_000_000).contains(load.rate) else { throw ValidationError("--rate must be 0.1...1000000") }
+        guard load.flood || (0.1...1_000_000).contains(load.rate) else {
+            throw ValidationError("--rate must be 0.1...1000000")
+        }
         guard (load.window ?? 1) >= 1 else { throw ValidationError("--window must be at least 1") }
         guard receiving.verifyEvery >= 1 else { throw ValidationError("--verify-every must be at least 1") }
-        guard (1...256).contains(setup.connectParallelism) else { throw ValidationError("--connect-parallelism must be 1...256") }
+        guard (1...256).contains(setup.connectParallelism) else {
+            throw ValidationError("--connect-parallelism must be 1...256")
+        }
         guard (0...60).contains(daemon.stopUnderLoad) else { throw ValidationError("--stop-under-load must be 0...60") }
     }
 
@@ -72,7 +76,8 @@ struct PTTBench: AsyncParsableCommand {
         if let wakes = wakeOptions.wakes { return try await runWakes(members: wakes, bursts: wakeOptions.bursts) }
         if joinOptions.joinOnly { return try await runJoins() }
         let payloads = try makePayloads()
-        progress("\(payloads.count) Opus packets of \(payloads.map(\.count).min()!)–\(payloads.map(\.count).max()!) bytes")
+        progress(
+            "\(payloads.count) Opus packets of \(payloads.map(\.count).min()!)–\(payloads.map(\.count).max()!) bytes")
         if let externalRelay = external.externalRelay {
             var report = try await measureExternal(port: externalRelay, payloads: payloads)
             report.checkProblems()
@@ -80,10 +85,12 @@ struct PTTBench: AsyncParsableCommand {
             return
         }
 
-        let server = try await ServerProcess.start(.init(
-            executable: placement.executable, core: placement.pinnedServerCPU, security: load.security,
-            maxTalkTimeMs: Int((load.seconds + 600) * 1000), maxConnections: max(10_000, load.listeners + 100), logLevel: daemon.serverLogLevel,
-            tls: daemon.tls))
+        let server = try await ServerProcess.start(
+            .init(
+                executable: placement.executable, core: placement.pinnedServerCPU, security: load.security,
+                maxTalkTimeMs: Int((load.seconds + 600) * 1000), maxConnections: max(10_000, load.listeners + 100),
+                logLevel: daemon.serverLogLevel,
+                tls: daemon.tls))
         progress("pttd pid \(server.pid), data \(server.dataDirectory)")
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         var outcome: Result<BenchReport, Error>
@@ -110,15 +117,18 @@ struct PTTBench: AsyncParsableCommand {
             if output.keep { report.dataDirectory = server.dataDirectory } else { server.removeDataDirectory() }
             print(output.json ? report.json() : report.text())
             if !report.problems.isEmpty && !output.json {
-                FileHandle.standardError.write(Data("pttbench: problems: \(report.problems.joined(separator: "; "))\n".utf8))
+                FileHandle.standardError.write(
+                    Data("pttbench: problems: \(report.problems.joined(separator: "; "))\n".utf8))
             }
         case .failure(let error):
-            FileHandle.standardError.write(Data("""
-                pttbench: \(error)
-                pttbench: pttd \(serverAlive ? "was running" : "had exited") (\(ending)); data kept in \(server.dataDirectory); last lines of pttd.log:
-                \(ServerProcess.tail(of: server.logPath))
+            FileHandle.standardError.write(
+                Data(
+                    """
+                    pttbench: \(error)
+                    pttbench: pttd \(serverAlive ? "was running" : "had exited") (\(ending)); data kept in \(server.dataDirectory); last lines of pttd.log:
+                    \(ServerProcess.tail(of: server.logPath))
 
-                """.utf8))
+                    """.utf8))
             throw ExitCode(1)
         }
     }
@@ -126,7 +136,8 @@ struct PTTBench: AsyncParsableCommand {
     // MARK: Helpers
 
     static func siblingExecutable(_ name: String) -> String {
-        let own = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let own =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         return URL(fileURLWithPath: own).deletingLastPathComponent().appendingPathComponent(name).path
     }
 

@@ -22,12 +22,13 @@ struct PacketVerifier {
             clear = unprotected
         }
         guard let header = try? RTPHeader.parse(UnsafeRawBufferPointer(start: packet, count: clear)),
-              header.csrcCount == 1,
-              header.csrc(at: 0, in: UnsafeRawBufferPointer(start: packet, count: clear)) == talkerSSRC
+            header.csrcCount == 1,
+            header.csrc(at: 0, in: UnsafeRawBufferPointer(start: packet, count: clear)) == talkerSSRC
         else { return false }
         let range = header.payloadRange(packetLength: clear)
         let expected = payloads.payload(forPacket: index)
-        return range.count == expected.count && memcmp(packet + range.lowerBound, expected.baseAddress!, expected.count) == 0
+        return range.count == expected.count
+            && memcmp(packet + range.lowerBound, expected.baseAddress!, expected.count) == 0
     }
 }
 #endif

@@ -23,7 +23,8 @@ struct PayloadStore {
     @inline(__always)
     func payload(forPacket index: Int) -> UnsafeRawBufferPointer {
         let payloadIndex = index % count
-        return UnsafeRawBufferPointer(start: bytes + offsets[payloadIndex], count: offsets[payloadIndex + 1] - offsets[payloadIndex])
+        return UnsafeRawBufferPointer(
+            start: bytes + offsets[payloadIndex], count: offsets[payloadIndex + 1] - offsets[payloadIndex])
     }
 
     func deallocate() { bytes.deallocate() }

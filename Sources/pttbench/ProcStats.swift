@@ -39,7 +39,8 @@ enum ProcStats {
         var total: UInt64 = 0
         for task in tasks {
             guard let text = read("/proc/\(pid)/task/\(task)/schedstat"),
-                  let first = text.split(separator: " ").first, let nanoseconds = UInt64(first) else { continue }
+                let first = text.split(separator: " ").first, let nanoseconds = UInt64(first)
+            else { continue }
             total += nanoseconds
         }
         return Double(total) / 1e9
@@ -86,8 +87,10 @@ enum ProcStats {
     static func ownCPUTimes() -> (user: Double, system: Double) {
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
-        return (Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6,
-                Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6)
+        return (
+            Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6,
+            Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+        )
     }
 
     /// Datagrams the kernel dropped per local UDP port (the `drops` column of /proc/net/udp), for the ports asked.
@@ -99,7 +102,8 @@ enum ProcStats {
             guard fields.count >= 13 else { continue }
             let local = fields[1].split(separator: ":")
             guard local.count == 2, let port = Int(local[1], radix: 16), ports.contains(port),
-                  let count = Int(fields[fields.count - 1]) else { continue }
+                let count = Int(fields[fields.count - 1])
+            else { continue }
             drops[port, default: 0] += count
         }
         return drops

@@ -42,8 +42,10 @@ struct Receivers {
     /// (before it, packets are stray; after it, the tail's, counted only to move the flood window). `sendTimes` and
     /// `sent`: the talker's `SendLog`.
     @inline(__always)
-    mutating func receive(listener: Int, packet: UnsafeMutableRawPointer, length: Int, arrival: UInt64, seen: UInt64,
-                          counting: Bool, sendTimes: UnsafeMutablePointer<UInt64>, sent: Int) {
+    mutating func receive(
+        listener: Int, packet: UnsafeMutableRawPointer, length: Int, arrival: UInt64, seen: UInt64,
+        counting: Bool, sendTimes: UnsafeMutablePointer<UInt64>, sent: Int
+    ) {
         guard length >= 12 else { tally.unmatched += 1; return }
         let second = packet.load(fromByteOffset: 1, as: UInt8.self)
         if second >= 192 && second <= 223 { tally.rtcpReceived += 1; return }
@@ -83,7 +85,9 @@ struct Receivers {
 
     /// How evenly the packets were spread over the listeners.
     var spread: ListenerSpread {
-        ListenerSpread(withNothing: perListener.count(where: { $0 == 0 }), min: perListener.min() ?? 0, max: perListener.max() ?? 0)
+        ListenerSpread(
+            withNothing: perListener.count(where: { $0 == 0 }), min: perListener.min() ?? 0, max: perListener.max() ?? 0
+        )
     }
 }
 #endif

@@ -5,7 +5,9 @@ struct RelayCounters {
 
     init(_ exposition: String) {
         for line in exposition.split(separator: "\n") where line.hasPrefix("ptt_media_") {
-            guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else { continue }
+            guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else {
+                continue
+            }
             values[String(line[..<space])] = value
         }
     }

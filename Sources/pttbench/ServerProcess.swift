@@ -16,9 +16,12 @@ final class ServerProcess: Sendable {
     private let spawner: SpawnerThread
     private let stopped = Mutex<StopOutcome?>(nil)
 
-    private init(dataDirectory: String, process: Process, spawner: SpawnerThread, pid: Int32, runtime: RuntimeInfo,
-                 adminToken: String, logPath: String) {
-        self.dataDirectory = dataDirectory; self.process = process; self.spawner = spawner; self.pid = pid; self.runtime = runtime
+    private init(
+        dataDirectory: String, process: Process, spawner: SpawnerThread, pid: Int32, runtime: RuntimeInfo,
+        adminToken: String, logPath: String
+    ) {
+        self.dataDirectory = dataDirectory; self.process = process; self.spawner = spawner; self.pid = pid;
+        self.runtime = runtime
         self.adminToken = adminToken; self.logPath = logPath
     }
 
@@ -65,12 +68,17 @@ final class ServerProcess: Sendable {
         let logPath = directory + "/pttd.log"
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-        var arguments = [options.executable, "--data", directory, "--control-host", "127.0.0.1", "--control-port", "0",
-                         "--admin-port", "0", "--media-port", "0", "--media-security", options.security,
-                         "--log-level", options.logLevel] + (options.tls ? [] : ["--no-tls"])
+        var arguments =
+            [
+                options.executable, "--data", directory, "--control-host", "127.0.0.1", "--control-port", "0",
+                "--admin-port", "0", "--media-port", "0", "--media-security", options.security,
+                "--log-level", options.logLevel,
+            ] + (options.tls ? [] : ["--no-tls"])
         let process = Process()
         if let core = options.core {
-            let taskset = ["/usr/bin/taskset", "/bin/taskset"].first { FileManager.default.isExecutableFile(atPath: $0) }
+            let taskset = ["/usr/bin/taskset", "/bin/taskset"].first {
+                FileManager.default.isExecutableFile(atPath: $0)
+            }
             guard let taskset else { throw BenchError("taskset not found (util-linux); pass --no-pin") }
             process.executableURL = URL(fileURLWithPath: taskset)
             arguments = ["-c", "\(core)"] + arguments
@@ -80,7 +88,9 @@ final class ServerProcess: Sendable {
         // If pttbench dies (a crash, SIGKILL), the kernel kills pttd too: `setpriv --pdeathsig KILL`. The death
         // signal fires when the *thread* that spawned the child ends, so the spawn happens on a thread of its
         // own that lives until pttd has been stopped.
-        if let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) {
+        if let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"].first(where: {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }) {
             arguments = ["--pdeathsig", "KILL", process.executableURL!.path] + arguments
             process.executableURL = URL(fileURLWithPath: setpriv)
         }
@@ -97,13 +107,16 @@ final class ServerProcess: Sendable {
         while ContinuousClock.now < deadline {
             if !process.isRunning {
                 spawner.finish()
-                throw BenchError("pttd exited with status \(process.terminationStatus) at start; its log:\n\(tail(of: logPath))")
+                throw BenchError(
+                    "pttd exited with status \(process.terminationStatus) at start; its log:\n\(tail(of: logPath))")
             }
             if let data = FileManager.default.contents(atPath: runtimePath),
-               let runtime = try? JSONDecoder().decode(RuntimeInfo.self, from: data),
-               let token = try? String(contentsOfFile: directory + "/admin-token", encoding: .utf8) {
-                return ServerProcess(dataDirectory: directory, process: process, spawner: spawner, pid: runtime.pid, runtime: runtime,
-                                     adminToken: token.trimmingCharacters(in: .whitespacesAndNewlines), logPath: logPath)
+                let runtime = try? JSONDecoder().decode(RuntimeInfo.self, from: data),
+                let token = try? String(contentsOfFile: directory + "/admin-token", encoding: .utf8)
+            {
+                return ServerProcess(
+                    dataDirectory: directory, process: process, spawner: spawner, pid: runtime.pid, runtime: runtime,
+                    adminToken: token.trimmingCharacters(in: .whitespacesAndNewlines), logPath: logPath)
             }
             try await Task.sleep(for: .milliseconds(50))
         }
@@ -126,7 +139,9 @@ final class ServerProcess: Sendable {
         }
         var outcome: StopOutcome
         if !process.isRunning {
-            outcome = StopOutcome(ending: "had already exited (status \(process.terminationStatus))", secondsAfterSIGTERM: nil, killed: false)
+            outcome = StopOutcome(
+                ending: "had already exited (status \(process.terminationStatus))", secondsAfterSIGTERM: nil,
+                killed: false)
         } else {
             let start = ContinuousClock.now
             kill(process.processIdentifier, SIGTERM)
@@ -137,15 +152,20 @@ final class ServerProcess: Sendable {
             if process.isRunning {
                 kill(process.processIdentifier, SIGKILL)
                 process.waitUntilExit()
-                outcome = StopOutcome(ending: "killed (did not stop within 5 s of SIGTERM)",
-                                      secondsAfterSIGTERM: PTTBench.seconds(ContinuousClock.now - start), killed: true)
+                outcome = StopOutcome(
+                    ending: "killed (did not stop within 5 s of SIGTERM)",
+                    secondsAfterSIGTERM: PTTBench.seconds(ContinuousClock.now - start), killed: true)
             } else {
-                outcome = StopOutcome(ending: "stopped", secondsAfterSIGTERM: PTTBench.seconds(ContinuousClock.now - start), killed: false)
+                outcome = StopOutcome(
+                    ending: "stopped", secondsAfterSIGTERM: PTTBench.seconds(ContinuousClock.now - start), killed: false
+                )
             }
         }
         outcome.underLoad = underLoad
         if let seconds = outcome.secondsAfterSIGTERM {
-            outcome.ending += String(format: " %.3f s after SIGTERM", seconds) + (underLoad ? " (sent while the talker was sending)" : "")
+            outcome.ending +=
+                String(format: " %.3f s after SIGTERM", seconds)
+                + (underLoad ? " (sent while the talker was sending)" : "")
         }
         stopped.withLock { $0 = outcome }
         return outcome

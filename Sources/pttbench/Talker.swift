@@ -43,9 +43,10 @@ struct Talker {
         let index = log.sent
         let payload = payloads.payload(forPacket: index)
         let out = UnsafeMutableRawBufferPointer(start: scratch, count: 4096)
-        guard var length = try? RTPHeader.writePacket(
-            into: out, marker: index == 0, payloadType: 111, sequenceNumber: sequence,
-            timestamp: timestampBase &+ UInt32(truncatingIfNeeded: index) &* 960, ssrc: ssrc, payload: payload)
+        guard
+            var length = try? RTPHeader.writePacket(
+                into: out, marker: index == 0, payloadType: 111, sequenceNumber: sequence,
+                timestamp: timestampBase &+ UInt32(truncatingIfNeeded: index) &* 960, ssrc: ssrc, payload: payload)
         else { errors += 1; log.sent += 1; return }
         if let session {
             guard let protected = try? session.protect(scratch, length: length, capacity: 4096) else {

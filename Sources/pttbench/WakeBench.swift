@@ -9,7 +9,11 @@ import PTTProtocol
 
 /// `pttbench --wakes N`: how fast the notifier wakes N suspended members when someone takes the floor.
 struct WakeBenchOptions: ParsableArguments {
-    @Option(name: .long, help: "Measure wakes instead of audio: this many members with only a push-provider (Local Push) connection, 1...5000.")
+    @Option(
+        name: .long,
+        help:
+            "Measure wakes instead of audio: this many members with only a push-provider (Local Push) connection, 1...5000."
+    )
     var wakes: Int?
 
     @Option(name: .long, help: "With --wakes: talk bursts (floor taken, every member woken, floor released).")
@@ -20,14 +24,18 @@ struct WakeBenchOptions: ParsableArguments {
 private final class WakeArrivals: Sendable {
     private struct State {
         var arrivals: [UInt64] = []
-        var seen: Set<String> = []   // member index + burst: a second wake for one burst is a duplicate
+        var seen: Set<String> = []  // member index + burst: a second wake for one burst is a duplicate
         var duplicates = 0
     }
     private let state = NIOLockedValueBox(State())
 
     func record(member: Int, burst: String, at nanoseconds: UInt64) {
         state.withLockedValue {
-            if $0.seen.insert("\(member)/\(burst)").inserted { $0.arrivals.append(nanoseconds) } else { $0.duplicates += 1 }
+            if $0.seen.insert("\(member)/\(burst)").inserted {
+                $0.arrivals.append(nanoseconds)
+            } else {
+                $0.duplicates += 1
+            }
         }
     }
 
@@ -39,15 +47,18 @@ extension PTTBench {
     func runWakes(members: Int, bursts: Int) async throws {
         guard (1...5000).contains(members) else { throw ValidationError("--wakes must be 1...5000") }
         guard (1...1000).contains(bursts) else { throw ValidationError("--bursts must be 1...1000") }
-        let server = try await ServerProcess.start(.init(
-            executable: placement.executable, core: placement.pinnedServerCPU, security: "none",
-            maxTalkTimeMs: 600_000, maxConnections: members + 100, logLevel: daemon.serverLogLevel))
+        let server = try await ServerProcess.start(
+            .init(
+                executable: placement.executable, core: placement.pinnedServerCPU, security: "none",
+                maxTalkTimeMs: 600_000, maxConnections: members + 100, logLevel: daemon.serverLogLevel))
         progress("pttd pid \(server.pid), data \(server.dataDirectory)")
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         var clients: [ControlClient] = []
         let outcome: Result<String, Error>
         do {
-            outcome = .success(try await measureWakes(server: server, group: group, members: members, bursts: bursts, clients: &clients))
+            outcome = .success(
+                try await measureWakes(
+                    server: server, group: group, members: members, bursts: bursts, clients: &clients))
         } catch {
             outcome = .failure(error)
         }
@@ -59,13 +70,16 @@ extension PTTBench {
             print(text + "\npttd: \(ending)")
             if !output.keep { server.removeDataDirectory() }
         case .failure(let error):
-            FileHandle.standardError.write(Data("pttbench: \(error)\npttd: \(ending); log:\n\(ServerProcess.tail(of: server.logPath))\n".utf8))
+            FileHandle.standardError.write(
+                Data("pttbench: \(error)\npttd: \(ending); log:\n\(ServerProcess.tail(of: server.logPath))\n".utf8))
             throw ExitCode(1)
         }
     }
 
-    private func measureWakes(server: ServerProcess, group: EventLoopGroup, members: Int, bursts: Int,
-                              clients: inout [ControlClient]) async throws -> String {
+    private func measureWakes(
+        server: ServerProcess, group: EventLoopGroup, members: Int, bursts: Int,
+        clients: inout [ControlClient]
+    ) async throws -> String {
         let admin = AdminClient(baseURL: server.runtime.adminURL, token: server.adminToken, timeout: .seconds(30))
         let user: AddUserResponse = try await admin.post("/api/users", body: AddUserRequest(name: "bench"))
         let _: ChannelSummary = try await admin.post("/api/channels", body: CreateChannelRequest(name: "bench"))
@@ -73,7 +87,8 @@ extension PTTBench {
         let arrivals = WakeArrivals()
         func connect(_ device: String, role: ClientRole) async throws -> ControlClient {
             let client = try await ControlClient.connect(
-                to: endpoint, hello: Hello(user: "bench", secret: user.secret, device: device, role: role, client: "pttbench"),
+                to: endpoint,
+                hello: Hello(user: "bench", secret: user.secret, device: device, role: role, client: "pttbench"),
                 security: .plain, timeout: .seconds(30), group: group)
             let reply = try await client.request(.join(Join(channel: "bench")), timeout: .seconds(30))
             guard case .joined = reply else { await client.close(); throw BenchError("join answered \(reply.type)") }
@@ -104,7 +119,8 @@ extension PTTBench {
         }
         let talker = try await connect("talker", role: .app)
         clients.append(talker)
-        progress("\(members) sleepers joined in \(String(format: "%.1f", Self.seconds(ContinuousClock.now - setupStart))) s")
+        progress(
+            "\(members) sleepers joined in \(String(format: "%.1f", Self.seconds(ContinuousClock.now - setupStart))) s")
 
         var latencies = LatencyHistogram()
         defer { latencies.deallocate() }

@@ -10,14 +10,17 @@ struct ChannelCommand: AsyncParsableCommand {
         defaultSubcommand: Show.self)
 
     struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Members, floor holder, talk time left and queue of a channel.")
+        static let configuration = CommandConfiguration(
+            abstract: "Members, floor holder, talk time left and queue of a channel.")
         @OptionGroup var admin: AdminOptions
         @Argument(help: "Channel name or id.") var channel: String
         @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
             let client = try admin.client()
-            let detail: ChannelDetail = try await adminCall { try await client.get("/api/channels/\(AdminClient.segment(channel))") }
+            let detail: ChannelDetail = try await adminCall {
+                try await client.get("/api/channels/\(AdminClient.segment(channel))")
+            }
             if json { return try printJSON(detail) }
             print("channel \(detail.name)  (\(detail.id))")
             if let speaker = detail.speaker {
@@ -28,17 +31,28 @@ struct ChannelCommand: AsyncParsableCommand {
             }
             if !detail.queue.isEmpty {
                 print("queue:")
-                for entry in detail.queue { print("  \(entry.position). \(entry.name) [\(entry.member)] priority \(entry.priority)") }
+                for entry in detail.queue {
+                    print("  \(entry.position). \(entry.name) [\(entry.member)] priority \(entry.priority)")
+                }
             }
             print("")
             if detail.members.isEmpty { return print("no members") }
-            print(Table.render(
-                header: ["MEMBER", "NAME", "USER", "CONNECTED", "AUDIO", "PRIORITY", "RECV-ONLY", "TOKEN", "WAKE", "LAST WAKE", "LAST HEARTBEAT"],
-                rows: detail.members.map {
-                    [$0.id, $0.name, $0.user, $0.connected ? "yes" : ($0.connections.isEmpty ? "no" : $0.connections.joined(separator: ",")),
-                     $0.audioReachable ? "yes" : "no", "\($0.priority)", $0.receiveOnly ? "yes" : "no", $0.pushToken ? "yes" : "no",
-                     $0.wakeRoute, lastWakeCell($0.lastWake), $0.lastHeartbeat ?? "-"]
-                }))
+            print(
+                Table.render(
+                    header: [
+                        "MEMBER", "NAME", "USER", "CONNECTED", "AUDIO", "PRIORITY", "RECV-ONLY", "TOKEN", "WAKE",
+                        "LAST WAKE", "LAST HEARTBEAT",
+                    ],
+                    rows: detail.members.map {
+                        [
+                            $0.id, $0.name, $0.user,
+                            $0.connected
+                                ? "yes" : ($0.connections.isEmpty ? "no" : $0.connections.joined(separator: ",")),
+                            $0.audioReachable ? "yes" : "no", "\($0.priority)", $0.receiveOnly ? "yes" : "no",
+                            $0.pushToken ? "yes" : "no",
+                            $0.wakeRoute, lastWakeCell($0.lastWake), $0.lastHeartbeat ?? "-",
+                        ]
+                    }))
         }
     }
 

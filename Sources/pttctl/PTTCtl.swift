@@ -9,8 +9,12 @@ struct PTTCtl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pttctl",
         abstract: "Inspect and manage channels and users of a running pttd.",
-        discussion: "Finds the admin address and token in pttd's data directory (--data, or $PTTD_DATA, default ./.pttd), or takes --url and --token ($PTTCTL_URL, $PTTCTL_TOKEN).",
-        subcommands: [Channels.self, ChannelCommand.self, Kick.self, Revoke.self, AnnounceCommand.self, UserCommand.self, WakesCommand.self, Metrics.self])
+        discussion:
+            "Finds the admin address and token in pttd's data directory (--data, or $PTTD_DATA, default ./.pttd), or takes --url and --token ($PTTCTL_URL, $PTTCTL_TOKEN).",
+        subcommands: [
+            Channels.self, ChannelCommand.self, Kick.self, Revoke.self, AnnounceCommand.self, UserCommand.self,
+            WakesCommand.self, Metrics.self,
+        ])
 
     /// `pttctl --data DIR user add NAME` works like `pttctl user add NAME --data DIR`.
     static func main() async {
@@ -55,7 +59,9 @@ struct AdminOptions: ParsableArguments {
     func client() throws -> AdminClient {
         let env = ProcessInfo.processInfo.environment
         if let url = url ?? env["PTTCTL_URL"] {
-            guard let token = token ?? env["PTTCTL_TOKEN"] else { throw ValidationError("--url needs --token (or $PTTCTL_TOKEN)") }
+            guard let token = token ?? env["PTTCTL_TOKEN"] else {
+                throw ValidationError("--url needs --token (or $PTTCTL_TOKEN)")
+            }
             return AdminClient(baseURL: url, token: token)
         }
         return try AdminClient.fromDataDirectory(data ?? env["PTTD_DATA"] ?? "./.pttd")
@@ -77,7 +83,8 @@ func printJSON<T: Encodable>(_ value: T) throws {
 }
 
 struct Channels: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List channels: members (connected/total), floor, speaker, queue.")
+    static let configuration = CommandConfiguration(
+        abstract: "List channels: members (connected/total), floor, speaker, queue.")
     @OptionGroup var admin: AdminOptions
     @Flag(help: "Print JSON.") var json = false
 
@@ -86,9 +93,12 @@ struct Channels: AsyncParsableCommand {
         let channels: [ChannelSummary] = try await adminCall { try await client.get("/api/channels") }
         if json { return try printJSON(channels) }
         if channels.isEmpty { return print("no channels") }
-        print(Table.render(
-            header: ["CHANNEL", "MEMBERS", "FLOOR", "SPEAKER", "QUEUE"],
-            rows: channels.map { [$0.name, "\($0.connected)/\($0.members)", $0.floor, $0.speaker ?? "-", "\($0.queueLength)"] }))
+        print(
+            Table.render(
+                header: ["CHANNEL", "MEMBERS", "FLOOR", "SPEAKER", "QUEUE"],
+                rows: channels.map {
+                    [$0.name, "\($0.connected)/\($0.members)", $0.floor, $0.speaker ?? "-", "\($0.queueLength)"]
+                }))
     }
 }
 
@@ -100,7 +110,10 @@ struct Kick: AsyncParsableCommand {
 
     func run() async throws {
         let client = try admin.client()
-        try await adminCall { try await client.perform(.DELETE, "/api/channels/\(AdminClient.segment(channel))/members/\(AdminClient.segment(member))") }
+        try await adminCall {
+            try await client.perform(
+                .DELETE, "/api/channels/\(AdminClient.segment(channel))/members/\(AdminClient.segment(member))")
+        }
         print("kicked \(member) from \(channel)")
     }
 }

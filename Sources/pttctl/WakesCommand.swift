@@ -7,7 +7,9 @@ struct WakesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "wakes",
         abstract: "Show wake, leave and announcement pushes by kind, transport and outcome since pttd started.",
-        discussion: "Above the table: the APNs transport (configured or not, endpoint, provider token age, back-off) and how many announcements are stored and wakes pending.")
+        discussion:
+            "Above the table: the APNs transport (configured or not, endpoint, provider token age, back-off) and how many announcements are stored and wakes pending."
+    )
     @OptionGroup var admin: AdminOptions
     @Flag(help: "Print JSON.") var json = false
 
@@ -18,6 +20,8 @@ struct WakesCommand: AsyncParsableCommand {
         wakeSummaryLines(totals).forEach { print($0) }
         print("")
         if totals.counts.isEmpty { return print("no pushes yet") }
-        print(Table.render(header: ["KIND", "TRANSPORT", "OUTCOME", "REASON", "COUNT"], rows: wakeCountRows(totals.counts)))
+        print(
+            Table.render(
+                header: ["KIND", "TRANSPORT", "OUTCOME", "REASON", "COUNT"], rows: wakeCountRows(totals.counts)))
     }
 }

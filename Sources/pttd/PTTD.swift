@@ -62,9 +62,12 @@ struct PTTD: AsyncParsableCommand {
 
         let dataDirectory = DataDirectory(path: data)
         var settings = ServerConfiguration()
-        let configPath = config ?? (FileManager.default.fileExists(atPath: dataDirectory.config) ? dataDirectory.config : nil)
+        let configPath =
+            config ?? (FileManager.default.fileExists(atPath: dataDirectory.config) ? dataDirectory.config : nil)
         if let configPath {
-            do { settings = try ServerConfiguration.load(from: configPath) } catch { throw ValidationError(error.description) }
+            do { settings = try ServerConfiguration.load(from: configPath) } catch {
+                throw ValidationError(error.description)
+            }
         }
         if let controlHost { settings.controlHost = controlHost }
         if let controlPort { settings.controlPort = controlPort }
@@ -83,7 +86,8 @@ struct PTTD: AsyncParsableCommand {
 
         let server = PTTDaemon(configuration: settings, dataDirectory: dataDirectory, logger: logger)
         let group = ServiceGroup(
-            configuration: .init(services: [.init(service: server)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            configuration: .init(
+                services: [.init(service: server)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
     }
 }

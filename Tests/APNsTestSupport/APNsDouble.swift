@@ -41,15 +41,18 @@ public final class APNsDouble: Sendable {
 
     /// Everything an `APNsClient` needs to talk to this double (environment `sandbox`, endpoint overridden).
     public var settings: APNsSettings {
-        APNsSettings(keyFile: keyFile, keyId: keyId, teamId: teamId, bundleId: bundleId, environment: "sandbox",
-                     endpoint: "https://127.0.0.1:\(port)", caFile: caFile)
+        APNsSettings(
+            keyFile: keyFile, keyId: keyId, teamId: teamId, bundleId: bundleId, environment: "sandbox",
+            endpoint: "https://127.0.0.1:\(port)", caFile: caFile)
     }
 
     /// The key tokens are checked against.
     public var publicKey: P256.Signing.PublicKey { try! P256.Signing.PublicKey(rawRepresentation: publicKeyRaw) }
 
     /// Writes the CA and key files and starts listening.
-    public static func start(teamId: String = "TEAM123456", keyId: String = "KEY1234567", bundleId: String = "com.example.walkie") async throws -> APNsDouble {
+    public static func start(
+        teamId: String = "TEAM123456", keyId: String = "KEY1234567", bundleId: String = "com.example.walkie"
+    ) async throws -> APNsDouble {
         let directory = NSTemporaryDirectory() + "apns-double-" + UUID().uuidString.prefix(12)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let signingKey = P256.Signing.PrivateKey()
@@ -66,8 +69,9 @@ public final class APNsDouble: Sendable {
         tls.applicationProtocols = ["h2"]
         let sslContext = try NIOSSLContext(configuration: tls)
 
-        let expectations = APNsRequestExpectations(teamId: teamId, keyId: keyId, bundleId: bundleId,
-                                                   publicKeyRaw: signingKey.publicKey.rawRepresentation)
+        let expectations = APNsRequestExpectations(
+            teamId: teamId, keyId: keyId, bundleId: bundleId,
+            publicKeyRaw: signingKey.publicKey.rawRepresentation)
         let state = APNsDoubleState(expectations: expectations)
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -86,12 +90,16 @@ public final class APNsDouble: Sendable {
             }
             .bind(host: "127.0.0.1", port: 0).get()
         guard let port = channel.localAddress?.port else { throw APNsDoubleFailure("the double's channel has no port") }
-        return APNsDouble(teamId: teamId, keyId: keyId, bundleId: bundleId, port: port, directory: directory, caFile: caFile,
-                          keyFile: keyFile, publicKeyRaw: signingKey.publicKey.rawRepresentation, serverChannel: channel, state: state)
+        return APNsDouble(
+            teamId: teamId, keyId: keyId, bundleId: bundleId, port: port, directory: directory, caFile: caFile,
+            keyFile: keyFile, publicKeyRaw: signingKey.publicKey.rawRepresentation, serverChannel: channel, state: state
+        )
     }
 
-    private init(teamId: String, keyId: String, bundleId: String, port: Int, directory: String, caFile: String, keyFile: String,
-                 publicKeyRaw: Data, serverChannel: Channel, state: APNsDoubleState) {
+    private init(
+        teamId: String, keyId: String, bundleId: String, port: Int, directory: String, caFile: String, keyFile: String,
+        publicKeyRaw: Data, serverChannel: Channel, state: APNsDoubleState
+    ) {
         self.teamId = teamId; self.keyId = keyId; self.bundleId = bundleId; self.port = port; self.directory = directory
         self.caFile = caFile; self.keyFile = keyFile; self.publicKeyRaw = publicKeyRaw
         self.serverChannel = serverChannel; self.state = state
@@ -118,7 +126,8 @@ public final class APNsDouble: Sendable {
             group.addTask { try await self.state.requests(atLeast: count) }
             group.addTask {
                 try await Task.sleep(for: timeout * TestTimeouts.scale)
-                throw APNsDoubleFailure("APNs double: \(self.state.received().count) of \(count) requests arrived within \(timeout)")
+                throw APNsDoubleFailure(
+                    "APNs double: \(self.state.received().count) of \(count) requests arrived within \(timeout)")
             }
             defer { group.cancelAll() }
             return try await group.next()!
@@ -205,22 +214,32 @@ public struct DecodedProviderToken: Sendable, Equatable {
         let parts = jwt.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 3 else { throw APNsDoubleFailure("JWT has \(parts.count) parts, expected 3") }
         func decode(_ part: String, _ what: String) throws -> Data {
-            guard !part.isEmpty, part.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
+            guard !part.isEmpty,
+                part.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
+            else {
                 throw APNsDoubleFailure("JWT \(what) is not unpadded base64url")
             }
             var base64 = part.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
             base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-            guard let data = Data(base64Encoded: base64) else { throw APNsDoubleFailure("JWT \(what) is not base64url") }
+            guard let data = Data(base64Encoded: base64) else {
+                throw APNsDoubleFailure("JWT \(what) is not base64url")
+            }
             return data
         }
         do {
             header = try JSONDecoder().decode(Header.self, from: try decode(parts[0], "header"))
-        } catch let error as APNsDoubleFailure { throw error } catch { throw APNsDoubleFailure("JWT header is not the expected JSON: \(error)") }
+        } catch let error as APNsDoubleFailure { throw error } catch {
+            throw APNsDoubleFailure("JWT header is not the expected JSON: \(error)")
+        }
         do {
             claims = try JSONDecoder().decode(Claims.self, from: try decode(parts[1], "claims"))
-        } catch let error as APNsDoubleFailure { throw error } catch { throw APNsDoubleFailure("JWT claims are not the expected JSON: \(error)") }
+        } catch let error as APNsDoubleFailure { throw error } catch {
+            throw APNsDoubleFailure("JWT claims are not the expected JSON: \(error)")
+        }
         let signature = try decode(parts[2], "signature")
-        guard signature.count == 64 else { throw APNsDoubleFailure("JWT signature is \(signature.count) bytes, expected raw r||s (64)") }
+        guard signature.count == 64 else {
+            throw APNsDoubleFailure("JWT signature is \(signature.count) bytes, expected raw r||s (64)")
+        }
         let ecdsa = try P256.Signing.ECDSASignature(rawRepresentation: signature)
         signatureIsValid = publicKey.isValidSignature(ecdsa, for: Data((parts[0] + "." + parts[1]).utf8))
         self.jwt = jwt
@@ -239,8 +258,11 @@ struct APNsRequestExpectations: Sendable {
     static let maximumPayloadSize = 5120
 
     /// Checks one complete request received at `now`; returns what is wrong (empty if nothing) and what was decoded.
-    func inspect(headers: [ReceivedAPNsRequest.Header], body: [UInt8], now: Date)
-        -> (problems: [String], deviceToken: String?, token: DecodedProviderToken?, payload: PushPayload?) {
+    func inspect(
+        headers: [ReceivedAPNsRequest.Header], body: [UInt8], now: Date
+    )
+        -> (problems: [String], deviceToken: String?, token: DecodedProviderToken?, payload: PushPayload?)
+    {
         var problems: [String] = []
         func value(_ name: String) -> String? {
             let values = headers.filter { $0.name == name }
@@ -249,12 +271,15 @@ struct APNsRequestExpectations: Sendable {
         }
 
         if value(":method") != "POST" { problems.append(":method is \(value(":method") ?? "missing"), expected POST") }
-        if value(":scheme") != "https" { problems.append(":scheme is \(value(":scheme") ?? "missing"), expected https") }
+        if value(":scheme") != "https" {
+            problems.append(":scheme is \(value(":scheme") ?? "missing"), expected https")
+        }
         if value(":authority") == nil { problems.append(":authority is missing") }
         var deviceToken: String?
         let path = value(":path") ?? ""
         if path.hasPrefix("/3/device/"), case let hex = String(path.dropFirst("/3/device/".count)), !hex.isEmpty,
-           hex.count % 2 == 0, hex.allSatisfy({ ("0"..."9").contains($0) || ("a"..."f").contains($0) }) {
+            hex.count % 2 == 0, hex.allSatisfy({ ("0"..."9").contains($0) || ("a"..."f").contains($0) })
+        {
             deviceToken = hex
         } else {
             problems.append(":path is '\(path)', expected /3/device/<lowercase hex token>")
@@ -264,8 +289,9 @@ struct APNsRequestExpectations: Sendable {
         if let authorization = value("authorization") {
             if authorization.hasPrefix("bearer ") {
                 do {
-                    let decoded = try DecodedProviderToken(jwt: String(authorization.dropFirst("bearer ".count)),
-                                                           publicKey: try P256.Signing.PublicKey(rawRepresentation: publicKeyRaw))
+                    let decoded = try DecodedProviderToken(
+                        jwt: String(authorization.dropFirst("bearer ".count)),
+                        publicKey: try P256.Signing.PublicKey(rawRepresentation: publicKeyRaw))
                     token = decoded
                     problems += check(decoded, now: now)
                 } catch {
@@ -283,9 +309,15 @@ struct APNsRequestExpectations: Sendable {
         let topic = value("apns-topic")
         if topic == nil { problems.append("apns-topic is missing") }
         if pushType == Self.pushToTalk {
-            if topic != bundleId + ".voip-ptt" { problems.append("apns-topic is \(topic ?? "missing"), expected \(bundleId).voip-ptt") }
-            if value("apns-priority") != "10" { problems.append("apns-priority is \(value("apns-priority") ?? "missing"), expected 10") }
-            if value("apns-expiration") != "0" { problems.append("apns-expiration is \(value("apns-expiration") ?? "missing"), expected 0") }
+            if topic != bundleId + ".voip-ptt" {
+                problems.append("apns-topic is \(topic ?? "missing"), expected \(bundleId).voip-ptt")
+            }
+            if value("apns-priority") != "10" {
+                problems.append("apns-priority is \(value("apns-priority") ?? "missing"), expected 10")
+            }
+            if value("apns-expiration") != "0" {
+                problems.append("apns-expiration is \(value("apns-expiration") ?? "missing"), expected 0")
+            }
         }
         if let contentType = value("content-type"), !contentType.lowercased().hasPrefix("application/json") {
             problems.append("content-type is \(contentType), expected application/json")
@@ -310,9 +342,15 @@ struct APNsRequestExpectations: Sendable {
 
     private func check(_ token: DecodedProviderToken, now: Date) -> [String] {
         var problems: [String] = []
-        if token.header.alg != "ES256" { problems.append("JWT alg is \(token.header.alg ?? "missing"), expected ES256") }
-        if token.header.kid != keyId { problems.append("JWT kid is \(token.header.kid ?? "missing"), expected \(keyId)") }
-        if token.claims.iss != teamId { problems.append("JWT iss is \(token.claims.iss ?? "missing"), expected \(teamId)") }
+        if token.header.alg != "ES256" {
+            problems.append("JWT alg is \(token.header.alg ?? "missing"), expected ES256")
+        }
+        if token.header.kid != keyId {
+            problems.append("JWT kid is \(token.header.kid ?? "missing"), expected \(keyId)")
+        }
+        if token.claims.iss != teamId {
+            problems.append("JWT iss is \(token.claims.iss ?? "missing"), expected \(teamId)")
+        }
         if let iat = token.claims.iat {
             let age = now.timeIntervalSince1970 - TimeInterval(iat)
             if age > 3600 { problems.append("JWT iat is \(Int(age)) s old, over an hour (ExpiredProviderToken)") }
@@ -361,7 +399,8 @@ final class APNsDoubleState: Sendable {
 
     /// Records a request and wakes the waiters it satisfies.
     func record(_ request: ReceivedAPNsRequest) {
-        let ready: [(CheckedContinuation<[ReceivedAPNsRequest], Error>, [ReceivedAPNsRequest])] = inner.withLock { inner in
+        let ready: [(CheckedContinuation<[ReceivedAPNsRequest], Error>, [ReceivedAPNsRequest])] = inner.withLock {
+            inner in
             inner.received.append(request)
             let all = inner.received
             let satisfied = inner.waiters.filter { $0.value.count <= all.count }
@@ -414,7 +453,9 @@ final class APNsDoubleStreamHandler: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .headers(let frame):
-            if headers == nil { headers = frame.headers.map { ReceivedAPNsRequest.Header(name: $0.name, value: $0.value) } }
+            if headers == nil {
+                headers = frame.headers.map { ReceivedAPNsRequest.Header(name: $0.name, value: $0.value) }
+            }
             if frame.endStream { finish(context: context) }
         case .data(let frame):
             if case .byteBuffer(let buffer) = frame.data { body += buffer.readableBytesView }
@@ -431,11 +472,15 @@ final class APNsDoubleStreamHandler: ChannelInboundHandler {
         let inspection = state.expectations.inspect(headers: headers, body: body, now: Date())
         let answer = state.answer(for: inspection.deviceToken)
         let apnsID = headers.first { $0.name == "apns-id" }?.value ?? UUID().uuidString.lowercased()
-        state.record(ReceivedAPNsRequest(
-            method: headers.first { $0.name == ":method" }?.value, path: headers.first { $0.name == ":path" }?.value,
-            scheme: headers.first { $0.name == ":scheme" }?.value, authority: headers.first { $0.name == ":authority" }?.value,
-            headers: headers, body: body, payload: inspection.payload, deviceToken: inspection.deviceToken,
-            providerToken: inspection.token, problems: inspection.problems, answeredStatus: answer.status, answeredAPNsID: apnsID))
+        state.record(
+            ReceivedAPNsRequest(
+                method: headers.first { $0.name == ":method" }?.value,
+                path: headers.first { $0.name == ":path" }?.value,
+                scheme: headers.first { $0.name == ":scheme" }?.value,
+                authority: headers.first { $0.name == ":authority" }?.value,
+                headers: headers, body: body, payload: inspection.payload, deviceToken: inspection.deviceToken,
+                providerToken: inspection.token, problems: inspection.problems, answeredStatus: answer.status,
+                answeredAPNsID: apnsID))
 
         var responseBody: [UInt8] = []
         if answer.status != 200, let reason = answer.reason {
@@ -445,9 +490,12 @@ final class APNsDoubleStreamHandler: ChannelInboundHandler {
         }
         var fields = [(":status", String(answer.status)), ("apns-id", apnsID)]
         if !responseBody.isEmpty { fields.append(("content-type", "application/json")) }
-        context.write(wrapOutboundOut(.headers(.init(headers: .init(fields), endStream: responseBody.isEmpty))), promise: nil)
+        context.write(
+            wrapOutboundOut(.headers(.init(headers: .init(fields), endStream: responseBody.isEmpty))), promise: nil)
         if !responseBody.isEmpty {
-            context.write(wrapOutboundOut(.data(.init(data: .byteBuffer(ByteBuffer(bytes: responseBody)), endStream: true))), promise: nil)
+            context.write(
+                wrapOutboundOut(.data(.init(data: .byteBuffer(ByteBuffer(bytes: responseBody)), endStream: true))),
+                promise: nil)
         }
         context.flush()
     }
@@ -470,14 +518,18 @@ enum APNsDoubleCertificates {
             issuerPrivateKey: Certificate.PrivateKey(caKey))
         let serverKey = P256.Signing.PrivateKey()
         let server = try Certificate(
-            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: Certificate.PublicKey(serverKey.publicKey),
+            version: .v3, serialNumber: Certificate.SerialNumber(),
+            publicKey: Certificate.PublicKey(serverKey.publicKey),
             notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(7 * 24 * 3600),
-            issuer: caName, subject: try DistinguishedName { CommonName("127.0.0.1") }, signatureAlgorithm: .ecdsaWithSHA256,
+            issuer: caName, subject: try DistinguishedName { CommonName("127.0.0.1") },
+            signatureAlgorithm: .ecdsaWithSHA256,
             extensions: try Certificate.Extensions {
                 Critical(BasicConstraints.notCertificateAuthority)
                 Critical(KeyUsage(digitalSignature: true))
                 try ExtendedKeyUsage([.serverAuth])
-                SubjectAlternativeNames([.ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1])), .dnsName("localhost")])
+                SubjectAlternativeNames([
+                    .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1])), .dnsName("localhost"),
+                ])
             },
             issuerPrivateKey: Certificate.PrivateKey(caKey))
         var serializer = DER.Serializer()

@@ -1,4 +1,3 @@
-@testable import APNs
 import APNsTestSupport
 import Foundation
 import NIOCore
@@ -6,10 +5,14 @@ import NIOPosix
 import PTTProtocol
 import Testing
 
+@testable import APNs
+
 /// Reading APNs answers: the cases `APNsOutcomeTests` leaves out.
 @Suite struct APNsAnswerTests {
     @Test func twoHundredIsSentWhateverTheBody() {
-        #expect(APNsOutcome.answer(status: 200, body: Array(#"{"reason":"BadTopic"}"#.utf8), apnsID: "id-1") == .sent(apnsID: "id-1"))
+        #expect(
+            APNsOutcome.answer(status: 200, body: Array(#"{"reason":"BadTopic"}"#.utf8), apnsID: "id-1")
+                == .sent(apnsID: "id-1"))
         #expect(APNsOutcome.answer(status: 200, body: [], apnsID: nil) == .sent(apnsID: nil))
     }
 
@@ -25,7 +28,9 @@ import Testing
         (503, #"{"reason":"Shut"#, "HTTP 503"),
     ])
     func theReasonIsTheJSONReasonOrElseTheStatus(status: Int, body: String, reason: String) {
-        #expect(APNsOutcome.answer(status: status, body: Array(body.utf8), apnsID: "ignored") == .rejected(status: status, reason: reason))
+        #expect(
+            APNsOutcome.answer(status: status, body: Array(body.utf8), apnsID: "ignored")
+                == .rejected(status: status, reason: reason))
     }
 
     @Test(arguments: [

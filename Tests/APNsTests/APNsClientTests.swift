@@ -1,4 +1,3 @@
-@testable import APNs
 import APNsTestSupport
 import Crypto
 import Foundation
@@ -9,6 +8,8 @@ import PTTProtocol
 import TestSupport
 import Testing
 
+@testable import APNs
+
 /// `APNsClient` against the local APNs double, over loopback.
 @Suite struct APNsClientTests {
     let loop = MultiThreadedEventLoopGroup.singleton.next()
@@ -18,7 +19,9 @@ import Testing
             let token = Self.token(count: 32, seed: 1)
             let payload = Self.wakePayload()
             let apnsID = UUID()
-            let outcome = try await client.send(try .pushToTalk(deviceToken: token, payload: payload, apnsID: apnsID), on: loop).get()
+            let outcome = try await client.send(
+                try .pushToTalk(deviceToken: token, payload: payload, apnsID: apnsID), on: loop
+            ).get()
 
             #expect(outcome == .sent(apnsID: apnsID.uuidString.lowercased()))
             let request = try #require(try await double.waitForRequests(count: 1, timeout: .seconds(10)).first)
@@ -52,7 +55,9 @@ import Testing
         try await withDoubleAndClient { double, client in
             let now = Date()
             _ = try await client.send(try Self.wake(Self.token(count: 32, seed: 3)), on: loop, now: now).get()
-            _ = try await client.send(try Self.wake(Self.token(count: 32, seed: 4)), on: loop, now: now.addingTimeInterval(39 * 60)).get()
+            _ = try await client.send(
+                try Self.wake(Self.token(count: 32, seed: 4)), on: loop, now: now.addingTimeInterval(39 * 60)
+            ).get()
 
             let requests = try await double.waitForRequests(count: 2, timeout: .seconds(10))
             #expect(requests.map(\.problems) == [[], []])
@@ -60,7 +65,9 @@ import Testing
             let second = try #require(requests[1].providerToken)
             #expect(first.jwt == second.jwt)
             #expect(first.claims.iat == Int64(now.timeIntervalSince1970.rounded(.down)))
-            #expect(client.providerTokenAge(now: now.addingTimeInterval(39 * 60)).map { $0 >= 39 * 60 && $0 < 39 * 60 + 1 } == true)
+            #expect(
+                client.providerTokenAge(now: now.addingTimeInterval(39 * 60)).map { $0 >= 39 * 60 && $0 < 39 * 60 + 1 }
+                    == true)
         }
     }
 
@@ -112,8 +119,10 @@ import Testing
             #expect(rejected.action == .refreshProviderToken)
 
             double.respond(toToken: HexCoding.encode(token), status: 200, reason: nil)
-            let early = try await client.send(try Self.wake(token), on: loop, now: start.addingTimeInterval(19 * 60)).get()
-            let late = try await client.send(try Self.wake(token), on: loop, now: start.addingTimeInterval(20 * 60)).get()
+            let early = try await client.send(try Self.wake(token), on: loop, now: start.addingTimeInterval(19 * 60))
+                .get()
+            let late = try await client.send(try Self.wake(token), on: loop, now: start.addingTimeInterval(20 * 60))
+                .get()
             #expect(early.action == .none && late.action == .none)
 
             let requests = try await double.waitForRequests(count: 3, timeout: .seconds(10))
@@ -121,14 +130,17 @@ import Testing
             let tokens = requests.map { $0.providerToken?.jwt }
             #expect(tokens[0] != nil && tokens[0] == tokens[1], "a token younger than 20 minutes is kept")
             #expect(tokens[2] != nil && tokens[2] != tokens[1], "the invalidated token is replaced at 20 minutes")
-            #expect(requests[2].jwtClaims?.iat == Int64(start.addingTimeInterval(20 * 60).timeIntervalSince1970.rounded(.down)))
+            #expect(
+                requests[2].jwtClaims?.iat
+                    == Int64(start.addingTimeInterval(20 * 60).timeIntervalSince1970.rounded(.down)))
             #expect(client.providerTokenAge(now: start.addingTimeInterval(20 * 60)).map { $0 >= 0 && $0 < 1 } == true)
         }
     }
 
     @Test func aClosedPortFailsAndBacksOff() async throws {
         let double = try await APNsDouble.start()
-        let client = try APNsClient(settings: double.settings, eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: Self.logger)
+        let client = try APNsClient(
+            settings: double.settings, eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: Self.logger)
         try await double.shutdown()
         let outcome = await Self.sendThenShutdown(client, try Self.wake(Self.token(count: 32, seed: 10)), on: loop)
         guard case .failed(let reason) = outcome else {
@@ -143,7 +155,8 @@ import Testing
         let double = try await APNsDouble.start()
         var settings = double.settings
         settings.caFile = nil  // system roots: the double's throwaway CA is not among them
-        let client = try APNsClient(settings: settings, eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: Self.logger)
+        let client = try APNsClient(
+            settings: settings, eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: Self.logger)
         let outcome = await Self.sendThenShutdown(client, try Self.wake(Self.token(count: 32, seed: 11)), on: loop)
         try await double.shutdown()
         guard case .failed = outcome else {
@@ -202,7 +215,8 @@ import Testing
         settings.keyId = "WRONGKEY12"
         settings.teamId = "WRONGTEAM1"
         settings.bundleId = "com.example.other"
-        let client = try APNsClient(settings: settings, eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: Self.logger)
+        let client = try APNsClient(
+            settings: settings, eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: Self.logger)
         var notification = try Self.wake(Self.token(count: 32, seed: 16))
         notification.expiration = 60
         notification.payload = Data(#"{"aps":{"alert":{"body":"hi"}},"channel":"c","sentAt":1}"#.utf8)
@@ -225,12 +239,14 @@ import Testing
         var settings = double.settings
         settings.keyFile = double.directory + "/missing.p8"
         #expect(throws: APNsSettingsError.invalid("apns.keyFile '\(settings.keyFile)' does not exist")) {
-            _ = try APNsClient(settings: settings, eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: Self.logger)
+            _ = try APNsClient(
+                settings: settings, eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: Self.logger)
         }
         settings = double.settings
         settings.caFile = double.directory + "/missing.pem"
         #expect(throws: APNsSettingsError.invalid("apns.caFile '\(settings.caFile!)' does not exist")) {
-            _ = try APNsClient(settings: settings, eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: Self.logger)
+            _ = try APNsClient(
+                settings: settings, eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: Self.logger)
         }
     }
 
@@ -238,7 +254,8 @@ import Testing
 
     static let logger: Logger = {
         var logger = Logger(label: "apns-test")
-        logger.logLevel = ProcessInfo.processInfo.environment["PTT_TEST_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .critical
+        logger.logLevel =
+            ProcessInfo.processInfo.environment["PTT_TEST_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .critical
         return logger
     }()
 
@@ -247,7 +264,8 @@ import Testing
         let double = try await APNsDouble.start()
         let client: APNsClient
         do {
-            client = try APNsClient(settings: double.settings, eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: Self.logger)
+            client = try APNsClient(
+                settings: double.settings, eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: Self.logger)
         } catch {
             try await double.shutdown()
             throw error
@@ -263,8 +281,10 @@ import Testing
         try await double.shutdown()
     }
 
-    private static func sendThenShutdown(_ client: APNsClient, _ notification: APNsNotification, on loop: EventLoop,
-                                         now: Date = Date()) async -> APNsOutcome {
+    private static func sendThenShutdown(
+        _ client: APNsClient, _ notification: APNsNotification, on loop: EventLoop,
+        now: Date = Date()
+    ) async -> APNsOutcome {
         let outcome = try? await client.send(notification, on: loop, now: now).get()
         await client.shutdown()
         return outcome ?? .failed(reason: "the future failed, which send promises never to do")
@@ -276,8 +296,9 @@ import Testing
     }
 
     static func wakePayload() -> PushPayload {
-        PushPayload(channel: "6f1c3a52-0d7e-4d3b-9a43-2f1e5b8c7a90", activeSpeaker: "Alice", burst: "burst-1",
-                    sentAt: Int64(Date().timeIntervalSince1970 * 1000))
+        PushPayload(
+            channel: "6f1c3a52-0d7e-4d3b-9a43-2f1e5b8c7a90", activeSpeaker: "Alice", burst: "burst-1",
+            sentAt: Int64(Date().timeIntervalSince1970 * 1000))
     }
 
     static func wake(_ token: [UInt8]) throws -> APNsNotification {

@@ -1,10 +1,11 @@
-@testable import APNs
 import APNsTestSupport
 import Foundation
 import NIOCore
 import NIOPosix
 import PTTProtocol
 import Testing
+
+@testable import APNs
 
 /// What a notification turns into: the pushtotalk fields Apple requires, the path, the headers, the size limit.
 @Suite struct APNsNotificationTests {
@@ -34,21 +35,25 @@ import Testing
         #expect(String(decoding: notification.payload, as: UTF8.self) == #"{"a":"x/y","z":1}"#)
         let wake = PushPayload(channel: "c", activeSpeaker: "Ann", burst: "b", sentAt: 7)
         let encoded = try APNsNotification.pushToTalk(deviceToken: [1], payload: wake).payload
-        #expect(String(decoding: encoded, as: UTF8.self) == #"{"activeSpeaker":"Ann","aps":{},"burst":"b","channel":"c","sentAt":7}"#)
+        #expect(
+            String(decoding: encoded, as: UTF8.self)
+                == #"{"activeSpeaker":"Ann","aps":{},"burst":"b","channel":"c","sentAt":7}"#)
     }
 
     @Test func pushToTalkHeadersCarryTheTopicPriorityAndExpiration() throws {
         let notification = try APNsNotification.pushToTalk(deviceToken: [0xAB, 0xCD], payload: Body())
         let headers = notification.headers(jwt: "h.c.s", topic: APNsSettingsTests.valid.topic)
-        #expect(headers.map { "\($0.name): \($0.value)" } == [
-            "authorization: bearer h.c.s", "apns-push-type: pushtotalk", "apns-topic: com.example.walkie.voip-ptt",
-            "apns-priority: 10", "apns-expiration: 0", "content-type: application/json",
-        ])
+        #expect(
+            headers.map { "\($0.name): \($0.value)" } == [
+                "authorization: bearer h.c.s", "apns-push-type: pushtotalk", "apns-topic: com.example.walkie.voip-ptt",
+                "apns-priority: 10", "apns-expiration: 0", "content-type: application/json",
+            ])
     }
 
     @Test func theTokenIsLowercaseHexWithLeadingZeros() {
         func hex(_ token: [UInt8]) -> String {
-            APNsNotification(deviceToken: token, pushType: "pushtotalk", priority: 10, expiration: 0, payload: Data()).deviceTokenHex
+            APNsNotification(deviceToken: token, pushType: "pushtotalk", priority: 10, expiration: 0, payload: Data())
+                .deviceTokenHex
         }
         #expect(hex([0x00, 0x0A, 0xFF, 0x10]) == "000aff10")
         #expect(hex([]) == "")
@@ -60,9 +65,11 @@ import Testing
     }
 
     @Test func theLogPrefixIsAtMostEightHexCharacters() {
-        let long = APNsNotification(deviceToken: Array(0..<32), pushType: "pushtotalk", priority: 10, expiration: 0, payload: Data())
+        let long = APNsNotification(
+            deviceToken: Array(0..<32), pushType: "pushtotalk", priority: 10, expiration: 0, payload: Data())
         #expect(long.tokenPrefix == "00010203")
-        let short = APNsNotification(deviceToken: [0xFE, 0x01], pushType: "pushtotalk", priority: 10, expiration: 0, payload: Data())
+        let short = APNsNotification(
+            deviceToken: [0xFE, 0x01], pushType: "pushtotalk", priority: 10, expiration: 0, payload: Data())
         #expect(short.tokenPrefix == "fe01")
     }
 
@@ -74,7 +81,9 @@ import Testing
         let double = try await APNsDouble.start()
         let client: APNsClient
         do {
-            client = try APNsClient(settings: double.settings, eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: APNsClientTests.logger)
+            client = try APNsClient(
+                settings: double.settings, eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
+                logger: APNsClientTests.logger)
         } catch {
             try await double.shutdown()
             throw error
@@ -82,7 +91,10 @@ import Testing
         var notification = try APNsClientTests.wake(APNsClientTests.token(count: 32, seed: 40))
         let json = notification.payload
         // Spaces before the closing brace keep it the same JSON object.
-        notification.payload = json.dropLast() + Data(repeating: UInt8(ascii: " "), count: APNsNotification.maximumPayloadSize - json.count) + json.suffix(1)
+        notification.payload =
+            json.dropLast()
+            + Data(repeating: UInt8(ascii: " "), count: APNsNotification.maximumPayloadSize - json.count)
+            + json.suffix(1)
         #expect(notification.payload.count == 5120)
         let outcome = try? await client.send(notification, on: MultiThreadedEventLoopGroup.singleton.next()).get()
         let requests = double.requests()

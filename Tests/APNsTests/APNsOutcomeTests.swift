@@ -1,4 +1,3 @@
-@testable import APNs
 import APNsTestSupport
 import Crypto
 import Foundation
@@ -8,6 +7,8 @@ import NIOPosix
 import PTTProtocol
 import TestSupport
 import Testing
+
+@testable import APNs
 
 /// Reading APNs answers and deciding what to do about them.
 @Suite struct APNsOutcomeTests {
@@ -33,24 +34,31 @@ import Testing
 
     @Test func theReasonComesFromTheJSONBodyOrElseTheStatus() {
         #expect(APNsOutcome.answer(status: 200, body: [], apnsID: "abc") == .sent(apnsID: "abc"))
-        #expect(APNsOutcome.answer(status: 410, body: Array(#"{"reason":"Unregistered","timestamp":1760000000000}"#.utf8), apnsID: nil)
-            == .rejected(status: 410, reason: "Unregistered"))
+        #expect(
+            APNsOutcome.answer(
+                status: 410, body: Array(#"{"reason":"Unregistered","timestamp":1760000000000}"#.utf8), apnsID: nil)
+                == .rejected(status: 410, reason: "Unregistered"))
         #expect(APNsOutcome.answer(status: 503, body: [], apnsID: nil) == .rejected(status: 503, reason: "HTTP 503"))
-        #expect(APNsOutcome.answer(status: 502, body: Array("<html>bad gateway</html>".utf8), apnsID: nil) == .rejected(status: 502, reason: "HTTP 502"))
+        #expect(
+            APNsOutcome.answer(status: 502, body: Array("<html>bad gateway</html>".utf8), apnsID: nil)
+                == .rejected(status: 502, reason: "HTTP 502"))
     }
 
     @Test func theRequestCarriesEveryAPNsHeader() throws {
         let apnsID = UUID()
-        let notification = APNsNotification(deviceToken: [0xAB, 0x01, 0xFF], pushType: "pushtotalk", priority: 10, expiration: 0,
-                                            collapseId: "c1", payload: Data("{}".utf8), apnsID: apnsID)
+        let notification = APNsNotification(
+            deviceToken: [0xAB, 0x01, 0xFF], pushType: "pushtotalk", priority: 10, expiration: 0,
+            collapseId: "c1", payload: Data("{}".utf8), apnsID: apnsID)
         #expect(notification.path == "/3/device/ab01ff")
         #expect(notification.tokenPrefix == "ab01ff")
         let headers = notification.headers(jwt: "h.c.s", topic: "com.example.walkie.voip-ptt")
-        #expect(headers.map { "\($0.name): \($0.value)" } == [
-            "authorization: bearer h.c.s", "apns-push-type: pushtotalk", "apns-topic: com.example.walkie.voip-ptt",
-            "apns-priority: 10", "apns-expiration: 0", "apns-collapse-id: c1", "apns-id: \(apnsID.uuidString.lowercased())",
-            "content-type: application/json",
-        ])
+        #expect(
+            headers.map { "\($0.name): \($0.value)" } == [
+                "authorization: bearer h.c.s", "apns-push-type: pushtotalk", "apns-topic: com.example.walkie.voip-ptt",
+                "apns-priority: 10", "apns-expiration: 0", "apns-collapse-id: c1",
+                "apns-id: \(apnsID.uuidString.lowercased())",
+                "content-type: application/json",
+            ])
         let request = try notification.request(baseURL: "https://127.0.0.1:8443", jwt: "h.c.s", topic: "t")
         #expect(request.method == .POST)
         #expect(request.url.absoluteString == "https://127.0.0.1:8443/3/device/ab01ff")

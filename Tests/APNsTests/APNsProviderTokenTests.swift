@@ -1,4 +1,3 @@
-@testable import APNs
 import APNsTestSupport
 import Crypto
 import Foundation
@@ -8,6 +7,8 @@ import NIOPosix
 import PTTProtocol
 import TestSupport
 import Testing
+
+@testable import APNs
 
 /// The provider token: signed as ES256 over the JOSE header and claims, checked by the double's own decoder.
 @Suite struct APNsProviderTokenTests {
@@ -22,7 +23,9 @@ import Testing
         #expect(decoded.signatureIsValid)
         #expect(decoded.header == .init(alg: "ES256", kid: "KEY1234567", typ: nil))
         #expect(decoded.claims == .init(iss: "TEAM123456", iat: 1_760_000_000))
-        #expect(token.jwt.split(separator: ".").first == Substring(APNsProviderToken.base64URL(Data(#"{"alg":"ES256","kid":"KEY1234567"}"#.utf8))))
+        #expect(
+            token.jwt.split(separator: ".").first
+                == Substring(APNsProviderToken.base64URL(Data(#"{"alg":"ES256","kid":"KEY1234567"}"#.utf8))))
     }
 
     @Test func aTamperedTokenOrAnotherKeyDoesNotVerify() throws {
@@ -38,7 +41,9 @@ import Testing
 
     @Test func theKeyFileMustExist() {
         let path = NSTemporaryDirectory() + "apns-missing-\(UUID().uuidString).p8"
-        #expect(throws: APNsSettingsError.invalid("apns.keyFile '\(path)' does not exist")) { try APNsSigningKey.load(file: path) }
+        #expect(throws: APNsSettingsError.invalid("apns.keyFile '\(path)' does not exist")) {
+            try APNsSigningKey.load(file: path)
+        }
     }
 
     @Test func aGarbageKeyFileIsRefusedByName() throws {
@@ -57,8 +62,9 @@ import Testing
 
     @Test(.enabled(if: Tools.path("openssl") != nil)) func anRSAKeyIsRefusedByName() async throws {
         let path = NSTemporaryDirectory() + "apns-rsa-\(UUID().uuidString).p8"
-        let openssl = try await ToolRun.run(try #require(Tools.path("openssl")),
-                                            ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", path])
+        let openssl = try await ToolRun.run(
+            try #require(Tools.path("openssl")),
+            ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", path])
         try #require(openssl.status == 0, "openssl: \(openssl.stderr)")
         #expect(try String(contentsOfFile: path, encoding: .utf8).contains("BEGIN PRIVATE KEY"))
         let error = #expect(throws: APNsSettingsError.self) { try APNsSigningKey.load(file: path) }

@@ -1,4 +1,3 @@
-@testable import APNs
 import APNsTestSupport
 import Foundation
 import NIOCore
@@ -6,10 +5,13 @@ import NIOPosix
 import PTTProtocol
 import Testing
 
+@testable import APNs
+
 /// The `apns` settings: what `validate()` refuses, by name, and what the accepted values lead to.
 @Suite struct APNsSettingsTests {
-    static let valid = APNsSettings(keyFile: "/etc/pttd/AuthKey_KEY1234567.p8", keyId: "KEY1234567", teamId: "TEAM123456",
-                                    bundleId: "com.example.walkie")
+    static let valid = APNsSettings(
+        keyFile: "/etc/pttd/AuthKey_KEY1234567.p8", keyId: "KEY1234567", teamId: "TEAM123456",
+        bundleId: "com.example.walkie")
 
     /// `valid` with one change.
     static func changed(_ change: (inout APNsSettings) -> Void) -> APNsSettings {
@@ -23,7 +25,9 @@ import Testing
         try Self.changed { $0.environment = "sandbox" }.validate()
         try Self.changed { $0.endpoint = "https://127.0.0.1:8443" }.validate()
         try Self.changed { $0.bundleId = String(repeating: "a", count: 200) }.validate()
-        try Self.changed { $0.keyId = "0123456789"; $0.teamId = "abcdefghij" }.validate()
+        try Self.changed {
+            $0.keyId = "0123456789"; $0.teamId = "abcdefghij"
+        }.validate()
     }
 
     @Test func theMessageQuotesTheRefusedValue() {
@@ -53,7 +57,8 @@ import Testing
     ])
     func aBadValueIsRefusedByName(setting: String, settings: APNsSettings) {
         let error = #expect(throws: APNsSettingsError.self) { try settings.validate() }
-        #expect(error?.description.hasPrefix(setting + " ") == true, "\(error.map(String.init(describing:)) ?? "no error")")
+        #expect(
+            error?.description.hasPrefix(setting + " ") == true, "\(error.map(String.init(describing:)) ?? "no error")")
     }
 
     @Test func theTopicIsTheBundleIdWithTheVoIPPTTSuffix() {
@@ -64,16 +69,25 @@ import Testing
     @Test func theEnvironmentPicksTheServerUnlessAnEndpointOverridesIt() {
         #expect(Self.valid.baseURL == "https://api.push.apple.com")
         #expect(Self.changed { $0.environment = "sandbox" }.baseURL == "https://api.sandbox.push.apple.com")
-        #expect(Self.changed { $0.environment = "sandbox"; $0.endpoint = "https://127.0.0.1:8443/" }.baseURL == "https://127.0.0.1:8443")
+        #expect(
+            Self.changed {
+                $0.environment = "sandbox"; $0.endpoint = "https://127.0.0.1:8443/"
+            }.baseURL == "https://127.0.0.1:8443")
         #expect(Self.changed { $0.endpoint = "https://relay.example:443" }.baseURL == "https://relay.example:443")
     }
 
     @Test func decodingDefaultsTheEnvironmentAndLeavesTheOverridesOut() throws {
-        let json = #"{"keyFile": "k.p8", "keyId": "KEY1234567", "teamId": "TEAM123456", "bundleId": "com.example.walkie"}"#
+        let json =
+            #"{"keyFile": "k.p8", "keyId": "KEY1234567", "teamId": "TEAM123456", "bundleId": "com.example.walkie"}"#
         let decoded = try JSONDecoder().decode(APNsSettings.self, from: Data(json.utf8))
-        #expect(decoded == APNsSettings(keyFile: "k.p8", keyId: "KEY1234567", teamId: "TEAM123456", bundleId: "com.example.walkie",
-                                        environment: "production", endpoint: nil, caFile: nil))
-        let full = Self.changed { $0.environment = "sandbox"; $0.endpoint = "https://127.0.0.1:1"; $0.caFile = "/tmp/ca.pem" }
+        #expect(
+            decoded
+                == APNsSettings(
+                    keyFile: "k.p8", keyId: "KEY1234567", teamId: "TEAM123456", bundleId: "com.example.walkie",
+                    environment: "production", endpoint: nil, caFile: nil))
+        let full = Self.changed {
+            $0.environment = "sandbox"; $0.endpoint = "https://127.0.0.1:1"; $0.caFile = "/tmp/ca.pem"
+        }
         #expect(try JSONDecoder().decode(APNsSettings.self, from: JSONEncoder().encode(full)) == full)
     }
 

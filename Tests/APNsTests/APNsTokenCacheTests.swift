@@ -1,4 +1,3 @@
-@testable import APNs
 import APNsTestSupport
 import Crypto
 import Foundation
@@ -8,6 +7,8 @@ import NIOPosix
 import PTTProtocol
 import TestSupport
 import Testing
+
+@testable import APNs
 
 /// When the shared provider token is replaced.
 @Suite struct APNsTokenCacheTests {

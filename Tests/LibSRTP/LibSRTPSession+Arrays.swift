@@ -3,7 +3,8 @@ public import SRTP
 extension LibSRTPSession {
     /// Protects an RTP packet, returning the SRTP packet.
     public func protect(_ packet: [UInt8]) throws(SRTPError) -> [UInt8] {
-        try SRTPArrayTransform.run(packet, extra: Self.rtpTrailerCapacity) { (pointer, length, capacity) throws(SRTPError) in
+        try SRTPArrayTransform.run(packet, extra: Self.rtpTrailerCapacity) {
+            (pointer, length, capacity) throws(SRTPError) in
             try protect(pointer, length: length, capacity: capacity)
         }
     }
@@ -17,7 +18,8 @@ extension LibSRTPSession {
 
     /// Protects a (compound) RTCP packet, returning the SRTCP packet.
     public func protectRTCP(_ packet: [UInt8]) throws(SRTPError) -> [UInt8] {
-        try SRTPArrayTransform.run(packet, extra: Self.rtcpTrailerCapacity) { (pointer, length, capacity) throws(SRTPError) in
+        try SRTPArrayTransform.run(packet, extra: Self.rtcpTrailerCapacity) {
+            (pointer, length, capacity) throws(SRTPError) in
             try protectRTCP(pointer, length: length, capacity: capacity)
         }
     }

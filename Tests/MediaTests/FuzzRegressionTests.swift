@@ -1,5 +1,5 @@
-import Foundation
 import AudioFiles
+import Foundation
 import Testing
 
 /// Inputs `make fuzz` found (kept in fixtures/fuzz/regressions/TARGET/), and the smallest cases
@@ -33,8 +33,9 @@ struct MediaFuzzRegressionTests {
         }
     }
 
-    @Test("A junk tail after the last page reads the same whole and in chunks (found by fuzz-ogg-opus)",
-          arguments: ["junk-tail-whole-vs-chunked-1", "junk-tail-whole-vs-chunked-2"])
+    @Test(
+        "A junk tail after the last page reads the same whole and in chunks (found by fuzz-ogg-opus)",
+        arguments: ["junk-tail-whole-vs-chunked-1", "junk-tail-whole-vs-chunked-2"])
     func junkTailFromFuzzer(name: String) throws {
         let bytes = try Self.regression("ogg-opus", name)
         let whole = Self.read(bytes, chunk: bytes.count)
@@ -68,7 +69,8 @@ struct MediaFuzzRegressionTests {
         for tail in ["O", "Og", "Ogg", "OggS", "xxOgg", "OggS\u{0}\u{0}"] {
             let result = Self.read(stream + Array(tail.utf8), chunk: 7)
             guard case .truncated? = result.error else {
-                Issue.record("tail \(tail.debugDescription): expected .truncated, got \(String(describing: result.error))")
+                Issue.record(
+                    "tail \(tail.debugDescription): expected .truncated, got \(String(describing: result.error))")
                 continue
             }
         }

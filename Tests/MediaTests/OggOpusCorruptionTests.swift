@@ -1,6 +1,6 @@
 import AudioFiles
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Ogg Opus reader on bad input")
 struct OggOpusCorruptionTests {

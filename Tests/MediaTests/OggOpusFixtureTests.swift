@@ -1,7 +1,7 @@
-import Foundation
 import AudioFiles
-import RTP
+import Foundation
 import Opus
+import RTP
 import Testing
 
 /// The committed talk bursts in `fixtures/` (opusenc and `ptt encode` output).
@@ -39,7 +39,8 @@ struct OggOpusFixtureTests {
 
     @Test("Remuxing a fixture through the writer keeps packets and final granule")
     func remux() throws {
-        let (head, packets) = try OggOpusReader.readFile(path: Self.fixtures.appendingPathComponent("burst-dtx.opus").path)
+        let (head, packets) = try OggOpusReader.readFile(
+            path: Self.fixtures.appendingPathComponent("burst-dtx.opus").path)
         var writer = try OggOpusWriter(head: head, tags: OpusTags(vendor: "remux"))
         var bytes: [UInt8] = []
         for packet in packets { bytes += try writer.write(packet: packet.data) }

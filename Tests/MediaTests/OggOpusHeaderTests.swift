@@ -39,16 +39,42 @@ struct OggOpusHeaderTests {
     static let headCases: [([UInt8], OggOpusError)] = {
         let m = magic
         var cases: [([UInt8], OggOpusError)] = []
-        cases.append((Array("OpusHeaX".utf8) + [1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0], .badHead("does not start with \"OpusHead\"")))
+        cases.append(
+            (Array("OpusHeaX".utf8) + [1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0], .badHead("does not start with \"OpusHead\"")))
         cases.append((m + [1, 1, 0, 0], .badHead("12 bytes; at least 19 are needed")))
-        cases.append((m + [0x10, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0], .unsupported("OpusHead version 16 (major version 1; only 0 is known)")))
+        cases.append(
+            (
+                m + [0x10, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+                .unsupported("OpusHead version 16 (major version 1; only 0 is known)")
+            ))
         cases.append((m + [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], .badHead("channel count 0")))
-        cases.append((m + [1, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0], .badHead("mapping family 0 allows 1 or 2 channels, not 3")))
-        cases.append((m + [1, 6, 0, 0, 0, 0, 0, 0, 0, 0, 1, 4, 2, 0, 4, 1, 2, 3, 5], .unsupported("6 channels; only mono and stereo are supported")))
-        cases.append((m + [1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 0, 0, 1], .unsupported("multistream layout (2 Opus streams per packet)")))
-        cases.append((m + [1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 2], .badHead("channel table entry 2 but only 2 decoded channels")))
-        cases.append((m + [1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1], .badHead("mapping family 1 needs a 2-channel table; the packet is 21 bytes")))
-        cases.append((m + [1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 255], .unsupported("channel mapping family 255; only 0 and 1 are supported")))
+        cases.append(
+            (m + [1, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0], .badHead("mapping family 0 allows 1 or 2 channels, not 3")))
+        cases.append(
+            (
+                m + [1, 6, 0, 0, 0, 0, 0, 0, 0, 0, 1, 4, 2, 0, 4, 1, 2, 3, 5],
+                .unsupported("6 channels; only mono and stereo are supported")
+            ))
+        cases.append(
+            (
+                m + [1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 0, 0, 1],
+                .unsupported("multistream layout (2 Opus streams per packet)")
+            ))
+        cases.append(
+            (
+                m + [1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 2],
+                .badHead("channel table entry 2 but only 2 decoded channels")
+            ))
+        cases.append(
+            (
+                m + [1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1],
+                .badHead("mapping family 1 needs a 2-channel table; the packet is 21 bytes")
+            ))
+        cases.append(
+            (
+                m + [1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 255],
+                .unsupported("channel mapping family 255; only 0 and 1 are supported")
+            ))
         return cases
     }()
 
@@ -97,7 +123,9 @@ struct OggOpusHeaderTests {
             try OpusTags(parsing: hugeCount)
         }
         let hugeVendor = Array("OpusTags".utf8) + [0xFF, 0xFF, 0xFF, 0xFF]
-        #expect(throws: OggOpusError.badTags("vendor string of 4294967295 bytes runs past the end of the 12-byte packet")) {
+        #expect(
+            throws: OggOpusError.badTags("vendor string of 4294967295 bytes runs past the end of the 12-byte packet")
+        ) {
             try OpusTags(parsing: hugeVendor)
         }
         #expect(throws: OggOpusError.badTags("does not start with \"OpusTags\"")) {
@@ -121,7 +149,10 @@ struct OggOpusHeaderTests {
                 }
                 let ours = OggOpusPacket.sampleCount(of: packet)
                 let theirs = try? OpusPacket.validate(packet).totalSamples
-                #expect(ours == theirs, "TOC \(toc) frames \(count): ours \(String(describing: ours)), libopus \(String(describing: theirs))")
+                #expect(
+                    ours == theirs,
+                    "TOC \(toc) frames \(count): ours \(String(describing: ours)), libopus \(String(describing: theirs))"
+                )
             }
         }
         #expect(OggOpusPacket.sampleCount(of: [UInt8]()) == nil)

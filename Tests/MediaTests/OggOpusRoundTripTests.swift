@@ -1,7 +1,7 @@
-import Foundation
 import AudioFiles
-import Testing
+import Foundation
 import TestSupport
+import Testing
 
 @Suite("Ogg Opus writer → reader")
 struct OggOpusRoundTripTests {
@@ -261,6 +261,8 @@ struct OggOpusRoundTripTests {
         #expect(fromPipe == packets.prefix(10).map(\.data))
         #expect(reader.reachedEndOfStream)
 
-        #expect(throws: OggOpusError.self) { try OggOpusReader.readFile(path: directory.appendingPathComponent("missing").path) }
+        #expect(throws: OggOpusError.self) {
+            try OggOpusReader.readFile(path: directory.appendingPathComponent("missing").path)
+        }
     }
 }

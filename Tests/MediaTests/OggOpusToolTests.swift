@@ -1,5 +1,5 @@
-import Foundation
 import AudioFiles
+import Foundation
 import Opus
 import TestSupport
 import Testing
@@ -17,7 +17,8 @@ struct OggOpusToolTests {
             path: path, writer: OggOpusWriter(channels: channels, preSkip: preSkip, comments: ["TITLE=tool test"]))
         let needed = preSkip + 48_000 * seconds
         let packets = (needed + 959) / 960
-        let pcm = WAVFixtures.sine(frames: 48_000 * seconds, channels: channels, sampleRate: 48_000)
+        let pcm =
+            WAVFixtures.sine(frames: 48_000 * seconds, channels: channels, sampleRate: 48_000)
             + [Int16](repeating: 0, count: (packets * 960 - 48_000 * seconds) * channels)
         let frame = 960 * channels
         var count = 0
@@ -31,7 +32,8 @@ struct OggOpusToolTests {
     }
 
     @Test(
-        "Reads what opusenc writes", .enabled(if: OggFixtures.toolExists("opusenc"), "opusenc (opus-tools) is not installed"),
+        "Reads what opusenc writes",
+        .enabled(if: OggFixtures.toolExists("opusenc"), "opusenc (opus-tools) is not installed"),
         arguments: [(2, 48_000), (1, 16_000)])
     func readsOpusenc(channels: Int, sampleRate: Int) async throws {
         let directory = try OggFixtures.temporaryDirectory()
@@ -69,7 +71,8 @@ struct OggOpusToolTests {
     }
 
     @Test(
-        "opusinfo accepts our files", .enabled(if: OggFixtures.toolExists("opusinfo"), "opusinfo (opus-tools) is not installed"),
+        "opusinfo accepts our files",
+        .enabled(if: OggFixtures.toolExists("opusinfo"), "opusinfo (opus-tools) is not installed"),
         arguments: [1, 2])
     func opusinfoAccepts(channels: Int) async throws {
         let directory = try OggFixtures.temporaryDirectory()

@@ -1,5 +1,5 @@
-import Foundation
 import AudioFiles
+import Foundation
 import TestSupport
 
 /// Helpers for the Ogg Opus tests: synthetic packets, a tiny independent page parser, temp

@@ -17,12 +17,13 @@ struct RTCPTests {
         let packet = try RTCPWriter.makeKeepAlive(ssrc: 7, cname: "relay@ptt")
         // RR 8 + SDES: 4 header + 4 SSRC + (2 + 9 + 1 → 12) = 20.
         #expect(packet.count == 28)
-        #expect(Array(packet[8...]) == [
-            0x81, 202, 0x00, 0x04,                     // V=2 SC=1 SDES, 5 words
-            0, 0, 0, 7,                                 // chunk SSRC
-            1, 9, 0x72, 0x65, 0x6C, 0x61, 0x79, 0x40, 0x70, 0x74, 0x74, // CNAME "relay@ptt"
-            0,                                          // END
-        ])
+        #expect(
+            Array(packet[8...]) == [
+                0x81, 202, 0x00, 0x04,  // V=2 SC=1 SDES, 5 words
+                0, 0, 0, 7,  // chunk SSRC
+                1, 9, 0x72, 0x65, 0x6C, 0x61, 0x79, 0x40, 0x70, 0x74, 0x74,  // CNAME "relay@ptt"
+                0,  // END
+            ])
         #expect(RTPHeader.isRTCP(packet))
         #expect(try RTCPCompound.validate(packet) == 2)
         let headers = try RTCPCompound.headers(packet)
@@ -51,7 +52,7 @@ struct RTCPTests {
         }
         #expect(written == 8 + 12)
         #expect(Array(buffer[8..<20]) == [0x81, 202, 0, 2, 0, 0, 0, 9, 1, 1, 0x61, 0])
-        #expect(buffer[20] == 0xFF)   // nothing written past the end
+        #expect(buffer[20] == 0xFF)  // nothing written past the end
         var cnames: [String?] = []
         try buffer.withUnsafeBytes { raw in
             try RTCPCompound.forEachPacket(in: UnsafeRawBufferPointer(rebasing: raw[..<written])) { header, packet in
@@ -73,7 +74,8 @@ struct RTCPTests {
                 try RTCPWriter.writeKeepAlive(into: out, ssrc: 1, cname: "a")
             }
             #expect(throws: RTCPWriteError.bufferTooSmall(needed: 8, available: 7)) {
-                try RTCPWriter.writeEmptyReceiverReport(into: UnsafeMutableRawBufferPointer(rebasing: out[..<7]), ssrc: 1)
+                try RTCPWriter.writeEmptyReceiverReport(
+                    into: UnsafeMutableRawBufferPointer(rebasing: out[..<7]), ssrc: 1)
             }
         }
     }
@@ -101,15 +103,16 @@ struct RTCPTests {
         #expect(throws: RTCPParseError.firstPacketNotReport(202)) { try RTCPCompound.validate(sdes) }
         #expect(try RTCPCompound.validate(sdes, requireReportFirst: false) == 1)
         #expect(throws: RTCPParseError.tooShort) { try RTCPCompound.validate([UInt8]()) }
-        #expect(throws: RTCPParseError.tooShort) { try RTCPCompound.validate(keepAlive + [0x80]) }      // trailing byte
+        #expect(throws: RTCPParseError.tooShort) { try RTCPCompound.validate(keepAlive + [0x80]) }  // trailing byte
         #expect(throws: RTCPParseError.lengthOverrun) { try RTCPCompound.validate(Array(keepAlive.dropLast(4))) }
-        #expect(throws: RTCPParseError.notRTCP(0xEF)) { try RTCPCompound.validate(rr + RTPTestPackets.simple) }  // PT 111 + marker
+        // PT 111 + marker
+        #expect(throws: RTCPParseError.notRTCP(0xEF)) { try RTCPCompound.validate(rr + RTPTestPackets.simple) }
 
         // Padding is allowed only on the last packet, with a count of 1...body.
         var paddedFirst = keepAlive
         paddedFirst[0] |= 0x20
         #expect(throws: RTCPParseError.badPadding) { try RTCPCompound.validate(paddedFirst) }
-        let paddedLast: [UInt8] = rr + [0xA0, 203, 0, 1, 0, 0, 0, 4]       // BYE: 4 bytes of padding
+        let paddedLast: [UInt8] = rr + [0xA0, 203, 0, 1, 0, 0, 0, 4]  // BYE: 4 bytes of padding
         #expect(try RTCPCompound.validate(paddedLast) == 2)
         var badCount = paddedLast
         badCount[badCount.count - 1] = 5

@@ -1,6 +1,6 @@
 import RTP
-import Testing
 import TestSupport
+import Testing
 
 @Suite("RTP/RTCP parsers on random input")
 struct RTPFuzzTests {

@@ -5,10 +5,12 @@ import Testing
 struct RTPParseTests {
     @Test func parsesSimplePacket() throws {
         let header = try RTPHeader.parse(RTPTestPackets.simple)
-        #expect(header == RTPHeader(
-            marker: true, payloadType: 111, sequenceNumber: 0x1234,
-            timestamp: 0xDECA_FBAD, ssrc: 0xCAFE_BABE
-        ))
+        #expect(
+            header
+                == RTPHeader(
+                    marker: true, payloadType: 111, sequenceNumber: 0x1234,
+                    timestamp: 0xDECA_FBAD, ssrc: 0xCAFE_BABE
+                ))
         #expect(header.headerLength == 12)
         #expect(header.payloadRange(packetLength: RTPTestPackets.simple.count) == 12..<15)
     }
@@ -49,7 +51,7 @@ struct RTPParseTests {
 
     @Test func paddingCanBeLeftUncheckedForProtectedPackets() throws {
         var packet = RTPTestPackets.full
-        packet[packet.count - 1] = 200          // as if encrypted
+        packet[packet.count - 1] = 200  // as if encrypted
         #expect(throws: RTPParseError.badPadding) { try RTPHeader.parse(packet) }
         let header = try RTPHeader.parse(packet, validatingPadding: false)
         #expect(header.padding)
@@ -60,16 +62,16 @@ struct RTPParseTests {
     @Test(arguments: [
         ([UInt8](), RTPParseError.tooShort),
         (Array(RTPTestPackets.simple.prefix(11)), .tooShort),
-        ([0x40] + Array(RTPTestPackets.simple.dropFirst()), .badVersion),   // V=1
-        ([0xC0] + Array(RTPTestPackets.simple.dropFirst()), .badVersion),   // V=3
-        ([0x00] + Array(RTPTestPackets.simple.dropFirst()), .badVersion),   // V=0
+        ([0x40] + Array(RTPTestPackets.simple.dropFirst()), .badVersion),  // V=1
+        ([0xC0] + Array(RTPTestPackets.simple.dropFirst()), .badVersion),  // V=3
+        ([0x00] + Array(RTPTestPackets.simple.dropFirst()), .badVersion),  // V=0
         ([0x82] + Array(RTPTestPackets.simple.dropFirst()), .csrcOverrun),  // CC=2, 3 bytes left
-        (Array(RTPTestPackets.full.prefix(19)), .csrcOverrun),              // second CSRC cut
-        ([0x90] + Array(RTPTestPackets.simple.dropFirst()), .extensionOverrun), // X, no room for ext header
-        (Array(RTPTestPackets.full.prefix(27)), .extensionOverrun),         // ext body cut
-        ([0xA0] + Array(RTPTestPackets.simple.prefix(12).dropFirst()), .badPadding), // P, nothing after header
-        ([0xA0] + Array(RTPTestPackets.simple.dropFirst().dropLast()) + [0], .badPadding), // pad count 0
-        ([0xA0] + Array(RTPTestPackets.simple.dropFirst().dropLast()) + [4], .badPadding), // 4 > 3 bytes
+        (Array(RTPTestPackets.full.prefix(19)), .csrcOverrun),  // second CSRC cut
+        ([0x90] + Array(RTPTestPackets.simple.dropFirst()), .extensionOverrun),  // X, no room for ext header
+        (Array(RTPTestPackets.full.prefix(27)), .extensionOverrun),  // ext body cut
+        ([0xA0] + Array(RTPTestPackets.simple.prefix(12).dropFirst()), .badPadding),  // P, nothing after header
+        ([0xA0] + Array(RTPTestPackets.simple.dropFirst().dropLast()) + [0], .badPadding),  // pad count 0
+        ([0xA0] + Array(RTPTestPackets.simple.dropFirst().dropLast()) + [4], .badPadding),  // 4 > 3 bytes
     ])
     func rejectsMalformed(packet: [UInt8], error: RTPParseError) {
         #expect(throws: error) { try RTPHeader.parse(packet) }
@@ -93,11 +95,11 @@ struct RTPParseTests {
     }
 
     @Test func muxDemultiplexing() {
-        #expect(!RTPHeader.isRTCP(RTPTestPackets.simple))          // PT 111 with marker: 0xEF = 239
-        #expect(!RTPHeader.isRTCP([0x80, 111]))                    // PT 111 without marker
-        #expect(!RTPHeader.isRTCP([0x80, 0xE0]))                   // PT 96 + marker = 224
-        #expect(RTPHeader.isRTCP([0x80, 200]))                     // SR
-        #expect(RTPHeader.isRTCP([0x80, 201]))                     // RR
+        #expect(!RTPHeader.isRTCP(RTPTestPackets.simple))  // PT 111 with marker: 0xEF = 239
+        #expect(!RTPHeader.isRTCP([0x80, 111]))  // PT 111 without marker
+        #expect(!RTPHeader.isRTCP([0x80, 0xE0]))  // PT 96 + marker = 224
+        #expect(RTPHeader.isRTCP([0x80, 200]))  // SR
+        #expect(RTPHeader.isRTCP([0x80, 201]))  // RR
         #expect(RTPHeader.isRTCP([0x80, 192]))
         #expect(RTPHeader.isRTCP([0x80, 223]))
         #expect(!RTPHeader.isRTCP([0x80, 191]))

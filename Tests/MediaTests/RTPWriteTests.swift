@@ -1,6 +1,6 @@
 import RTP
-import Testing
 import TestSupport
+import Testing
 
 @Suite("RTP header writing and rewriting")
 struct RTPWriteTests {
@@ -45,10 +45,12 @@ struct RTPWriteTests {
             }
             let packet = Array(buffer[..<length])
             let header = try RTPHeader.parse(packet)
-            #expect(header == RTPHeader(
-                csrcCount: csrc == nil ? 0 : 1, marker: marker, payloadType: payloadType,
-                sequenceNumber: seq, timestamp: ts, ssrc: ssrc
-            ))
+            #expect(
+                header
+                    == RTPHeader(
+                        csrcCount: csrc == nil ? 0 : 1, marker: marker, payloadType: payloadType,
+                        sequenceNumber: seq, timestamp: ts, ssrc: ssrc
+                    ))
             if let csrc { #expect(header.csrc(at: 0, in: packet) == csrc) }
             #expect(Array(packet[header.payloadRange(packetLength: length)]) == payload)
             #expect(!RTPHeader.isRTCP(packet))
@@ -59,14 +61,18 @@ struct RTPWriteTests {
         var small = [UInt8](repeating: 0, count: 15)
         small.withUnsafeMutableBytes { out in
             #expect(throws: RTPWriteError.bufferTooSmall(needed: 16, available: 15)) {
-                try RTPHeader.write(into: out, marker: false, payloadType: 111, sequenceNumber: 0, timestamp: 0, ssrc: 0, csrc: 1)
+                try RTPHeader.write(
+                    into: out, marker: false, payloadType: 111, sequenceNumber: 0, timestamp: 0, ssrc: 0, csrc: 1)
             }
-            #expect((try? RTPHeader.write(into: out, marker: false, payloadType: 111, sequenceNumber: 0, timestamp: 0, ssrc: 0)) == 12)
+            #expect(
+                (try? RTPHeader.write(
+                    into: out, marker: false, payloadType: 111, sequenceNumber: 0, timestamp: 0, ssrc: 0)) == 12)
             let payload: [UInt8] = [1, 2, 3, 4]
             _ = payload.withUnsafeBytes { body in
                 #expect(throws: RTPWriteError.bufferTooSmall(needed: 16, available: 15)) {
                     try RTPHeader.writePacket(
-                        into: out, marker: false, payloadType: 111, sequenceNumber: 0, timestamp: 0, ssrc: 0, payload: body
+                        into: out, marker: false, payloadType: 111, sequenceNumber: 0, timestamp: 0, ssrc: 0,
+                        payload: body
                     )
                 }
             }
@@ -82,7 +88,8 @@ struct RTPWriteTests {
 
     @Test(arguments: [UInt8(0), 63, 96, 111, 127])
     func acceptsOtherPayloadTypes(payloadType: UInt8) throws {
-        let packet = try RTPHeader.makePacket(payloadType: payloadType, sequenceNumber: 0, timestamp: 0, ssrc: 0, payload: [])
+        let packet = try RTPHeader.makePacket(
+            payloadType: payloadType, sequenceNumber: 0, timestamp: 0, ssrc: 0, payload: [])
         #expect(try RTPHeader.parse(packet).payloadType == payloadType)
     }
 
@@ -124,10 +131,14 @@ struct RTPWriteTests {
 
     @Test func rewriteRejectsNonRTP() {
         var short: [UInt8] = Array(RTPTestPackets.simple.prefix(11))
-        #expect(throws: RTPParseError.tooShort) { try RTPHeader.rewrite(&short, sequenceNumber: 0, timestamp: 0, ssrc: 0) }
+        #expect(throws: RTPParseError.tooShort) {
+            try RTPHeader.rewrite(&short, sequenceNumber: 0, timestamp: 0, ssrc: 0)
+        }
         var v1 = RTPTestPackets.simple
         v1[0] = 0x40
-        #expect(throws: RTPParseError.badVersion) { try RTPHeader.rewrite(&v1, sequenceNumber: 0, timestamp: 0, ssrc: 0) }
-        #expect(v1[2] == 0x12)   // untouched on error
+        #expect(throws: RTPParseError.badVersion) {
+            try RTPHeader.rewrite(&v1, sequenceNumber: 0, timestamp: 0, ssrc: 0)
+        }
+        #expect(v1[2] == 0x12)  // untouched on error
     }
 }

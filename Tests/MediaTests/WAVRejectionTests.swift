@@ -1,6 +1,6 @@
 import AudioFiles
-import Testing
 import TestSupport
+import Testing
 
 @Suite("WAV reader on unsupported and bad input")
 struct WAVRejectionTests {
@@ -52,7 +52,9 @@ struct WAVRejectionTests {
     func containers() {
         #expect(throws: WAVError.notRIFF) { try WAVReader.read(Array("OggS\0\0\0\0WAVE".utf8)) }
         #expect(throws: WAVError.notWAVE) { try WAVReader.read(Array("RIFF\0\0\0\0AVI ".utf8)) }
-        #expect(throws: WAVError.unsupportedFormat("big-endian RIFX")) { try WAVReader.read(Array("RIFX\0\0\0\0WAVE".utf8)) }
+        #expect(throws: WAVError.unsupportedFormat("big-endian RIFX")) {
+            try WAVReader.read(Array("RIFX\0\0\0\0WAVE".utf8))
+        }
         #expect(throws: WAVError.unsupportedFormat("RF64 (64-bit sizes)")) { try WAVReader.read(Array("RF64".utf8)) }
     }
 

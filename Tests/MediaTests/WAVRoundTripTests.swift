@@ -1,14 +1,18 @@
-import Foundation
 import AudioFiles
-import Testing
+import Foundation
 import TestSupport
+import Testing
 
 @Suite("WAV writer → reader")
 struct WAVRoundTripTests {
-    @Test("In-memory round trip, mono and stereo, several rates", arguments: [(1, 8_000), (2, 44_100), (1, 48_000), (2, 48_000)])
+    @Test(
+        "In-memory round trip, mono and stereo, several rates",
+        arguments: [(1, 8_000), (2, 44_100), (1, 48_000), (2, 48_000)])
     func roundTrip(channels: Int, rate: Int) throws {
         let format = try WAVFormat(sampleRate: rate, channelCount: channels)
-        let samples = WAVFixtures.sine(frames: rate / 10, channels: channels, sampleRate: rate) + [.min, .max, 0, -1]
+        let samples =
+            WAVFixtures.sine(frames: rate / 10, channels: channels, sampleRate: rate)
+            + [.min, .max, 0, -1]
             .prefix(channels * 2)
         let bytes = try WAVWriter.file(format: format, samples: samples)
         #expect(bytes.count == 44 + samples.count * 2)
@@ -21,11 +25,14 @@ struct WAVRoundTripTests {
     @Test("The header matches the canonical 44-byte layout")
     func headerLayout() throws {
         let header = WAVWriter.header(format: try WAVFormat(sampleRate: 48_000, channelCount: 2), dataByteCount: 8)
-        let expected: [UInt8] = Array("RIFF".utf8) + [44, 0, 0, 0] + Array("WAVEfmt ".utf8) + [16, 0, 0, 0, 1, 0, 2, 0]
+        let expected: [UInt8] =
+            Array("RIFF".utf8) + [44, 0, 0, 0] + Array("WAVEfmt ".utf8) + [16, 0, 0, 0, 1, 0, 2, 0]
             + [0x80, 0xBB, 0, 0, 0x00, 0xEE, 0x02, 0, 4, 0, 16, 0] + Array("data".utf8) + [8, 0, 0, 0]
         #expect(header == expected)
         let streaming = WAVWriter.header(format: try WAVFormat(sampleRate: 8_000, channelCount: 1), dataByteCount: nil)
-        #expect(Array(streaming[4..<8]) == [0xFF, 0xFF, 0xFF, 0xFF] && Array(streaming[40..<44]) == [0xFF, 0xFF, 0xFF, 0xFF])
+        #expect(
+            Array(streaming[4..<8]) == [0xFF, 0xFF, 0xFF, 0xFF]
+                && Array(streaming[40..<44]) == [0xFF, 0xFF, 0xFF, 0xFF])
     }
 
     @Test("Feeding one byte at a time gives the same samples")
@@ -84,8 +91,10 @@ struct WAVRoundTripTests {
     func streamedSizes(size: UInt32) throws {
         let samples = WAVFixtures.sine(frames: 500, channels: 1, sampleRate: 8_000)
         let bytes = WAVFixtures.riff(
-            [WAVFixtures.chunk("fmt ", WAVFixtures.fmt(channels: 1, rate: 8_000)),
-             WAVFixtures.dataChunk(declaredSize: size, RawPCM.bytes(samples) + [0x7F])],  // a stray partial frame
+            [
+                WAVFixtures.chunk("fmt ", WAVFixtures.fmt(channels: 1, rate: 8_000)),
+                WAVFixtures.dataChunk(declaredSize: size, RawPCM.bytes(samples) + [0x7F]),
+            ],  // a stray partial frame
             riffSize: size)
         var reader = WAVReader()
         reader.feed(bytes)
@@ -148,7 +157,9 @@ struct WAVRoundTripTests {
         while let chunk = try reader.read(maxFrames: 64) { fromPipe += chunk }
         #expect(fromPipe == Array(samples.prefix(2_000)))
 
-        #expect(throws: WAVError.self) { try WAVReader.readFile(path: directory.appendingPathComponent("missing.wav").path) }
+        #expect(throws: WAVError.self) {
+            try WAVReader.readFile(path: directory.appendingPathComponent("missing.wav").path)
+        }
     }
 
     @Test("Raw PCM helpers are little-endian")

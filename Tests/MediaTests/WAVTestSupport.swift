@@ -3,7 +3,9 @@ import Foundation
 /// Helpers for the WAV tests: test signals and hand-made headers.
 enum WAVFixtures {
     /// A sine tone, interleaved; the right channel (if any) a fifth above the left.
-    static func sine(frames: Int, channels: Int, sampleRate: Int, frequency: Double = 440, amplitude: Double = 12_000) -> [Int16] {
+    static func sine(
+        frames: Int, channels: Int, sampleRate: Int, frequency: Double = 440, amplitude: Double = 12_000
+    ) -> [Int16] {
         var samples: [Int16] = []
         samples.reserveCapacity(frames * channels)
         for frame in 0..<frames {
@@ -29,10 +31,12 @@ enum WAVFixtures {
         tag: Int = 1, channels: Int, rate: Int, bits: Int = 16, extensibleSubformat: Int? = nil
     ) -> [UInt8] {
         let blockAlign = channels * ((bits + 7) / 8)
-        var body = le16(extensibleSubformat == nil ? tag : 0xFFFE) + le16(channels) + le32(rate)
+        var body =
+            le16(extensibleSubformat == nil ? tag : 0xFFFE) + le16(channels) + le32(rate)
             + le32(rate * blockAlign) + le16(blockAlign) + le16(bits)
         if let sub = extensibleSubformat {
-            body += le16(22) + le16(bits) + le32(channels == 1 ? 4 : 3) + le16(sub)
+            body +=
+                le16(22) + le16(bits) + le32(channels == 1 ? 4 : 3) + le16(sub)
                 + [0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00, 0xAA, 0x00, 0x38, 0x9B, 0x71]
         }
         return body

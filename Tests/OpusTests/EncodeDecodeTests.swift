@@ -39,7 +39,8 @@ struct EncodeDecodeTests {
 
         let inputLevel = TestSignals.rms(input, start..<(start + count))
         let outputLevel = TestSignals.rms(output, (start + lag)..<(start + lag + count))
-        #expect(outputLevel > inputLevel * 0.7 && outputLevel < inputLevel * 1.4, "rms in \(inputLevel) out \(outputLevel)")
+        #expect(
+            outputLevel > inputLevel * 0.7 && outputLevel < inputLevel * 1.4, "rms in \(inputLevel) out \(outputLevel)")
     }
 
     @Test("stereo round trip", arguments: [10, 60])

@@ -1,5 +1,5 @@
-import TestSupport
 import Opus
+import TestSupport
 import Testing
 
 @Suite("OpusPacket.validate on random input")
@@ -13,7 +13,8 @@ struct PacketFuzzTests {
 
         for iteration in 0..<10_000 {
             // Mostly short strings (where the framing rules bite), sometimes long ones.
-            let length = iteration % 50 == 0 ? Int.random(in: 0...1_600, using: &rng) : Int.random(in: 0...24, using: &rng)
+            let length =
+                iteration % 50 == 0 ? Int.random(in: 0...1_600, using: &rng) : Int.random(in: 0...24, using: &rng)
             let packet = (0..<length).map { _ in UInt8.random(in: 0...255, using: &rng) }
 
             switch Result(catching: { () throws(OpusPacketError) in try OpusPacket.validate(packet) }) {

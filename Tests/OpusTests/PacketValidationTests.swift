@@ -164,7 +164,9 @@ struct PacketValidationTests {
         let bytes: [UInt8] = [0xFF, toc(config: celtFB20ms, code: 1), 1, 2, 0xFF]
         let slice = bytes[1..<4]
         let fromSlice = try OpusPacket.validate(slice)
-        let fromBuffer = try bytes.withUnsafeBytes { try OpusPacket.validate(UnsafeRawBufferPointer(rebasing: $0[1..<4])) }
+        let fromBuffer = try bytes.withUnsafeBytes {
+            try OpusPacket.validate(UnsafeRawBufferPointer(rebasing: $0[1..<4]))
+        }
         let fromSequence = try OpusPacket.validate(AnyCollection(slice))
         #expect(fromSlice == fromBuffer)
         #expect(fromSlice == fromSequence)

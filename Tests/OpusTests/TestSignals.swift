@@ -1,5 +1,5 @@
-import TestSupport
 import Foundation
+import TestSupport
 
 /// Signal generation and comparison helpers for the Opus tests.
 enum TestSignals {
@@ -35,9 +35,12 @@ enum TestSignals {
 
     /// Normalized cross-correlation of `a[start..<start+count]` with `b[start+lag..<start+lag+count]`.
     static func correlation(_ a: [Int16], _ b: [Int16], lag: Int, start: Int, count: Int) -> Double {
-        var ab = 0.0, aa = 0.0, bb = 0.0
+        var ab = 0.0
+        var aa = 0.0
+        var bb = 0.0
         for i in start..<(start + count) {
-            let x = Double(a[i]), y = Double(b[i + lag])
+            let x = Double(a[i])
+            let y = Double(b[i + lag])
             ab += x * y
             aa += x * x
             bb += y * y
@@ -52,7 +55,6 @@ enum TestSignals {
         return (sum / Double(range.count)).squareRoot()
     }
 }
-
 
 /// Independent reading of a TOC byte per RFC 6716 §3.1 (Table 2), to cross-check `OpusPacket.validate`.
 enum ReferenceTOC {

@@ -1,19 +1,22 @@
 import NIOCore
 import NIOEmbedded
-@testable import PTTClient
 import PTTProtocol
 import TestSupport
 import Testing
+
+@testable import PTTClient
 
 /// The last handler of the client pipeline: heartbeats answered at once (when asked to), every frame to the
 /// ``Dispatcher``, and the connection's end to its stream.
 @Suite("Client inbound handler: heartbeats and close")
 struct ClientInboundHandlerTests {
     /// A connected channel with the handler, and a recorder of the dispatcher's stream.
-    static func channel(acknowledgeHeartbeats: Bool) async throws -> (NIOAsyncTestingChannel, Recorder<ControlMessage>) {
+    static func channel(acknowledgeHeartbeats: Bool) async throws -> (NIOAsyncTestingChannel, Recorder<ControlMessage>)
+    {
         let (messages, continuation) = AsyncStream<ControlMessage>.makeStream()
-        let handler = ClientInboundHandler(dispatcher: Dispatcher(continuation: continuation), acknowledgeHeartbeats: acknowledgeHeartbeats)
-        let channel = try await NIOAsyncTestingChannel(handler: handler)
+        let handler = ClientInboundHandler(
+            dispatcher: Dispatcher(continuation: continuation), acknowledgeHeartbeats: acknowledgeHeartbeats)
+        let channel = await NIOAsyncTestingChannel(handler: handler)
         try await channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 7700))
         let recorder = Recorder<ControlMessage>(describe: \.type)
         Task { await recorder.consume(messages) }
@@ -26,7 +29,9 @@ struct ClientInboundHandlerTests {
         try await channel.writeInbound(ControlMessage.heartbeat(Heartbeat(seq: 42)))
         #expect(try await channel.readOutbound(as: ControlMessage.self) == .heartbeatAck(HeartbeatAck(seq: 42)))
         #expect(try await channel.readOutbound(as: ControlMessage.self) == nil)
-        #expect(try await recorder.next(timeout: TestTimeouts.eventWait, what: "the heartbeat") { _ in true } == .heartbeat(Heartbeat(seq: 42)))
+        #expect(
+            try await recorder.next(timeout: TestTimeouts.eventWait, what: "the heartbeat") { _ in true }
+                == .heartbeat(Heartbeat(seq: 42)))
         _ = try await channel.finish()
     }
 
@@ -35,7 +40,9 @@ struct ClientInboundHandlerTests {
         let (channel, recorder) = try await Self.channel(acknowledgeHeartbeats: false)
         try await channel.writeInbound(ControlMessage.heartbeat(Heartbeat(seq: 42)))
         #expect(try await channel.readOutbound(as: ControlMessage.self) == nil)
-        #expect(try await recorder.next(timeout: TestTimeouts.eventWait, what: "the heartbeat") { _ in true } == .heartbeat(Heartbeat(seq: 42)))
+        #expect(
+            try await recorder.next(timeout: TestTimeouts.eventWait, what: "the heartbeat") { _ in true }
+                == .heartbeat(Heartbeat(seq: 42)))
         _ = try await channel.finish()
     }
 

@@ -1,9 +1,10 @@
 import NIOCore
 import NIOEmbedded
-@testable import PTTClient
 import PTTProtocol
 import TestSupport
 import Testing
+
+@testable import PTTClient
 
 /// The client's routing of inbound frames: an answer to the request waiting for its id, everything else
 /// to the message stream; closing fails whatever still waits.
@@ -22,10 +23,14 @@ struct DispatcherTests {
         }
 
         /// Starts a request for `id` and returns once its waiter is registered (`send` has run).
-        func request(_ id: Int, timeout: Duration = .seconds(3600), what: String = "answer") async -> Task<ControlMessage, Error> {
+        func request(
+            _ id: Int, timeout: Duration = .seconds(3600), what: String = "answer"
+        ) async -> Task<ControlMessage, Error> {
             let (sent, sentContinuation) = AsyncStream<Void>.makeStream()
             let task = Task { [dispatcher, channel] in
-                try await dispatcher.awaitReply(id: id, on: channel, timeout: timeout, what: what) { sentContinuation.yield() }
+                try await dispatcher.awaitReply(id: id, on: channel, timeout: timeout, what: what) {
+                    sentContinuation.yield()
+                }
             }
             for await _ in sent { break }
             return task
@@ -44,7 +49,8 @@ struct DispatcherTests {
         .error(ErrorFrame(re: id, code: .noSuchChannel, message: text))
     }
 
-    static let welcome = ControlMessage.welcome(Welcome(version: 1, server: "pttd", session: "s", heartbeatIntervalMs: 15_000, memberships: []))
+    static let welcome = ControlMessage.welcome(
+        Welcome(version: 1, server: "pttd", session: "s", heartbeatIntervalMs: 15_000, memberships: []))
 
     @Test("request ids count up from 1")
     func ids() {
@@ -95,14 +101,17 @@ struct DispatcherTests {
         #expect(await rig.streamed().isEmpty)
     }
 
-    @Test("closing fails every waiting request with connectionClosed, ends the stream, and fails later requests at once")
+    @Test(
+        "closing fails every waiting request with connectionClosed, ends the stream, and fails later requests at once")
     func closing() async throws {
         let rig = Rig()
         let waiting = await rig.request(1)
         rig.dispatcher.closed()
         for task in [waiting] {
             let error = await #expect(throws: ControlClientError.self) { try await task.value }
-            guard case .connectionClosed? = error else { Issue.record("expected connectionClosed, got \(String(describing: error))"); continue }
+            guard case .connectionClosed? = error else {
+                Issue.record("expected connectionClosed, got \(String(describing: error))"); continue
+            }
         }
         var iterator = rig.messages.makeAsyncIterator()
         #expect(await iterator.next() == nil)
@@ -113,7 +122,9 @@ struct DispatcherTests {
             }
         }
         let error = await #expect(throws: ControlClientError.self) { try await late.value }
-        guard case .connectionClosed? = error else { Issue.record("expected connectionClosed, got \(String(describing: error))"); return }
+        guard case .connectionClosed? = error else {
+            Issue.record("expected connectionClosed, got \(String(describing: error))"); return
+        }
     }
 
     @Test("a request not answered within its timeout fails with timedOut; its late answer goes to the stream")
@@ -124,7 +135,9 @@ struct DispatcherTests {
         rig.dispatcher.received(.heartbeat(Heartbeat(seq: 1)))  // not an answer: the request still waits
         await rig.channel.testingEventLoop.advanceTime(by: .milliseconds(1))
         let error = await #expect(throws: ControlClientError.self) { try await request.value }
-        guard case .timedOut(let what)? = error else { Issue.record("expected timedOut, got \(String(describing: error))"); return }
+        guard case .timedOut(let what)? = error else {
+            Issue.record("expected timedOut, got \(String(describing: error))"); return
+        }
         #expect(what == "joined")
         rig.dispatcher.received(Self.answer(1, "late"))
         #expect(await rig.streamed() == [.heartbeat(Heartbeat(seq: 1)), Self.answer(1, "late")])

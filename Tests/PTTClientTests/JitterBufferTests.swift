@@ -1,6 +1,6 @@
 import PTTClient
-import Testing
 import TestSupport
+import Testing
 
 /// The listener's jitter buffer, driven by instants the test chooses.
 @Suite("Jitter buffer: order, duplicates, late packets, gaps, bound")
@@ -60,7 +60,8 @@ struct JitterBufferTests {
         #expect(buffer.statistics.released == 3)
     }
 
-    @Test("a hole is given up after the delay: a gap, then the packets behind it; the missing packet is late afterwards")
+    @Test(
+        "a hole is given up after the delay: a gap, then the packets behind it; the missing packet is late afterwards")
     func gapAndLate() {
         var buffer = Buffer(delay: 60 * Self.ms)
         buffer.insert(0, sequence: 65_534, arrival: 0)
@@ -72,7 +73,11 @@ struct JitterBufferTests {
         #expect(buffer.nextDeadline == 100 * Self.ms)
         let output = buffer.release(now: 100 * Self.ms)
         #expect(Self.shape(output) == [-2, 3, 4])
-        if case .packet(_, let sequence) = output[1] { #expect(sequence == 1) } else { Issue.record("expected a packet") }
+        if case .packet(_, let sequence) = output[1] {
+            #expect(sequence == 1)
+        } else {
+            Issue.record("expected a packet")
+        }
         #expect(buffer.insert(1, sequence: 65_535, arrival: 120 * Self.ms) == .late)
         #expect(buffer.statistics.lost == 2)
         #expect(buffer.statistics.late == 1)

@@ -49,9 +49,13 @@ struct KnownHostsTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let hosts = KnownHosts(path: path)
         _ = try hosts.check("radio.local:7700", fingerprint: Self.fingerprintA)
-        #expect(try hosts.check("radio.local:7700", fingerprint: Self.fingerprintB) == .changed(expected: Self.fingerprintA))
+        #expect(
+            try hosts.check("radio.local:7700", fingerprint: Self.fingerprintB) == .changed(expected: Self.fingerprintA)
+        )
         // Still a change the second time: the new fingerprint was not pinned over the old one.
-        #expect(try hosts.check("radio.local:7700", fingerprint: Self.fingerprintB) == .changed(expected: Self.fingerprintA))
+        #expect(
+            try hosts.check("radio.local:7700", fingerprint: Self.fingerprintB) == .changed(expected: Self.fingerprintA)
+        )
         #expect(try Self.contents(path) == "radio.local:7700 \(Self.fingerprintA)\n")
     }
 
@@ -65,7 +69,9 @@ struct KnownHostsTests {
         #expect(try hosts.check("[::1]:7700", fingerprint: Self.fingerprintB) == .pinnedNow)
         #expect(try hosts.check("radio.local:7700", fingerprint: Self.fingerprintA) == .trusted)
         #expect(try hosts.check("radio.local:7701", fingerprint: Self.fingerprintB) == .trusted)
-        #expect(try hosts.check("radio.local:7701", fingerprint: Self.fingerprintA) == .changed(expected: Self.fingerprintB))
+        #expect(
+            try hosts.check("radio.local:7701", fingerprint: Self.fingerprintA) == .changed(expected: Self.fingerprintB)
+        )
         #expect(try Self.contents(path).split(separator: "\n").count == 3)
     }
 
@@ -82,7 +88,8 @@ struct KnownHostsTests {
     func handWritten() throws {
         let (directory, path) = Self.freshPath()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try """
         # radio.local:7700 \(Self.fingerprintB)
         lonely.local:7700
@@ -92,7 +99,9 @@ struct KnownHostsTests {
         let hosts = KnownHosts(path: path)
         // The commented-out line pins nothing; the spaced one does.
         #expect(try hosts.check("radio.local:7700", fingerprint: Self.fingerprintA) == .trusted)
-        #expect(try hosts.check("radio.local:7700", fingerprint: Self.fingerprintB) == .changed(expected: Self.fingerprintA))
+        #expect(
+            try hosts.check("radio.local:7700", fingerprint: Self.fingerprintB) == .changed(expected: Self.fingerprintA)
+        )
         // A line without a fingerprint pins nothing: the endpoint is new, and the new line is appended.
         #expect(try hosts.check("lonely.local:7700", fingerprint: Self.fingerprintB) == .pinnedNow)
         #expect(try Self.contents(path).hasSuffix("\nlonely.local:7700 \(Self.fingerprintB)\n"))
@@ -105,20 +114,25 @@ struct KnownHostsTests {
         // The file's directory is a regular file: nothing can be created under it.
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try "not a directory".write(toFile: directory + "/ptt", atomically: true, encoding: .utf8)
-        #expect(throws: (any Error).self) { try KnownHosts(path: path).check("radio.local:7700", fingerprint: Self.fingerprintA) }
+        #expect(throws: (any Error).self) {
+            try KnownHosts(path: path).check("radio.local:7700", fingerprint: Self.fingerprintA)
+        }
 
         // The path itself is a directory.
         let (other, asDirectory) = Self.freshPath()
         defer { try? FileManager.default.removeItem(atPath: other) }
         try FileManager.default.createDirectory(atPath: asDirectory, withIntermediateDirectories: true)
-        #expect(throws: (any Error).self) { try KnownHosts(path: asDirectory).check("radio.local:7700", fingerprint: Self.fingerprintA) }
+        #expect(throws: (any Error).self) {
+            try KnownHosts(path: asDirectory).check("radio.local:7700", fingerprint: Self.fingerprintA)
+        }
     }
 
     @Test("a known_hosts that is not UTF-8 text is an error, not an empty file that pins anew")
     func corrupt() throws {
         let (directory, path) = Self.freshPath()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         var bytes = Array("radio.local:7700 \(Self.fingerprintA)\n".utf8)
         bytes += [0xFF, 0xFE, 0x00, 0xC3, 0x28, 0x0A]
         try Data(bytes).write(to: URL(fileURLWithPath: path))
@@ -130,7 +144,9 @@ struct KnownHostsTests {
 
     @Test("the default path is $PTT_HOME/known_hosts, else ~/.ptt/known_hosts")
     func defaultPath() {
-        #expect(KnownHosts.defaultPath(environment: ["PTT_HOME": "/srv/ptt", "HOME": "/home/ann"]) == "/srv/ptt/known_hosts")
+        #expect(
+            KnownHosts.defaultPath(environment: ["PTT_HOME": "/srv/ptt", "HOME": "/home/ann"]) == "/srv/ptt/known_hosts"
+        )
         #expect(KnownHosts.defaultPath(environment: ["HOME": "/home/ann"]) == "/home/ann/.ptt/known_hosts")
     }
 }

@@ -1,10 +1,11 @@
 import Crypto
 import Foundation
 import NIOSSL
-@testable import PTTClient
 import PTTProtocol
 import Testing
 import X509
+
+@testable import PTTClient
 
 /// The TLS verification callback of the control client: the server's leaf certificate against known_hosts.
 @Suite("Pin check during the TLS handshake")

@@ -5,10 +5,12 @@ import Testing
 /// The pure pieces behind `pttctl announce --ttl`, `pttctl wakes` and the LAST WAKE column of `pttctl channel`.
 @Suite("WakeFormatting: TTLs, last wake cells, wake totals")
 struct WakeFormattingTests {
-    @Test("every TTL form gives seconds", arguments: [
-        ("90", 90), ("90s", 90), ("15m", 900), ("2h", 7_200), ("7d", 604_800),
-        ("1", 1), ("1s", 1), ("1m", 60), ("1h", 3_600), ("1d", 86_400), ("007s", 7),
-    ])
+    @Test(
+        "every TTL form gives seconds",
+        arguments: [
+            ("90", 90), ("90s", 90), ("15m", 900), ("2h", 7_200), ("7d", 604_800),
+            ("1", 1), ("1s", 1), ("1m", 60), ("1h", 3_600), ("1d", 86_400), ("007s", 7),
+        ])
     func ttlForms(text: String, seconds: Int) throws {
         #expect(try parseTTL(text) == seconds)
     }
@@ -33,36 +35,71 @@ struct WakeFormattingTests {
         #expect(throws: TTLError.outOfRange("9223372036854775807d")) { try parseTTL("9223372036854775807d") }
     }
 
-    @Test("anything else is not a duration", arguments: [
-        "", "1x", "-5", "1.5h", "s", "d", "+5", " 90", "90 ", "15 m", "1h30m", "2H", "15min", "1e3", "٣s", "ms",
-    ])
+    @Test(
+        "anything else is not a duration",
+        arguments: [
+            "", "1x", "-5", "1.5h", "s", "d", "+5", " 90", "90 ", "15 m", "1h30m", "2H", "15min", "1e3", "٣s", "ms",
+        ])
     func ttlRejected(text: String) {
         #expect(throws: TTLError.notADuration(text)) { try parseTTL(text) }
     }
 
     @Test("TTL errors say what is accepted")
     func ttlMessages() {
-        #expect(TTLError.notADuration("1x").description
-            == "'1x' is not a duration: use whole seconds (90 or 90s), minutes (15m), hours (2h) or days (7d)")
+        #expect(
+            TTLError.notADuration("1x").description
+                == "'1x' is not a duration: use whole seconds (90 or 90s), minutes (15m), hours (2h) or days (7d)")
         #expect(TTLError.outOfRange("31d").description == "'31d' is out of range: use 1 s to 30 d (2592000 s)")
     }
 
-    @Test("LAST WAKE cells", arguments: [
-        (LastWakeStatus?.none, "-"),
-        (LastWakeStatus(at: "2026-11-21T08:00:00.000Z", kind: "wake", transport: "local-push", outcome: "sent"), "sent local-push"),
-        (LastWakeStatus(at: "2026-11-21T08:00:00.000Z", kind: "wake", transport: "local-push", outcome: "acknowledged", burst: "b1"),
-         "acknowledged local-push"),
-        (LastWakeStatus(at: "2026-11-21T08:00:00.000Z", kind: "wake", transport: "none", outcome: "expired", reason: "no-route"),
-         "expired none (no-route)"),
-        (LastWakeStatus(at: "2026-11-21T08:00:00.000Z", kind: "wake", transport: "apns", outcome: "rejected", reason: "Unregistered"),
-         "rejected apns (Unregistered)"),
-        (LastWakeStatus(at: "2026-11-21T08:00:00.000Z", kind: "wake", transport: "apns", outcome: "failed", reason: "backoff"),
-         "failed apns (backoff)"),
-        (LastWakeStatus(at: "2026-11-21T08:00:00.000Z", kind: "wake", transport: "apns", outcome: "sent", reason: ""), "sent apns"),
-        (LastWakeStatus(at: "2026-11-21T08:00:00.000Z", kind: "leave", transport: "apns", outcome: "sent"), "leave: sent apns"),
-        (LastWakeStatus(at: "2026-11-21T08:00:00.000Z", kind: "leave", transport: "none", outcome: "expired", reason: "no-route"),
-         "leave: expired none (no-route)"),
-    ])
+    @Test(
+        "LAST WAKE cells",
+        arguments: [
+            (LastWakeStatus?.none, "-"),
+            (
+                LastWakeStatus(at: "2026-11-21T08:00:00.000Z", kind: "wake", transport: "local-push", outcome: "sent"),
+                "sent local-push"
+            ),
+            (
+                LastWakeStatus(
+                    at: "2026-11-21T08:00:00.000Z", kind: "wake", transport: "local-push", outcome: "acknowledged",
+                    burst: "b1"),
+                "acknowledged local-push"
+            ),
+            (
+                LastWakeStatus(
+                    at: "2026-11-21T08:00:00.000Z", kind: "wake", transport: "none", outcome: "expired",
+                    reason: "no-route"),
+                "expired none (no-route)"
+            ),
+            (
+                LastWakeStatus(
+                    at: "2026-11-21T08:00:00.000Z", kind: "wake", transport: "apns", outcome: "rejected",
+                    reason: "Unregistered"),
+                "rejected apns (Unregistered)"
+            ),
+            (
+                LastWakeStatus(
+                    at: "2026-11-21T08:00:00.000Z", kind: "wake", transport: "apns", outcome: "failed",
+                    reason: "backoff"),
+                "failed apns (backoff)"
+            ),
+            (
+                LastWakeStatus(
+                    at: "2026-11-21T08:00:00.000Z", kind: "wake", transport: "apns", outcome: "sent", reason: ""),
+                "sent apns"
+            ),
+            (
+                LastWakeStatus(at: "2026-11-21T08:00:00.000Z", kind: "leave", transport: "apns", outcome: "sent"),
+                "leave: sent apns"
+            ),
+            (
+                LastWakeStatus(
+                    at: "2026-11-21T08:00:00.000Z", kind: "leave", transport: "none", outcome: "expired",
+                    reason: "no-route"),
+                "leave: expired none (no-route)"
+            ),
+        ])
     func lastWake(status: LastWakeStatus?, cell: String) {
         #expect(lastWakeCell(status) == cell)
     }
@@ -80,26 +117,30 @@ struct WakeFormattingTests {
 
     @Test("the summary above the wakes table")
     func summary() {
-        let idle = WakeTotals(since: "2026-11-21T08:00:00.000Z", counts: [], apnsConfigured: false, apnsEndpoint: nil,
-                              apnsBackoffUntil: nil, apnsTokenAgeSeconds: nil, storedAnnouncements: 0, pending: 0)
-        #expect(wakeSummaryLines(idle) == [
-            "counting since 2026-11-21T08:00:00.000Z",
-            "APNs: not configured",
-            "stored announcements: 0, pending wakes: 0",
-        ])
+        let idle = WakeTotals(
+            since: "2026-11-21T08:00:00.000Z", counts: [], apnsConfigured: false, apnsEndpoint: nil,
+            apnsBackoffUntil: nil, apnsTokenAgeSeconds: nil, storedAnnouncements: 0, pending: 0)
+        #expect(
+            wakeSummaryLines(idle) == [
+                "counting since 2026-11-21T08:00:00.000Z",
+                "APNs: not configured",
+                "stored announcements: 0, pending wakes: 0",
+            ])
         var busy = idle
         busy.apnsConfigured = true
         busy.apnsEndpoint = "https://api.sandbox.push.apple.com"
         busy.storedAnnouncements = 3
         busy.pending = 1
-        #expect(wakeSummaryLines(busy)[1] == "APNs: configured (https://api.sandbox.push.apple.com), no provider token yet")
+        #expect(
+            wakeSummaryLines(busy)[1] == "APNs: configured (https://api.sandbox.push.apple.com), no provider token yet")
         busy.apnsTokenAgeSeconds = 2_520
         busy.apnsBackoffUntil = "2026-11-21T08:05:00.000Z"
-        #expect(wakeSummaryLines(busy) == [
-            "counting since 2026-11-21T08:00:00.000Z",
-            "APNs: configured (https://api.sandbox.push.apple.com), provider token 42 min old, backing off until 2026-11-21T08:05:00.000Z",
-            "stored announcements: 3, pending wakes: 1",
-        ])
+        #expect(
+            wakeSummaryLines(busy) == [
+                "counting since 2026-11-21T08:00:00.000Z",
+                "APNs: configured (https://api.sandbox.push.apple.com), provider token 42 min old, backing off until 2026-11-21T08:05:00.000Z",
+                "stored announcements: 3, pending wakes: 1",
+            ])
     }
 
     @Test("wake count rows are sorted by kind, transport, outcome, reason")
@@ -112,14 +153,15 @@ struct WakeFormattingTests {
             WakeCount(kind: "leave", transport: "none", outcome: "expired", reason: "no-route", count: 3),
             WakeCount(kind: "wake", transport: "apns", outcome: "failed", reason: "backoff", count: 6),
         ]
-        #expect(wakeCountRows(counts) == [
-            ["announce", "local-push", "acknowledged", "-", "2"],
-            ["leave", "none", "expired", "no-route", "3"],
-            ["wake", "apns", "failed", "backoff", "6"],
-            ["wake", "apns", "rejected", "BadDeviceToken", "4"],
-            ["wake", "apns", "rejected", "Unregistered", "1"],
-            ["wake", "local-push", "sent", "-", "5"],
-        ])
+        #expect(
+            wakeCountRows(counts) == [
+                ["announce", "local-push", "acknowledged", "-", "2"],
+                ["leave", "none", "expired", "no-route", "3"],
+                ["wake", "apns", "failed", "backoff", "6"],
+                ["wake", "apns", "rejected", "BadDeviceToken", "4"],
+                ["wake", "apns", "rejected", "Unregistered", "1"],
+                ["wake", "local-push", "sent", "-", "5"],
+            ])
         #expect(wakeCountRows([]).isEmpty)
     }
 }

@@ -23,7 +23,8 @@ struct AdmissionControlTests {
         #expect(gate.connectionOpened(from: "a", loopback: false, now: t0) == .admit)
         #expect(gate.connectionOpened(from: "a", loopback: false, now: t0) == .admit)
         #expect(gate.connectionOpened(from: "a", loopback: false, now: t0) == .refuse(.addressFull, firstInSpell: true))
-        #expect(gate.connectionOpened(from: "a", loopback: false, now: t0) == .refuse(.addressFull, firstInSpell: false))
+        #expect(
+            gate.connectionOpened(from: "a", loopback: false, now: t0) == .refuse(.addressFull, firstInSpell: false))
         #expect(gate.connectionOpened(from: "b", loopback: false, now: t0) == .admit)
         _ = gate.connectionClosed(from: "a", loopback: false, authenticated: true, now: t0)
         #expect(gate.connectionOpened(from: "a", loopback: false, now: t0) == .admit)
@@ -35,7 +36,9 @@ struct AdmissionControlTests {
         var gate = AdmissionControl(limits: Self.limits { $0.exemptLoopback = true }, maxConnections: 2)
         #expect(gate.connectionOpened(from: "127.0.0.1", loopback: true, now: t0) == .admit)
         #expect(gate.connectionOpened(from: "b", loopback: false, now: t0) == .admit)
-        #expect(gate.connectionOpened(from: "127.0.0.1", loopback: true, now: t0) == .refuse(.serverFull, firstInSpell: true))
+        #expect(
+            gate.connectionOpened(from: "127.0.0.1", loopback: true, now: t0)
+                == .refuse(.serverFull, firstInSpell: true))
         #expect(gate.connectionOpened(from: "c", loopback: false, now: t0) == .refuse(.serverFull, firstInSpell: false))
     }
 
@@ -43,7 +46,9 @@ struct AdmissionControlTests {
     func loopbackExempt() {
         var gate = AdmissionControl(limits: Self.limits { $0.exemptLoopback = true }, maxConnections: 100)
         for _ in 0..<10 { #expect(gate.connectionOpened(from: "127.0.0.1", loopback: true, now: t0) == .admit) }
-        for _ in 0..<10 { #expect(gate.connectionClosed(from: "127.0.0.1", loopback: true, authenticated: false, now: t0) == nil) }
+        for _ in 0..<10 {
+            #expect(gate.connectionClosed(from: "127.0.0.1", loopback: true, authenticated: false, now: t0) == nil)
+        }
         #expect(gate.trackedAddresses == 0)
         #expect(gate.open == 0)
     }
@@ -55,11 +60,17 @@ struct AdmissionControlTests {
         for second in 0..<3 {
             let now = t0 + .seconds(second)
             #expect(gate.connectionOpened(from: "a", loopback: false, now: now) == .admit)
-            if let notice = gate.connectionClosed(from: "a", loopback: false, authenticated: false, now: now) { notices.append(notice) }
+            if let notice = gate.connectionClosed(from: "a", loopback: false, authenticated: false, now: now) {
+                notices.append(notice)
+            }
         }
         #expect(notices == [.blocked(address: "a", failures: 3, until: t0 + .seconds(2) + .seconds(30))])
-        #expect(gate.connectionOpened(from: "a", loopback: false, now: t0 + .seconds(3)) == .refuse(.addressBlocked, firstInSpell: true))
-        #expect(gate.connectionOpened(from: "a", loopback: false, now: t0 + .seconds(4)) == .refuse(.addressBlocked, firstInSpell: false))
+        #expect(
+            gate.connectionOpened(from: "a", loopback: false, now: t0 + .seconds(3))
+                == .refuse(.addressBlocked, firstInSpell: true))
+        #expect(
+            gate.connectionOpened(from: "a", loopback: false, now: t0 + .seconds(4))
+                == .refuse(.addressBlocked, firstInSpell: false))
         #expect(gate.connectionOpened(from: "b", loopback: false, now: t0 + .seconds(4)) == .admit)
         #expect(gate.connectionOpened(from: "a", loopback: false, now: t0 + .seconds(32)) == .admit)
     }
@@ -74,7 +85,9 @@ struct AdmissionControlTests {
         }
     }
 
-    @Test("memory is bounded: idle addresses are forgotten; beyond maxTrackedAddresses only addresses with open connections are kept")
+    @Test(
+        "memory is bounded: idle addresses are forgotten; beyond maxTrackedAddresses only addresses with open connections are kept"
+    )
     func bounded() {
         var generator = SplitMix64(seed: 8)
         var gate = AdmissionControl(limits: Self.limits(), maxConnections: 10_000, maxTrackedAddresses: 64)
@@ -84,9 +97,11 @@ struct AdmissionControlTests {
             let now = t0 + .milliseconds(step)
             if !open.isEmpty, Bool.random(using: &generator) {
                 let address = open.remove(at: Int.random(in: 0..<open.count, using: &generator))
-                _ = gate.connectionClosed(from: address, loopback: false, authenticated: Bool.random(using: &generator), now: now)
+                _ = gate.connectionClosed(
+                    from: address, loopback: false, authenticated: Bool.random(using: &generator), now: now)
             } else {
-                let address = "10.0.\(Int.random(in: 0..<40, using: &generator)).\(Int.random(in: 0..<250, using: &generator))"
+                let address =
+                    "10.0.\(Int.random(in: 0..<40, using: &generator)).\(Int.random(in: 0..<250, using: &generator))"
                 if gate.connectionOpened(from: address, loopback: false, now: now) == .admit { open.append(address) }
             }
             peakOpenAddresses = max(peakOpenAddresses, Set(open).count)

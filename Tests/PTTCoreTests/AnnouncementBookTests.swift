@@ -1,7 +1,8 @@
 import Foundation
-@testable import PTTCore
 import TestSupport
 import Testing
+
+@testable import PTTCore
 
 private typealias W = WakeFixture
 
@@ -31,7 +32,9 @@ struct AnnouncementBookTests {
     }
 
     @Test func aNewerAnnouncementWithTheSameCollapseIDReplacesTheOlder() {
-        var book = book([W.announcement("old", collapse: "shift", created: 0), W.announcement("other", collapse: "fire", created: 1)])
+        var book = book([
+            W.announcement("old", collapse: "shift", created: 0), W.announcement("other", collapse: "fire", created: 1),
+        ])
         let new = W.announcement("new", collapse: "shift", created: 10)
         let plan = book.planAdd([new])
         #expect(plan.replaced == [W.announcement("old", collapse: "shift", created: 0)])
@@ -87,17 +90,20 @@ struct AnnouncementBookTests {
 
     @Test func theLimitIsPerMember() {
         var book = book([W.announcement("a1", for: W.alice, created: 1)], limit: 1)
-        let plan = book.planAdd([W.announcement("b1", for: W.bob, created: 2), W.announcement("c1", for: W.carol, created: 2)])
+        let plan = book.planAdd([
+            W.announcement("b1", for: W.bob, created: 2), W.announcement("c1", for: W.carol, created: 2),
+        ])
         #expect(plan.overflowed.isEmpty)
         book.apply(plan.changes)
         #expect(book.count == 3)
     }
 
     @Test func oneAnnouncementToManyMembersIsPlannedPerMember() {
-        var book = book([
-            W.announcement("a-old", for: W.alice, collapse: "x", created: 0),
-            W.announcement("b1", for: W.bob, created: 0), W.announcement("b2", for: W.bob, created: 1),
-        ], limit: 2)
+        var book = book(
+            [
+                W.announcement("a-old", for: W.alice, collapse: "x", created: 0),
+                W.announcement("b1", for: W.bob, created: 0), W.announcement("b2", for: W.bob, created: 1),
+            ], limit: 2)
         let toAlice = W.announcement("a-new", for: W.alice, collapse: "x", created: 5)
         let toBob = W.announcement("b-new", for: W.bob, collapse: "x", created: 5)
         let toCarol = W.announcement("c-new", for: W.carol, collapse: "x", created: 5)
@@ -238,8 +244,9 @@ struct AnnouncementBookTests {
             let collapse: String? = Bool.random(using: &rng) ? "k\(Int.random(in: 0..<3, using: &rng))" : nil
             // Creation times collide on purpose so the id breaks ties.
             let created = Double(Int.random(in: 0..<10, using: &rng))
-            let announcement = W.announcement(String(format: "n%02d", 39 - n), for: member, collapse: collapse,
-                                              created: created, expires: created + Double(Int.random(in: 1..<30, using: &rng)))
+            let announcement = W.announcement(
+                String(format: "n%02d", 39 - n), for: member, collapse: collapse,
+                created: created, expires: created + Double(Int.random(in: 1..<30, using: &rng)))
             let plan = before.planAdd([announcement])
             for change in plan.changes {
                 switch change {
@@ -261,7 +268,8 @@ struct AnnouncementBookTests {
             let now = W.date(second)
             #expect(ids(after.expired(now: now)) == ids(before.expired(now: now)))
             for member in members {
-                let a = after.deliverable(to: member, now: now), b = before.deliverable(to: member, now: now)
+                let a = after.deliverable(to: member, now: now)
+                let b = before.deliverable(to: member, now: now)
                 #expect(a.live == b.live, "member \(member) at \(second)")
                 #expect(a.expired == b.expired, "member \(member) at \(second)")
                 let order = a.live.map { ($0.createdAt, $0.id) }

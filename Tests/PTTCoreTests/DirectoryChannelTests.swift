@@ -1,6 +1,7 @@
 import Foundation
-@testable import PTTCore
 import Testing
+
+@testable import PTTCore
 
 private typealias F = DirectoryFixture
 
@@ -9,7 +10,8 @@ struct DirectoryChannelTests {
     @Test func planCreateChannelReturnsTheChannelWithoutChangingTheDirectory() throws {
         let directory = ChannelDirectory()
         let id = ChannelID()
-        let channel = try directory.planCreateChannel(name: "general", imageURL: "https://x/y.png", id: id, now: F.date(5))
+        let channel = try directory.planCreateChannel(
+            name: "general", imageURL: "https://x/y.png", id: id, now: F.date(5))
         #expect(channel == Channel(id: id, name: "general", imageURL: "https://x/y.png", createdAt: F.date(5)))
         #expect(directory.channels.isEmpty)
         #expect(directory.channel(named: "general") == nil)

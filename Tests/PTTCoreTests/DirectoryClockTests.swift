@@ -1,6 +1,7 @@
 import Foundation
-@testable import PTTCore
 import Testing
+
+@testable import PTTCore
 
 @Suite("Directory: clock")
 struct DirectoryClockTests {

@@ -1,6 +1,7 @@
 import Foundation
-@testable import PTTCore
 import Testing
+
+@testable import PTTCore
 
 private typealias F = DirectoryFixture
 
@@ -19,7 +20,8 @@ struct DirectoryDiffTests {
 
         init() throws {
             var random = DirectoryRandom(seed: 42)
-            var directory = try F.directory(channels: ["ops", "dev"], users: [F.user("ann"), F.user("ben"), F.user("cat")])
+            var directory = try F.directory(
+                channels: ["ops", "dev"], users: [F.user("ann"), F.user("ben"), F.user("cat")])
             annPhone = try F.join(&directory, "ops", user: "ann", device: "phone", at: 100, random: &random)
             annTablet = try F.join(&directory, "dev", user: "ann", device: "tablet", at: 200, random: &random)
             benPhone = try F.join(&directory, "ops", user: "ben", device: "phone", at: 300, random: &random)
@@ -31,8 +33,10 @@ struct DirectoryDiffTests {
 
         /// A planned, not yet applied, membership of cat's phone in `channel`.
         mutating func catJoin(_ channel: ChannelID) throws -> Membership {
-            try directory.planJoin(channel: channel, user: "cat", device: "phone", displayName: nil, receiveOnly: false,
-                                   pushToken: nil, now: F.date(400), random: &random).membership
+            try directory.planJoin(
+                channel: channel, user: "cat", device: "phone", displayName: nil, receiveOnly: false,
+                pushToken: nil, now: F.date(400), random: &random
+            ).membership
         }
     }
 
@@ -48,7 +52,9 @@ struct DirectoryDiffTests {
         renamed.name = "operations"
         var promoted = try #require(world.directory.users["ann"])
         promoted.priority = 9
-        let changes: [DirectoryChange] = [.putChannel(channel), .putChannel(renamed), .putUser(F.user("dan")), .putUser(promoted)]
+        let changes: [DirectoryChange] = [
+            .putChannel(channel), .putChannel(renamed), .putUser(F.user("dan")), .putUser(promoted),
+        ]
         #expect(world.directory.diff(of: changes) == DirectoryDiff())
     }
 
@@ -66,22 +72,26 @@ struct DirectoryDiffTests {
 
     @Test func removedMembershipIsALeave() throws {
         let world = try World()
-        #expect(world.directory.diff(of: [.removeMembership(world.annPhone.id)])
-            == DirectoryDiff(steps: [.leave(world.annPhone.id)], removedMembers: [world.annPhone.id]))
+        #expect(
+            world.directory.diff(of: [.removeMembership(world.annPhone.id)])
+                == DirectoryDiff(steps: [.leave(world.annPhone.id)], removedMembers: [world.annPhone.id]))
     }
 
     @Test func removedUnknownMembershipIsStillALeave() throws {
         let world = try World()
         let unknown = MemberID("000000000000")
-        #expect(world.directory.diff(of: [.removeMembership(unknown)])
-            == DirectoryDiff(steps: [.leave(unknown)], removedMembers: [unknown]))
+        #expect(
+            world.directory.diff(of: [.removeMembership(unknown)])
+                == DirectoryDiff(steps: [.leave(unknown)], removedMembers: [unknown]))
     }
 
     @Test func removedUserLeavesEveryMembershipOldestFirst() throws {
         let world = try World()
-        #expect(world.directory.diff(of: [.removeUser("ann")]) == DirectoryDiff(
-            steps: [.leave(world.annPhone.id), .leave(world.annTablet.id)],
-            removedMembers: [world.annPhone.id, world.annTablet.id]))
+        #expect(
+            world.directory.diff(of: [.removeUser("ann")])
+                == DirectoryDiff(
+                    steps: [.leave(world.annPhone.id), .leave(world.annTablet.id)],
+                    removedMembers: [world.annPhone.id, world.annTablet.id]))
     }
 
     @Test func removedUserWithoutMembershipsChangesNone() throws {
@@ -92,16 +102,19 @@ struct DirectoryDiffTests {
 
     @Test func removedChannelIsOneStepAndRemovesItsMembers() throws {
         let world = try World()
-        #expect(world.directory.diff(of: [.removeChannel(world.ops)]) == DirectoryDiff(
-            steps: [.removeChannel(world.ops)], removedMembers: [world.annPhone.id, world.benPhone.id]))
+        #expect(
+            world.directory.diff(of: [.removeChannel(world.ops)])
+                == DirectoryDiff(
+                    steps: [.removeChannel(world.ops)], removedMembers: [world.annPhone.id, world.benPhone.id]))
     }
 
     @Test func removedEmptyOrUnknownChannelIsStillAStep() throws {
         var world = try World()
         world.directory.apply(.removeMembership(world.annTablet.id))
         let unknown = ChannelID()
-        #expect(world.directory.diff(of: [.removeChannel(world.dev), .removeChannel(unknown)])
-            == DirectoryDiff(steps: [.removeChannel(world.dev), .removeChannel(unknown)]))
+        #expect(
+            world.directory.diff(of: [.removeChannel(world.dev), .removeChannel(unknown)])
+                == DirectoryDiff(steps: [.removeChannel(world.dev), .removeChannel(unknown)]))
     }
 
     @Test func stepsFollowTheOrderOfTheChanges() throws {
@@ -114,10 +127,14 @@ struct DirectoryDiffTests {
             .removeChannel(world.dev),
             .removeUser("ann"),
         ]
-        #expect(world.directory.diff(of: changes) == DirectoryDiff(
-            steps: [.join(cat), .leave(world.benPhone.id), .removeChannel(world.dev),
-                    .leave(world.annPhone.id), .leave(world.annTablet.id)],
-            removedMembers: [world.benPhone.id, world.annTablet.id, world.annPhone.id]))
+        #expect(
+            world.directory.diff(of: changes)
+                == DirectoryDiff(
+                    steps: [
+                        .join(cat), .leave(world.benPhone.id), .removeChannel(world.dev),
+                        .leave(world.annPhone.id), .leave(world.annTablet.id),
+                    ],
+                    removedMembers: [world.benPhone.id, world.annTablet.id, world.annPhone.id]))
     }
 
     @Test func membershipsAreLookedUpBeforeTheChanges() throws {
@@ -125,11 +142,16 @@ struct DirectoryDiffTests {
         // cat joins ops in the same batch that deletes ops and removes cat: the directory does not know the
         // membership yet, so the relay's channel removal covers it and no leave or removal is reported.
         let cat = try world.catJoin(world.ops)
-        #expect(world.directory.diff(of: [.putMembership(cat), .removeChannel(world.ops), .removeUser("cat")]) == DirectoryDiff(
-            steps: [.join(cat), .removeChannel(world.ops)], removedMembers: [world.annPhone.id, world.benPhone.id]))
+        #expect(
+            world.directory.diff(of: [.putMembership(cat), .removeChannel(world.ops), .removeUser("cat")])
+                == DirectoryDiff(
+                    steps: [.join(cat), .removeChannel(world.ops)],
+                    removedMembers: [world.annPhone.id, world.benPhone.id]))
         // A membership removed earlier in the batch is still in the directory when its user goes.
-        #expect(world.directory.diff(of: [.removeMembership(world.annPhone.id), .removeUser("ann")]) == DirectoryDiff(
-            steps: [.leave(world.annPhone.id), .leave(world.annPhone.id), .leave(world.annTablet.id)],
-            removedMembers: [world.annPhone.id, world.annTablet.id]))
+        #expect(
+            world.directory.diff(of: [.removeMembership(world.annPhone.id), .removeUser("ann")])
+                == DirectoryDiff(
+                    steps: [.leave(world.annPhone.id), .leave(world.annPhone.id), .leave(world.annTablet.id)],
+                    removedMembers: [world.annPhone.id, world.annTablet.id]))
     }
 }

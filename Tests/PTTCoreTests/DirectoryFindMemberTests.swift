@@ -1,6 +1,7 @@
 import Foundation
-@testable import PTTCore
 import Testing
+
+@testable import PTTCore
 
 private typealias F = DirectoryFixture
 
@@ -9,14 +10,19 @@ struct DirectoryFindMemberTests {
     /// Channel "general": ann/phone "Ann" (t=1), bob/phone "Bobby" (t=2), bob/tablet "Tab" (t=3),
     /// carol/radio "ann" (t=4).
     func populated() throws -> (ChannelDirectory, ChannelID, [String: Membership]) {
-        var directory = try F.directory(channels: ["general", "other"],
-                                        users: [F.user("ann"), F.user("bob"), F.user("carol")])
+        var directory = try F.directory(
+            channels: ["general", "other"],
+            users: [F.user("ann"), F.user("bob"), F.user("carol")])
         var random = DirectoryRandom(seed: 51)
         var byKey: [String: Membership] = [:]
-        byKey["ann"] = try F.join(&directory, "general", user: "ann", device: "phone", displayName: "Ann", at: 1, random: &random)
-        byKey["bob-phone"] = try F.join(&directory, "general", user: "bob", device: "phone", displayName: "Bobby", at: 2, random: &random)
-        byKey["bob-tablet"] = try F.join(&directory, "general", user: "bob", device: "tablet", displayName: "Tab", at: 3, random: &random)
-        byKey["carol"] = try F.join(&directory, "general", user: "carol", device: "radio", displayName: "ann", at: 4, random: &random)
+        byKey["ann"] = try F.join(
+            &directory, "general", user: "ann", device: "phone", displayName: "Ann", at: 1, random: &random)
+        byKey["bob-phone"] = try F.join(
+            &directory, "general", user: "bob", device: "phone", displayName: "Bobby", at: 2, random: &random)
+        byKey["bob-tablet"] = try F.join(
+            &directory, "general", user: "bob", device: "tablet", displayName: "Tab", at: 3, random: &random)
+        byKey["carol"] = try F.join(
+            &directory, "general", user: "carol", device: "radio", displayName: "ann", at: 4, random: &random)
         try F.join(&directory, "other", user: "ann", device: "laptop", displayName: "Lappy", at: 5, random: &random)
         return (directory, try F.channelID(directory, "general"), byKey)
     }
@@ -34,7 +40,9 @@ struct DirectoryFindMemberTests {
     @Test func membersJoinedAtTheSameInstantAreOrderedByID() throws {
         var directory = try F.directory(channels: ["general"], users: [F.user("ann")])
         var random = DirectoryRandom(seed: 53)
-        for index in 0..<20 { try F.join(&directory, "general", user: "ann", device: "d\(index)", at: 5, random: &random) }
+        for index in 0..<20 {
+            try F.join(&directory, "general", user: "ann", device: "d\(index)", at: 5, random: &random)
+        }
         let ids = directory.members(of: try F.channelID(directory, "general")).map(\.id)
         #expect(ids.count == 20)
         #expect(ids == ids.sorted())
@@ -97,7 +105,8 @@ struct DirectoryFindMemberTests {
         var random = DirectoryRandom(seed: 55)
         let ann = try F.join(&directory, "general", user: "ann", device: "a", displayName: "lead", random: &random)
         try F.join(&directory, "general", user: "bob", device: "b", displayName: "lead", random: &random)
-        let carol = try F.join(&directory, "general", user: "carol", device: "lead", displayName: "Carol", random: &random)
+        let carol = try F.join(
+            &directory, "general", user: "carol", device: "lead", displayName: "Carol", random: &random)
         #expect(directory.findMember("lead", in: ann.channel) == nil)
         #expect(directory.findMember("Carol", in: ann.channel) == carol)
     }

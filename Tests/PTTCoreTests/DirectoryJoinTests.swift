@@ -1,6 +1,7 @@
 import Foundation
-@testable import PTTCore
 import Testing
+
+@testable import PTTCore
 
 private typealias F = DirectoryFixture
 
@@ -61,7 +62,8 @@ struct DirectoryJoinTests {
         var ids = Set<MemberID>()
         var keys = Set<[UInt8]>()
         for index in 0..<500 {
-            let m = try F.join(&directory, "big", user: "ann", device: "device-\(index)", at: Double(index), random: &random)
+            let m = try F.join(
+                &directory, "big", user: "ann", device: "device-\(index)", at: Double(index), random: &random)
             #expect(m.ssrc != 0)
             #expect(m.mediaKey.count == 30)
             #expect(m.priority == 3)
@@ -84,8 +86,9 @@ struct DirectoryJoinTests {
     @Test func rejoinKeepsIdentityAndKeysButReplacesTokenNameAndFlags() throws {
         var directory = try F.directory(channels: ["general"], users: [F.user("ann", priority: 2)])
         var random = DirectoryRandom(seed: 21)
-        let first = try F.join(&directory, "general", user: "ann", displayName: "Ann", receiveOnly: true,
-                               pushToken: [0xAA, 0xBB], at: 10, random: &random)
+        let first = try F.join(
+            &directory, "general", user: "ann", displayName: "Ann", receiveOnly: true,
+            pushToken: [0xAA, 0xBB], at: 10, random: &random)
 
         let second = try directory.planJoin(
             channel: first.channel, user: "ann", device: "phone", displayName: "Ann B", receiveOnly: false,
@@ -154,12 +157,14 @@ struct DirectoryJoinTests {
         var random = DirectoryRandom(seed: 25)
         let missing = ChannelID()
         #expect(throws: DirectoryError.noSuchChannel(missing.description)) {
-            try directory.planJoin(channel: missing, user: "ann", device: "phone", displayName: nil,
-                                   receiveOnly: false, pushToken: nil, now: F.date(0), random: &random)
+            try directory.planJoin(
+                channel: missing, user: "ann", device: "phone", displayName: nil,
+                receiveOnly: false, pushToken: nil, now: F.date(0), random: &random)
         }
         #expect(throws: DirectoryError.noSuchUser("ghost")) {
-            try directory.planJoin(channel: try F.channelID(directory, "general"), user: "ghost", device: "phone",
-                                   displayName: nil, receiveOnly: false, pushToken: nil, now: F.date(0), random: &random)
+            try directory.planJoin(
+                channel: try F.channelID(directory, "general"), user: "ghost", device: "phone",
+                displayName: nil, receiveOnly: false, pushToken: nil, now: F.date(0), random: &random)
         }
     }
 

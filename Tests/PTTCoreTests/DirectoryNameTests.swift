@@ -1,6 +1,7 @@
 import Foundation
-@testable import PTTCore
 import Testing
+
+@testable import PTTCore
 
 private typealias F = DirectoryFixture
 
@@ -69,12 +70,14 @@ struct DirectoryNameTests {
         var random = DirectoryRandom(seed: 1)
         let channel = try F.channelID(directory, "general")
         #expect(throws: DirectoryError.invalidName("display name has leading or trailing spaces")) {
-            try directory.planJoin(channel: channel, user: "ann", device: "phone", displayName: " Ann",
-                                   receiveOnly: false, pushToken: nil, now: F.date(1), random: &random)
+            try directory.planJoin(
+                channel: channel, user: "ann", device: "phone", displayName: " Ann",
+                receiveOnly: false, pushToken: nil, now: F.date(1), random: &random)
         }
         #expect(throws: DirectoryError.invalidName("display name is empty")) {
-            try directory.planJoin(channel: channel, user: "ann", device: "phone", displayName: "",
-                                   receiveOnly: false, pushToken: nil, now: F.date(1), random: &random)
+            try directory.planJoin(
+                channel: channel, user: "ann", device: "phone", displayName: "",
+                receiveOnly: false, pushToken: nil, now: F.date(1), random: &random)
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
-@testable import PTTCore
 import Testing
+
+@testable import PTTCore
 
 private typealias F = DirectoryFixture
 
@@ -86,7 +87,9 @@ struct DirectoryPropertyTests {
             case 27..<31:  // remove a user; alternately through the planned removals or removeUser alone
                 do {
                     let removed = try directory.planRemoveUser(userName)
-                    #expect(Set(removed.map(\.id)) == Set(directory.memberships.values.filter { $0.user == userName }.map(\.id)), "\(context)")
+                    #expect(
+                        Set(removed.map(\.id))
+                            == Set(directory.memberships.values.filter { $0.user == userName }.map(\.id)), "\(context)")
                     if step % 2 == 0 {
                         directory.apply(removed.map { .removeMembership($0.id) } + [.removeUser(userName)])
                     } else {
@@ -100,8 +103,10 @@ struct DirectoryPropertyTests {
                 }
 
             case 31..<75:  // join
-                let token: [UInt8]? = Bool.random(using: &choose)
-                    ? (0..<Int.random(in: 1...40, using: &choose)).map { _ in UInt8.random(in: 0...255, using: &choose) }
+                let token: [UInt8]? =
+                    Bool.random(using: &choose)
+                    ? (0..<Int.random(in: 1...40, using: &choose)).map { _ in UInt8.random(in: 0...255, using: &choose)
+                    }
                     : nil
                 let displayName: String? = Bool.random(using: &choose) ? "\(userName) on \(device)" : nil
                 let receiveOnly = Bool.random(using: &choose)
@@ -116,8 +121,9 @@ struct DirectoryPropertyTests {
                     let m = plan.membership
                     #expect(plan.isNew == (existing == nil), "\(context)")
                     if let existing {
-                        #expect(m.id == existing.id && m.ssrc == existing.ssrc && m.mediaKey != existing.mediaKey,
-                                "\(context)")
+                        #expect(
+                            m.id == existing.id && m.ssrc == existing.ssrc && m.mediaKey != existing.mediaKey,
+                            "\(context)")
                         #expect(m.joinedAt == existing.joinedAt, "\(context)")
                     } else {
                         #expect(directory.memberships[m.id] == nil, "\(context): a new member id is unused")
@@ -140,7 +146,8 @@ struct DirectoryPropertyTests {
 
             case 75..<92:  // leave
                 if let channel = directory.channel(named: channelName),
-                   let member = directory.membership(channel: channel.id, user: userName, device: device) {
+                    let member = directory.membership(channel: channel.id, user: userName, device: device)
+                {
                     directory.apply(.removeMembership(member.id))
                     #expect(model.memberships.remove([channelName, userName, device]) != nil, "\(context)")
                 } else {
@@ -149,7 +156,9 @@ struct DirectoryPropertyTests {
 
             default:  // register a push token for some membership, or an unknown one
                 let member = directory.memberships.keys.sorted().randomElement(using: &choose) ?? MemberID("none")
-                let token = (0..<Int.random(in: 1...64, using: &choose)).map { _ in UInt8.random(in: 0...255, using: &choose) }
+                let token = (0..<Int.random(in: 1...64, using: &choose)).map { _ in
+                    UInt8.random(in: 0...255, using: &choose)
+                }
                 let before = directory.memberships[member]
                 do {
                     let planned = try directory.planPushToken(member: member, token: token)
@@ -172,7 +181,9 @@ struct DirectoryPropertyTests {
         // The model agrees.
         #expect(Set(directory.channels.values.map(\.name)) == model.channels, "\(context)")
         #expect(Set(directory.users.keys) == model.users, "\(context)")
-        let keys = directory.memberships.values.compactMap { m in directory.channels[m.channel].map { [$0.name, m.user, m.device] } }
+        let keys = directory.memberships.values.compactMap { m in
+            directory.channels[m.channel].map { [$0.name, m.user, m.device] }
+        }
         #expect(keys.count == directory.memberships.count, "\(context): every membership's channel exists")
         #expect(Set(keys) == model.memberships, "\(context)")
         #expect(keys.count == Set(keys).count, "\(context): one membership per channel, user and device")
@@ -192,13 +203,16 @@ struct DirectoryPropertyTests {
             #expect(directory.channel(named: channel.name) == channel, "\(context)")
             #expect(directory.channel(named: id.description) == channel, "\(context)")
             let members = directory.members(of: id)
-            #expect(Set(members.map(\.id)) == Set(directory.memberships.values.filter { $0.channel == id }.map(\.id)), "\(context)")
+            #expect(
+                Set(members.map(\.id)) == Set(directory.memberships.values.filter { $0.channel == id }.map(\.id)),
+                "\(context)")
             #expect(members.count == directory.memberCount(of: id), "\(context)")
             let ssrcs = members.map(\.ssrc)
             #expect(Set(ssrcs).count == ssrcs.count, "\(context): SSRCs unique in \(channel.name)")
             #expect(!ssrcs.contains(0), "\(context)")
-            #expect(zip(members, members.dropFirst()).allSatisfy { ($0.joinedAt, $0.id) < ($1.joinedAt, $1.id) },
-                    "\(context): members ordered by join time")
+            #expect(
+                zip(members, members.dropFirst()).allSatisfy { ($0.joinedAt, $0.id) < ($1.joinedAt, $1.id) },
+                "\(context): members ordered by join time")
             total += members.count
         }
         #expect(total == directory.memberships.count, "\(context)")

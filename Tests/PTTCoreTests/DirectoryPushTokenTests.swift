@@ -1,6 +1,7 @@
 import Foundation
-@testable import PTTCore
 import Testing
+
+@testable import PTTCore
 
 private typealias F = DirectoryFixture
 
@@ -33,12 +34,14 @@ struct DirectoryPushTokenTests {
         var random = DirectoryRandom(seed: 31)
         let channel = try F.channelID(directory, "general")
         #expect(throws: DirectoryError.invalidPushToken("longer than 1024 bytes")) {
-            try directory.planJoin(channel: channel, user: "ann", device: "phone", displayName: nil, receiveOnly: false,
-                                   pushToken: Array(repeating: 0, count: 1025), now: F.date(0), random: &random)
+            try directory.planJoin(
+                channel: channel, user: "ann", device: "phone", displayName: nil, receiveOnly: false,
+                pushToken: Array(repeating: 0, count: 1025), now: F.date(0), random: &random)
         }
         #expect(throws: DirectoryError.invalidPushToken("empty")) {
-            try directory.planJoin(channel: channel, user: "ann", device: "phone", displayName: nil, receiveOnly: false,
-                                   pushToken: [], now: F.date(0), random: &random)
+            try directory.planJoin(
+                channel: channel, user: "ann", device: "phone", displayName: nil, receiveOnly: false,
+                pushToken: [], now: F.date(0), random: &random)
         }
     }
 
@@ -67,7 +70,9 @@ struct DirectoryPushTokenTests {
         var directory = try F.directory(channels: ["general"], users: [F.user("ann")])
         var random = DirectoryRandom(seed: 33)
         let m = try F.join(&directory, "general", user: "ann", random: &random)
-        #expect(throws: DirectoryError.invalidPushToken("empty")) { try directory.planPushToken(member: m.id, token: []) }
+        #expect(throws: DirectoryError.invalidPushToken("empty")) {
+            try directory.planPushToken(member: m.id, token: [])
+        }
         #expect(throws: DirectoryError.invalidPushToken("longer than 1024 bytes")) {
             try directory.planPushToken(member: m.id, token: Array(repeating: 2, count: 1025))
         }

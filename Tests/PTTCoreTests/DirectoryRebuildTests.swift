@@ -1,6 +1,7 @@
 import Foundation
-@testable import PTTCore
 import Testing
+
+@testable import PTTCore
 
 private typealias F = DirectoryFixture
 
@@ -40,7 +41,9 @@ struct DirectoryRebuildTests {
     @Test func rebuiltDirectoryAnswersLikeTheOriginal() throws {
         var source = try F.directory(channels: ["a", "b"], users: [F.user("ann"), F.user("bob", receiveOnly: true)])
         var random = DirectoryRandom(seed: 42)
-        for (index, (channel, user, device)) in [("a", "ann", "p"), ("a", "bob", "p"), ("b", "bob", "q"), ("a", "ann", "q")].enumerated() {
+        for (index, (channel, user, device)) in [
+            ("a", "ann", "p"), ("a", "bob", "p"), ("b", "bob", "q"), ("a", "ann", "q"),
+        ].enumerated() {
             try F.join(&source, channel, user: user, device: device, at: Double(10 - index), random: &random)
         }
         let rebuilt = ChannelDirectory(
@@ -54,8 +57,9 @@ struct DirectoryRebuildTests {
         }
         // The rebuilt directory still plans new joins with fresh SSRCs.
         let a = try F.channelID(rebuilt, "a")
-        let plan = try rebuilt.planJoin(channel: a, user: "bob", device: "z", displayName: nil, receiveOnly: false,
-                                        pushToken: nil, now: F.date(0), random: &random)
+        let plan = try rebuilt.planJoin(
+            channel: a, user: "bob", device: "z", displayName: nil, receiveOnly: false,
+            pushToken: nil, now: F.date(0), random: &random)
         #expect(!source.members(of: a).map(\.ssrc).contains(plan.membership.ssrc))
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
-@testable import PTTCore
 import Testing
+
+@testable import PTTCore
 
 /// SplitMix64 with an optional mask on every output. The mask narrows the values drawn, so that member ids
 /// and SSRCs collide (and zero comes up) often enough to exercise the retry loops of `planJoin`.
@@ -23,8 +24,9 @@ enum DirectoryFixture {
     static func date(_ seconds: Double) -> Date { Date(timeIntervalSince1970: 1_700_000_000 + seconds) }
 
     static func user(_ name: String, priority: Int = 0, receiveOnly: Bool = false) -> User {
-        User(name: name, secretHash: Array(repeating: 0xAB, count: 32), salt: [1, 2, 3, 4], priority: priority,
-             receiveOnly: receiveOnly, createdAt: date(0))
+        User(
+            name: name, secretHash: Array(repeating: 0xAB, count: 32), salt: [1, 2, 3, 4], priority: priority,
+            receiveOnly: receiveOnly, createdAt: date(0))
     }
 
     /// A directory with the named channels and the users, created through plan + apply.

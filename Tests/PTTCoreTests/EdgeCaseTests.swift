@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PTTCore
 
 @Suite("Edge cases found in review")
@@ -21,8 +22,9 @@ struct EdgeCaseTests {
         let b = Channel(id: ChannelID(), name: "b", createdAt: now)
         let user = User(name: "u", secretHash: [1], salt: [2], createdAt: now)
         var directory = ChannelDirectory(channels: [a, b], users: [user], memberships: [])
-        var member = Membership(id: MemberID("m"), channel: a.id, user: "u", device: "d", displayName: "u", priority: 0,
-                                receiveOnly: false, pushToken: nil, ssrc: 1, mediaKey: [], joinedAt: now)
+        var member = Membership(
+            id: MemberID("m"), channel: a.id, user: "u", device: "d", displayName: "u", priority: 0,
+            receiveOnly: false, pushToken: nil, ssrc: 1, mediaKey: [], joinedAt: now)
         directory.apply(.putMembership(member))
         member.channel = b.id
         directory.apply(.putMembership(member))
@@ -30,7 +32,9 @@ struct EdgeCaseTests {
         #expect(directory.members(of: b.id).map(\.id) == [member.id])
     }
 
-    @Test("names with invisible characters are refused", arguments: ["a\u{2028}", "\u{FEFF}deck", "de\u{200B}ck", "deck\n"])
+    @Test(
+        "names with invisible characters are refused",
+        arguments: ["a\u{2028}", "\u{FEFF}deck", "de\u{200B}ck", "deck\n"])
     func invisibleCharacters(name: String) {
         #expect(throws: DirectoryError.self) { try NameRules.validate(name, what: "channel") }
     }

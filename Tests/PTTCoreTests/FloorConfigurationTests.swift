@@ -1,6 +1,7 @@
 import Foundation
-@testable import PTTCore
 import Testing
+
+@testable import PTTCore
 
 @Suite("Floor configuration and causes")
 struct FloorConfigurationTests {
@@ -23,9 +24,11 @@ struct FloorConfigurationTests {
             queueCapacityPerPriority: 3, grantToSingleMember: false)
         let data = try JSONEncoder().encode(configuration)
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        #expect(Set(object.keys) == [
-            "endOfMediaTimeoutMs", "maxTalkTimeMs", "preemptionGraceMs", "queueCapacityPerPriority", "grantToSingleMember",
-        ])
+        #expect(
+            Set(object.keys) == [
+                "endOfMediaTimeoutMs", "maxTalkTimeMs", "preemptionGraceMs", "queueCapacityPerPriority",
+                "grantToSingleMember",
+            ])
         #expect(object["endOfMediaTimeoutMs"] as? Int == 1500)
         #expect(object["maxTalkTimeMs"] as? Int == 45000)
         #expect(object["preemptionGraceMs"] as? Int == 250)
@@ -35,10 +38,12 @@ struct FloorConfigurationTests {
 
     @Test(arguments: [
         FloorConfiguration(),
-        FloorConfiguration(endOfMediaTimeout: .milliseconds(1500), maxTalkTime: .seconds(45),
-                           preemptionGrace: .milliseconds(250), queueCapacityPerPriority: 3, grantToSingleMember: false),
-        FloorConfiguration(endOfMediaTimeout: .milliseconds(1), maxTalkTime: .seconds(86400),
-                           preemptionGrace: .zero, queueCapacityPerPriority: 0, grantToSingleMember: true),
+        FloorConfiguration(
+            endOfMediaTimeout: .milliseconds(1500), maxTalkTime: .seconds(45),
+            preemptionGrace: .milliseconds(250), queueCapacityPerPriority: 3, grantToSingleMember: false),
+        FloorConfiguration(
+            endOfMediaTimeout: .milliseconds(1), maxTalkTime: .seconds(86400),
+            preemptionGrace: .zero, queueCapacityPerPriority: 0, grantToSingleMember: true),
     ])
     func roundTrip(configuration: FloorConfiguration) throws {
         let data = try JSONEncoder().encode(configuration)
@@ -51,10 +56,12 @@ struct FloorConfigurationTests {
 
     @Test func missingKeysTakeDefaults() throws {
         #expect(try decode(#"{"maxTalkTimeMs": 10000}"#) == FloorConfiguration(maxTalkTime: .seconds(10)))
-        #expect(try decode(#"{"grantToSingleMember": false, "preemptionGraceMs": 0}"#)
-            == FloorConfiguration(preemptionGrace: .zero, grantToSingleMember: false))
-        #expect(try decode(#"{"queueCapacityPerPriority": 0, "endOfMediaTimeoutMs": 500}"#)
-            == FloorConfiguration(endOfMediaTimeout: .milliseconds(500), queueCapacityPerPriority: 0))
+        #expect(
+            try decode(#"{"grantToSingleMember": false, "preemptionGraceMs": 0}"#)
+                == FloorConfiguration(preemptionGrace: .zero, grantToSingleMember: false))
+        #expect(
+            try decode(#"{"queueCapacityPerPriority": 0, "endOfMediaTimeoutMs": 500}"#)
+                == FloorConfiguration(endOfMediaTimeout: .milliseconds(500), queueCapacityPerPriority: 0))
         #expect(try decode(#"{"unknownKey": 5}"#) == FloorConfiguration())
     }
 
@@ -93,10 +100,12 @@ struct FloorConfigurationTests {
     }
 
     @Test func causesHaveStableWireNames() throws {
-        #expect(FloorDenyCause.allCases.map(\.rawValue)
-            == ["another-member-has-permission", "only-one-participant", "receive-only", "queue-full"])
-        #expect(FloorRevokeCause.allCases.map(\.rawValue)
-            == ["end-of-media", "talk-time-exceeded", "preempted", "revoked-by-operator"])
+        #expect(
+            FloorDenyCause.allCases.map(\.rawValue)
+                == ["another-member-has-permission", "only-one-participant", "receive-only", "queue-full"])
+        #expect(
+            FloorRevokeCause.allCases.map(\.rawValue)
+                == ["end-of-media", "talk-time-exceeded", "preempted", "revoked-by-operator"])
         let data = try JSONEncoder().encode([FloorRevokeCause.preempted])
         #expect(String(decoding: data, as: UTF8.self) == #"["preempted"]"#)
         #expect(try JSONDecoder().decode([FloorDenyCause].self, from: Data(#"["queue-full"]"#.utf8)) == [.queueFull])

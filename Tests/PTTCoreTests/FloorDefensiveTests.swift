@@ -1,5 +1,6 @@
-@testable import PTTCore
 import Testing
+
+@testable import PTTCore
 
 @Suite("Floor control: defensive")
 struct FloorDefensiveTests: FloorTesting {
@@ -39,24 +40,28 @@ struct FloorDefensiveTests: FloorTesting {
         let configuration = FloorConfiguration(
             endOfMediaTimeout: .seconds(-1), maxTalkTime: .zero, preemptionGrace: .seconds(-3))
         var floor = idleFloor(configuration)
-        #expect(floor.request(candidate(alice), memberCount: 3, now: at(1000))
-            == [.granted(alice, talkTime: .zero), .taken(by: alice)])
+        #expect(
+            floor.request(candidate(alice), memberCount: 3, now: at(1000))
+                == [.granted(alice, talkTime: .zero), .taken(by: alice)])
         _ = floor.request(candidate(bob), memberCount: 3, now: at(1000))
         _ = floor.request(candidate(carol), memberCount: 3, now: at(1000))
         #expect(floor.nextDeadline == at(1000))
         // Every new holder is due at once: the floor cascades through the queue and ends idle.
-        #expect(floor.timersExpired(now: at(1000)) == [
-            .revoked(alice, .talkTimeExceeded), .granted(bob, talkTime: .zero), .taken(by: bob), .queued(carol, position: 1),
-            .revoked(bob, .talkTimeExceeded), .granted(carol, talkTime: .zero), .taken(by: carol),
-            .revoked(carol, .talkTimeExceeded), .idle,
-        ])
+        #expect(
+            floor.timersExpired(now: at(1000)) == [
+                .revoked(alice, .talkTimeExceeded), .granted(bob, talkTime: .zero), .taken(by: bob),
+                .queued(carol, position: 1),
+                .revoked(bob, .talkTimeExceeded), .granted(carol, talkTime: .zero), .taken(by: carol),
+                .revoked(carol, .talkTimeExceeded), .idle,
+            ])
         #expect(floor.isIdle)
     }
 
     @Test func negativeGraceActsAsZero() {
         var floor = takenFloor(.init(preemptionGrace: .seconds(-1)))
-        #expect(floor.request(candidate(bob, 9), memberCount: 3, now: at(1500))
-            == [.queued(bob, position: 1), .preemptionPending(holder: alice, by: bob, grace: .zero)])
+        #expect(
+            floor.request(candidate(bob, 9), memberCount: 3, now: at(1500))
+                == [.queued(bob, position: 1), .preemptionPending(holder: alice, by: bob, grace: .zero)])
         #expect(floor.nextDeadline == at(1500))
     }
 
@@ -72,9 +77,11 @@ struct FloorDefensiveTests: FloorTesting {
     @Test func extremePriorities() {
         var floor = idleFloor()
         _ = floor.request(candidate(alice, Int.min), memberCount: 3, now: at(1000))
-        #expect(floor.request(candidate(bob, Int.max), memberCount: 3, now: at(1000))
-            == [.queued(bob, position: 1), .preemptionPending(holder: alice, by: bob, grace: .seconds(1))])
-        #expect(floor.request(candidate(carol, Int.min), memberCount: 3, now: at(1000)) == [.queued(carol, position: 2)])
+        #expect(
+            floor.request(candidate(bob, Int.max), memberCount: 3, now: at(1000))
+                == [.queued(bob, position: 1), .preemptionPending(holder: alice, by: bob, grace: .seconds(1))])
+        #expect(
+            floor.request(candidate(carol, Int.min), memberCount: 3, now: at(1000)) == [.queued(carol, position: 2)])
     }
 
     @Test func repeatedReleasesAndLeavesAreHarmless() {

@@ -1,5 +1,6 @@
-@testable import PTTCore
 import Testing
+
+@testable import PTTCore
 
 // MARK: - Idle
 
@@ -18,8 +19,9 @@ struct FloorIdleTests: FloorTesting {
 
     @Test func requestIsGranted() {
         var floor = idleFloor()
-        #expect(floor.request(candidate(alice, 2), memberCount: 3, now: at(1000))
-            == [.granted(alice, talkTime: fullTalk), .taken(by: alice)])
+        #expect(
+            floor.request(candidate(alice, 2), memberCount: 3, now: at(1000))
+                == [.granted(alice, talkTime: fullTalk), .taken(by: alice)])
         #expect(floor.holder == alice)
         #expect(!floor.isIdle)
         #expect(floor.queue.isEmpty)
@@ -27,44 +29,52 @@ struct FloorIdleTests: FloorTesting {
         #expect(floor.talkTimeLeft(now: at(1000)) == fullTalk)
         #expect(floor.talkTimeLeft(now: at(11000)) == .seconds(20))
         #expect(floor.talkTimeLeft(now: at(40000)) == .zero)
-        #expect(floor.snapshot(now: at(1500)) == FloorSnapshot(
-            holder: alice, holderPriority: 2, talkTimeLeft: .milliseconds(29500), queue: [], pendingPreemptionBy: nil))
+        #expect(
+            floor.snapshot(now: at(1500))
+                == FloorSnapshot(
+                    holder: alice, holderPriority: 2, talkTimeLeft: .milliseconds(29500), queue: [],
+                    pendingPreemptionBy: nil))
     }
 
     @Test func grantUsesConfiguredTalkTime() {
         var floor = idleFloor(.init(endOfMediaTimeout: .milliseconds(700), maxTalkTime: .seconds(5)))
-        #expect(floor.request(candidate(alice), memberCount: 2, now: at(1000))
-            == [.granted(alice, talkTime: .seconds(5)), .taken(by: alice)])
+        #expect(
+            floor.request(candidate(alice), memberCount: 2, now: at(1000))
+                == [.granted(alice, talkTime: .seconds(5)), .taken(by: alice)])
         #expect(floor.nextDeadline == at(1700))
     }
 
     @Test func receiveOnlyIsDenied() {
         var floor = idleFloor()
-        #expect(floor.request(candidate(alice, 9, receiveOnly: true), memberCount: 3, now: at(1000))
-            == [.denied(alice, .receiveOnly)])
+        #expect(
+            floor.request(candidate(alice, 9, receiveOnly: true), memberCount: 3, now: at(1000))
+                == [.denied(alice, .receiveOnly)])
         #expect(floor.isIdle)
         #expect(floor.nextDeadline == nil)
     }
 
     @Test func receiveOnlyIsCheckedBeforeSingleMember() {
         var floor = idleFloor(.init(grantToSingleMember: false))
-        #expect(floor.request(candidate(alice, receiveOnly: true), memberCount: 1, now: at(1000))
-            == [.denied(alice, .receiveOnly)])
+        #expect(
+            floor.request(candidate(alice, receiveOnly: true), memberCount: 1, now: at(1000))
+                == [.denied(alice, .receiveOnly)])
     }
 
     @Test(arguments: [Int.min, -1, 0, 1])
     func singleMemberGrantedWhenAllowed(memberCount: Int) {
         var floor = idleFloor(.init(grantToSingleMember: true))
-        #expect(floor.request(candidate(alice), memberCount: memberCount, now: at(1000))
-            == [.granted(alice, talkTime: fullTalk), .taken(by: alice)])
+        #expect(
+            floor.request(candidate(alice), memberCount: memberCount, now: at(1000))
+                == [.granted(alice, talkTime: fullTalk), .taken(by: alice)])
         #expect(floor.holder == alice)
     }
 
     @Test(arguments: [Int.min, -1, 0, 1])
     func singleMemberDeniedWhenNotAllowed(memberCount: Int) {
         var floor = idleFloor(.init(grantToSingleMember: false))
-        #expect(floor.request(candidate(alice), memberCount: memberCount, now: at(1000))
-            == [.denied(alice, .onlyOneParticipant)])
+        #expect(
+            floor.request(candidate(alice), memberCount: memberCount, now: at(1000))
+                == [.denied(alice, .onlyOneParticipant)])
         #expect(floor.isIdle)
         #expect(floor.nextDeadline == nil)
     }
@@ -72,14 +82,16 @@ struct FloorIdleTests: FloorTesting {
     @Test(arguments: [2, 3, Int.max])
     func twoOrMoreMembersGrantedWhenSingleNotAllowed(memberCount: Int) {
         var floor = idleFloor(.init(grantToSingleMember: false))
-        #expect(floor.request(candidate(alice), memberCount: memberCount, now: at(1000))
-            == [.granted(alice, talkTime: fullTalk), .taken(by: alice)])
+        #expect(
+            floor.request(candidate(alice), memberCount: memberCount, now: at(1000))
+                == [.granted(alice, talkTime: fullTalk), .taken(by: alice)])
     }
 
     @Test func capacityZeroStillGrantsWhenIdle() {
         var floor = idleFloor(.init(queueCapacityPerPriority: 0))
-        #expect(floor.request(candidate(alice), memberCount: 2, now: at(1000))
-            == [.granted(alice, talkTime: fullTalk), .taken(by: alice)])
+        #expect(
+            floor.request(candidate(alice), memberCount: 2, now: at(1000))
+                == [.granted(alice, talkTime: fullTalk), .taken(by: alice)])
     }
 
     @Test func otherEventsDoNothing() {

@@ -1,5 +1,6 @@
-@testable import PTTCore
 import Testing
+
+@testable import PTTCore
 
 @Suite("Floor control: pre-emption pending")
 struct FloorPreemptionTests: FloorTesting {
@@ -9,19 +10,25 @@ struct FloorPreemptionTests: FloorTesting {
     @Test func fixtureWarnsTheHolder() {
         var floor = takenFloor()
         _ = floor.request(candidate(bob, 0), memberCount: 5, now: at(1100))
-        #expect(floor.request(candidate(carol, 3), memberCount: 5, now: at(1500)) == [
-            .queued(carol, position: 1), .queued(bob, position: 2),
-            .preemptionPending(holder: alice, by: carol, grace: .seconds(1)),
-        ])
+        #expect(
+            floor.request(candidate(carol, 3), memberCount: 5, now: at(1500)) == [
+                .queued(carol, position: 1), .queued(bob, position: 2),
+                .preemptionPending(holder: alice, by: carol, grace: .seconds(1)),
+            ])
         #expect(floor.nextDeadline == at(2500))
-        #expect(floor.snapshot(now: at(1500)) == FloorSnapshot(
-            holder: alice, holderPriority: 1, talkTimeLeft: .milliseconds(29500),
-            queue: [carol, bob], pendingPreemptionBy: carol))
+        #expect(
+            floor.snapshot(now: at(1500))
+                == FloorSnapshot(
+                    holder: alice, holderPriority: 1, talkTimeLeft: .milliseconds(29500),
+                    queue: [carol, bob], pendingPreemptionBy: carol))
     }
 
     @Test func requestByHolderDoesNotCancel() {
         var floor = preemptingFloor()
-        #expect(floor.request(candidate(alice, 1), memberCount: 5, now: at(2000)) == [.granted(alice, talkTime: .seconds(29))])
+        #expect(
+            floor.request(candidate(alice, 1), memberCount: 5, now: at(2000)) == [
+                .granted(alice, talkTime: .seconds(29))
+            ])
         #expect(floor.nextDeadline == at(2500))
     }
 
@@ -33,14 +40,16 @@ struct FloorPreemptionTests: FloorTesting {
 
     @Test func anotherHigherRequestDoesNotRestartTheGrace() {
         var floor = preemptingFloor()
-        #expect(floor.request(candidate(erin, 4), memberCount: 5, now: at(2000))
-            == [.queued(erin, position: 1), .queued(carol, position: 2), .queued(bob, position: 3)])
+        #expect(
+            floor.request(candidate(erin, 4), memberCount: 5, now: at(2000))
+                == [.queued(erin, position: 1), .queued(carol, position: 2), .queued(bob, position: 3)])
         #expect(floor.nextDeadline == at(2500))
         #expect(floor.snapshot(now: at(2000)).pendingPreemptionBy == erin)
-        #expect(floor.timersExpired(now: at(2500)) == [
-            .revoked(alice, .preempted), .granted(erin, talkTime: fullTalk), .taken(by: erin),
-            .queued(carol, position: 1), .queued(bob, position: 2),
-        ])
+        #expect(
+            floor.timersExpired(now: at(2500)) == [
+                .revoked(alice, .preempted), .granted(erin, talkTime: fullTalk), .taken(by: erin),
+                .queued(carol, position: 1), .queued(bob, position: 2),
+            ])
         // carol (3) does not outrank erin (4).
         #expect(floor.snapshot(now: at(2500)).pendingPreemptionBy == nil)
         #expect(floor.nextDeadline == at(4500))
@@ -48,8 +57,9 @@ struct FloorPreemptionTests: FloorTesting {
 
     @Test func samePriorityAsPreemptorQueuesBehindIt() {
         var floor = preemptingFloor()
-        #expect(floor.request(candidate(dave, 3), memberCount: 5, now: at(2000))
-            == [.queued(dave, position: 2), .queued(bob, position: 3)])
+        #expect(
+            floor.request(candidate(dave, 3), memberCount: 5, now: at(2000))
+                == [.queued(dave, position: 2), .queued(bob, position: 3)])
         _ = floor.timersExpired(now: at(2500))
         #expect(floor.holder == carol)
         // dave (3) does not strictly outrank carol (3).
@@ -58,12 +68,18 @@ struct FloorPreemptionTests: FloorTesting {
 
     @Test func lowerPriorityQueuesWithoutNewWarning() {
         var floor = preemptingFloor()
-        #expect(floor.request(candidate(dave, 1), memberCount: 5, now: at(2000)) == [.queued(dave, position: 2), .queued(bob, position: 3)])
+        #expect(
+            floor.request(candidate(dave, 1), memberCount: 5, now: at(2000)) == [
+                .queued(dave, position: 2), .queued(bob, position: 3),
+            ])
     }
 
     @Test func receiveOnlyIsDenied() {
         var floor = preemptingFloor()
-        #expect(floor.request(candidate(erin, 9, receiveOnly: true), memberCount: 5, now: at(2000)) == [.denied(erin, .receiveOnly)])
+        #expect(
+            floor.request(candidate(erin, 9, receiveOnly: true), memberCount: 5, now: at(2000)) == [
+                .denied(erin, .receiveOnly)
+            ])
         #expect(floor.nextDeadline == at(2500))
     }
 
@@ -85,9 +101,11 @@ struct FloorPreemptionTests: FloorTesting {
     @Test(arguments: [2500, 2501, 2999])
     func t3DueAtOrAfter(ms: Int) {
         var floor = preemptingFloor()
-        #expect(floor.timersExpired(now: at(ms)) == [
-            .revoked(alice, .preempted), .granted(carol, talkTime: fullTalk), .taken(by: carol), .queued(bob, position: 1),
-        ])
+        #expect(
+            floor.timersExpired(now: at(ms)) == [
+                .revoked(alice, .preempted), .granted(carol, talkTime: fullTalk), .taken(by: carol),
+                .queued(bob, position: 1),
+            ])
         #expect(floor.holder == carol)
         #expect(floor.snapshot(now: at(ms)).pendingPreemptionBy == nil)
         #expect(floor.nextDeadline == at(ms + 2000))
@@ -97,9 +115,11 @@ struct FloorPreemptionTests: FloorTesting {
     @Test func t3AndT1BothOverdueFiresT3OnlyOnce() {
         var floor = preemptingFloor()
         // T3 (2500) and T1 (3000) are both overdue: the earlier, T3, revokes alice; carol is fresh.
-        #expect(floor.timersExpired(now: at(3500)) == [
-            .revoked(alice, .preempted), .granted(carol, talkTime: fullTalk), .taken(by: carol), .queued(bob, position: 1),
-        ])
+        #expect(
+            floor.timersExpired(now: at(3500)) == [
+                .revoked(alice, .preempted), .granted(carol, talkTime: fullTalk), .taken(by: carol),
+                .queued(bob, position: 1),
+            ])
         #expect(floor.nextDeadline == at(5500))
     }
 
@@ -107,18 +127,20 @@ struct FloorPreemptionTests: FloorTesting {
         var floor = takenFloor()
         _ = floor.request(candidate(carol, 3), memberCount: 5, now: at(2500))  // T3 at 3500, T1 at 3000
         #expect(floor.nextDeadline == at(3000))
-        #expect(floor.timersExpired(now: at(3600)) == [
-            .revoked(alice, .endOfMedia), .granted(carol, talkTime: fullTalk), .taken(by: carol),
-        ])
+        #expect(
+            floor.timersExpired(now: at(3600)) == [
+                .revoked(alice, .endOfMedia), .granted(carol, talkTime: fullTalk), .taken(by: carol),
+            ])
     }
 
     @Test func t3AndT1DueTogetherReportPreemption() {
         var floor = takenFloor()
         _ = floor.request(candidate(carol, 3), memberCount: 5, now: at(2000))  // T3 at 3000 = T1
         #expect(floor.nextDeadline == at(3000))
-        #expect(floor.timersExpired(now: at(3000)) == [
-            .revoked(alice, .preempted), .granted(carol, talkTime: fullTalk), .taken(by: carol),
-        ])
+        #expect(
+            floor.timersExpired(now: at(3000)) == [
+                .revoked(alice, .preempted), .granted(carol, talkTime: fullTalk), .taken(by: carol),
+            ])
     }
 
     @Test func mediaFromHolderDoesNotCancelPreemption() {
@@ -130,8 +152,9 @@ struct FloorPreemptionTests: FloorTesting {
 
     @Test func releaseByHolderDuringGraceIsANormalRelease() {
         var floor = preemptingFloor()
-        #expect(floor.release(alice, now: at(2000))
-            == [.granted(carol, talkTime: fullTalk), .taken(by: carol), .queued(bob, position: 1)])
+        #expect(
+            floor.release(alice, now: at(2000))
+                == [.granted(carol, talkTime: fullTalk), .taken(by: carol), .queued(bob, position: 1)])
         #expect(floor.snapshot(now: at(2000)).pendingPreemptionBy == nil)
         #expect(floor.nextDeadline == at(4000))
         #expect(floor.timersExpired(now: at(2500)) == [])
@@ -159,15 +182,18 @@ struct FloorPreemptionTests: FloorTesting {
         #expect(floor.memberLeft(carol, now: at(2000)) == [.queued(erin, position: 1), .queued(bob, position: 2)])
         #expect(floor.snapshot(now: at(2000)).pendingPreemptionBy == erin)
         #expect(floor.nextDeadline == at(2500))
-        #expect(floor.timersExpired(now: at(2500)) == [
-            .revoked(alice, .preempted), .granted(erin, talkTime: fullTalk), .taken(by: erin), .queued(bob, position: 1),
-        ])
+        #expect(
+            floor.timersExpired(now: at(2500)) == [
+                .revoked(alice, .preempted), .granted(erin, talkTime: fullTalk), .taken(by: erin),
+                .queued(bob, position: 1),
+            ])
     }
 
     @Test func preemptorLoweringItsPriorityCancelsPreemption() {
         var floor = preemptingFloor()
-        #expect(floor.request(candidate(carol, 0), memberCount: 5, now: at(2000))
-            == [.queued(carol, position: 2), .queued(bob, position: 1)])
+        #expect(
+            floor.request(candidate(carol, 0), memberCount: 5, now: at(2000))
+                == [.queued(carol, position: 2), .queued(bob, position: 1)])
         #expect(floor.snapshot(now: at(2000)).pendingPreemptionBy == nil)
         #expect(floor.nextDeadline == at(3000))
     }
@@ -181,25 +207,30 @@ struct FloorPreemptionTests: FloorTesting {
     @Test func cancelledPreemptionCanStartAgainWithAFreshGrace() {
         var floor = preemptingFloor()
         _ = floor.release(carol, now: at(2000))
-        #expect(floor.request(candidate(carol, 3), memberCount: 5, now: at(2200)) == [
-            .queued(carol, position: 1), .queued(bob, position: 2),
-            .preemptionPending(holder: alice, by: carol, grace: .seconds(1)),
-        ])
+        #expect(
+            floor.request(candidate(carol, 3), memberCount: 5, now: at(2200)) == [
+                .queued(carol, position: 1), .queued(bob, position: 2),
+                .preemptionPending(holder: alice, by: carol, grace: .seconds(1)),
+            ])
         #expect(floor.nextDeadline == at(3000))  // min(T1 3000, T3 3200)
         #expect(floor.timersExpired(now: at(3000)).first == .revoked(alice, .endOfMedia))
     }
 
     @Test func queuedMemberOvertakingThePreemptorKeepsTheGrace() {
         var floor = preemptingFloor()
-        #expect(floor.request(candidate(bob, 5), memberCount: 5, now: at(2000)) == [.queued(bob, position: 1), .queued(carol, position: 2)])
+        #expect(
+            floor.request(candidate(bob, 5), memberCount: 5, now: at(2000)) == [
+                .queued(bob, position: 1), .queued(carol, position: 2),
+            ])
         #expect(floor.nextDeadline == at(2500))
         #expect(floor.snapshot(now: at(2000)).pendingPreemptionBy == bob)
     }
 
     @Test func memberLeftHolderDuringGrace() {
         var floor = preemptingFloor()
-        #expect(floor.memberLeft(alice, now: at(2000))
-            == [.granted(carol, talkTime: fullTalk), .taken(by: carol), .queued(bob, position: 1)])
+        #expect(
+            floor.memberLeft(alice, now: at(2000))
+                == [.granted(carol, talkTime: fullTalk), .taken(by: carol), .queued(bob, position: 1)])
         #expect(floor.snapshot(now: at(2000)).pendingPreemptionBy == nil)
     }
 
@@ -219,25 +250,32 @@ struct FloorPreemptionTests: FloorTesting {
 
     @Test func operatorRevokeDuringGrace() {
         var floor = preemptingFloor()
-        #expect(floor.revoke(now: at(2000)) == [
-            .revoked(alice, .revokedByOperator), .granted(carol, talkTime: fullTalk), .taken(by: carol), .queued(bob, position: 1),
-        ])
+        #expect(
+            floor.revoke(now: at(2000)) == [
+                .revoked(alice, .revokedByOperator), .granted(carol, talkTime: fullTalk), .taken(by: carol),
+                .queued(bob, position: 1),
+            ])
         #expect(floor.snapshot(now: at(2000)).pendingPreemptionBy == nil)
         #expect(floor.timersExpired(now: at(2500)) == [])
     }
 
     @Test func zeroGracePreemptsAtTheNextTimerCall() {
         var floor = takenFloor(.init(preemptionGrace: .zero))
-        #expect(floor.request(candidate(bob, 2), memberCount: 3, now: at(1500))
-            == [.queued(bob, position: 1), .preemptionPending(holder: alice, by: bob, grace: .zero)])
+        #expect(
+            floor.request(candidate(bob, 2), memberCount: 3, now: at(1500))
+                == [.queued(bob, position: 1), .preemptionPending(holder: alice, by: bob, grace: .zero)])
         #expect(floor.nextDeadline == at(1500))
-        #expect(floor.timersExpired(now: at(1500))
-            == [.revoked(alice, .preempted), .granted(bob, talkTime: fullTalk), .taken(by: bob)])
+        #expect(
+            floor.timersExpired(now: at(1500))
+                == [.revoked(alice, .preempted), .granted(bob, talkTime: fullTalk), .taken(by: bob)])
     }
 
     @Test func preemptedHolderCanQueueAgain() {
         var floor = preemptingFloor()
         _ = floor.timersExpired(now: at(2500))
-        #expect(floor.request(candidate(alice, 1), memberCount: 5, now: at(2600)) == [.queued(alice, position: 1), .queued(bob, position: 2)])
+        #expect(
+            floor.request(candidate(alice, 1), memberCount: 5, now: at(2600)) == [
+                .queued(alice, position: 1), .queued(bob, position: 2),
+            ])
     }
 }

@@ -1,6 +1,7 @@
 import TestSupport
-@testable import PTTCore
 import Testing
+
+@testable import PTTCore
 
 typealias FloorSplitMix = SplitMix64
 
@@ -15,7 +16,9 @@ struct FloorPropertyTests: FloorTesting {
     static let scenarios: [Scenario] = [
         Scenario(seed: 1, configuration: .init(maxTalkTime: .seconds(10), queueCapacityPerPriority: 2)),
         Scenario(seed: 2, configuration: .init(queueCapacityPerPriority: 1, grantToSingleMember: false)),
-        Scenario(seed: 3, configuration: .init(maxTalkTime: .seconds(6), preemptionGrace: .zero, queueCapacityPerPriority: 8)),
+        Scenario(
+            seed: 3, configuration: .init(maxTalkTime: .seconds(6), preemptionGrace: .zero, queueCapacityPerPriority: 8)
+        ),
         Scenario(seed: 4, configuration: .init(queueCapacityPerPriority: 0)),
     ]
 
@@ -115,7 +118,8 @@ struct FloorPropertyTests: FloorTesting {
             try #require(Set(queue.map(\.member)).count == queue.count, context)
             try #require(holder != erin && !queue.contains { $0.member == erin || $0.receiveOnly }, context)
             for priority in Set(queue.map(\.priority)) {
-                try #require(queue.filter { $0.priority == priority }.count <= configuration.queueCapacityPerPriority, context)
+                try #require(
+                    queue.filter { $0.priority == priority }.count <= configuration.queueCapacityPerPriority, context)
             }
             try #require(zip(queue, queue.dropFirst()).allSatisfy { $0.priority >= $1.priority }, context)
             try #require((floor.nextDeadline == nil) == (holder == nil), context)
@@ -126,9 +130,10 @@ struct FloorPropertyTests: FloorTesting {
 
             let snapshot = floor.snapshot(now: now)
             try #require(snapshot.holder == holder && snapshot.queue == queue.map(\.member), context)
-            let outranked = snapshot.holderPriority.map { holderPriority in
-                (queue.first?.priority ?? .min) > holderPriority
-            } ?? false
+            let outranked =
+                snapshot.holderPriority.map { holderPriority in
+                    (queue.first?.priority ?? .min) > holderPriority
+                } ?? false
             try #require((snapshot.pendingPreemptionBy != nil) == outranked, context)
             if outranked { try #require(snapshot.pendingPreemptionBy == queue.first?.member, context) }
             if event == "timers", let deadline = floor.nextDeadline, configuration.preemptionGrace > .zero {

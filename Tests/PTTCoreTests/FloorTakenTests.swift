@@ -1,5 +1,6 @@
-@testable import PTTCore
 import Testing
+
+@testable import PTTCore
 
 // MARK: - Idle
 
@@ -7,7 +8,10 @@ import Testing
 struct FloorTakenTests: FloorTesting {
     @Test func requestByHolderReportsRemainingTalkTime() {
         var floor = takenFloor()
-        #expect(floor.request(candidate(alice, 1), memberCount: 5, now: at(5000)) == [.granted(alice, talkTime: .seconds(26))])
+        #expect(
+            floor.request(candidate(alice, 1), memberCount: 5, now: at(5000)) == [
+                .granted(alice, talkTime: .seconds(26))
+            ])
         #expect(floor.holder == alice)
         #expect(floor.nextDeadline == at(3000))  // T1 not restarted by a request
         #expect(floor.queue.isEmpty)
@@ -15,19 +19,24 @@ struct FloorTakenTests: FloorTesting {
 
     @Test func requestByHolderWithOtherPriorityChangesNothing() {
         var floor = takenFloor()
-        #expect(floor.request(candidate(alice, 7), memberCount: 1, now: at(2000)) == [.granted(alice, talkTime: .seconds(29))])
+        #expect(
+            floor.request(candidate(alice, 7), memberCount: 1, now: at(2000)) == [
+                .granted(alice, talkTime: .seconds(29))
+            ])
         #expect(floor.snapshot(now: at(2000)).holderPriority == 1)
     }
 
     @Test func requestByHolderAfterT2ReportsZero() {
         var floor = takenFloor()
-        #expect(floor.request(candidate(alice, 1), memberCount: 5, now: at(40000)) == [.granted(alice, talkTime: .zero)])
+        #expect(
+            floor.request(candidate(alice, 1), memberCount: 5, now: at(40000)) == [.granted(alice, talkTime: .zero)])
     }
 
     @Test func receiveOnlyHolderRequestIsDeniedAndKeepsTheFloor() {
         var floor = takenFloor()
-        #expect(floor.request(candidate(alice, 1, receiveOnly: true), memberCount: 5, now: at(2000))
-            == [.denied(alice, .receiveOnly)])
+        #expect(
+            floor.request(candidate(alice, 1, receiveOnly: true), memberCount: 5, now: at(2000))
+                == [.denied(alice, .receiveOnly)])
         #expect(floor.holder == alice)
     }
 
@@ -48,16 +57,18 @@ struct FloorTakenTests: FloorTesting {
 
     @Test func higherPriorityStartsPreemption() {
         var floor = takenFloor()
-        #expect(floor.request(candidate(bob, 2), memberCount: 5, now: at(1500))
-            == [.queued(bob, position: 1), .preemptionPending(holder: alice, by: bob, grace: .seconds(1))])
+        #expect(
+            floor.request(candidate(bob, 2), memberCount: 5, now: at(1500))
+                == [.queued(bob, position: 1), .preemptionPending(holder: alice, by: bob, grace: .seconds(1))])
         #expect(floor.snapshot(now: at(1500)).pendingPreemptionBy == bob)
         #expect(floor.nextDeadline == at(2500))
     }
 
     @Test func receiveOnlyIsDeniedWhileTaken() {
         var floor = takenFloor()
-        #expect(floor.request(candidate(bob, 5, receiveOnly: true), memberCount: 5, now: at(1500))
-            == [.denied(bob, .receiveOnly)])
+        #expect(
+            floor.request(candidate(bob, 5, receiveOnly: true), memberCount: 5, now: at(1500))
+                == [.denied(bob, .receiveOnly)])
         #expect(floor.queue.isEmpty)
         #expect(floor.nextDeadline == at(3000))
     }
@@ -70,15 +81,17 @@ struct FloorTakenTests: FloorTesting {
     @Test(arguments: [0, 1, 2])
     func capacityZeroDeniesEveryPriority(priority: Int) {
         var floor = takenFloor(.init(queueCapacityPerPriority: 0))
-        #expect(floor.request(candidate(bob, priority), memberCount: 5, now: at(1500))
-            == [.denied(bob, .anotherMemberHasPermission)])
+        #expect(
+            floor.request(candidate(bob, priority), memberCount: 5, now: at(1500))
+                == [.denied(bob, .anotherMemberHasPermission)])
         #expect(floor.queue.isEmpty)
         #expect(floor.nextDeadline == at(3000))  // no pre-emption either
     }
 
     @Test func negativeCapacityActsLikeZero() {
         var floor = takenFloor(.init(queueCapacityPerPriority: -3))
-        #expect(floor.request(candidate(bob), memberCount: 5, now: at(1500)) == [.denied(bob, .anotherMemberHasPermission)])
+        #expect(
+            floor.request(candidate(bob), memberCount: 5, now: at(1500)) == [.denied(bob, .anotherMemberHasPermission)])
     }
 
     @Test func queueFullIsPerPriority() {
@@ -86,10 +99,12 @@ struct FloorTakenTests: FloorTesting {
         #expect(floor.request(candidate(bob, 0), memberCount: 6, now: at(1100)) == [.queued(bob, position: 1)])
         #expect(floor.request(candidate(carol, 0), memberCount: 6, now: at(1200)) == [.queued(carol, position: 2)])
         #expect(floor.request(candidate(dave, 0), memberCount: 6, now: at(1300)) == [.denied(dave, .queueFull)])
-        #expect(floor.request(candidate(erin, 1), memberCount: 6, now: at(1400))
-            == [.queued(erin, position: 1), .queued(bob, position: 2), .queued(carol, position: 3)])
-        #expect(floor.request(candidate(frank, 1), memberCount: 6, now: at(1500))
-            == [.queued(frank, position: 2), .queued(bob, position: 3), .queued(carol, position: 4)])
+        #expect(
+            floor.request(candidate(erin, 1), memberCount: 6, now: at(1400))
+                == [.queued(erin, position: 1), .queued(bob, position: 2), .queued(carol, position: 3)])
+        #expect(
+            floor.request(candidate(frank, 1), memberCount: 6, now: at(1500))
+                == [.queued(frank, position: 2), .queued(bob, position: 3), .queued(carol, position: 4)])
         #expect(floor.request(candidate(dave, 1), memberCount: 6, now: at(1600)) == [.denied(dave, .queueFull)])
         #expect(floor.queue.map(\.member) == [erin, frank, bob, carol])
         // A freed slot can be taken again.
@@ -134,8 +149,9 @@ struct FloorTakenTests: FloorTesting {
         #expect(floor.mediaReceived(from: bob, now: at(2500)) == [])
         #expect(floor.mediaReceived(from: stranger, now: at(2600)) == [])
         #expect(floor.nextDeadline == at(3000))
-        #expect(floor.timersExpired(now: at(3000))
-            == [.revoked(alice, .endOfMedia), .granted(bob, talkTime: fullTalk), .taken(by: bob)])
+        #expect(
+            floor.timersExpired(now: at(3000))
+                == [.revoked(alice, .endOfMedia), .granted(bob, talkTime: fullTalk), .taken(by: bob)])
     }
 
     @Test func memberLeftHolderGoesIdleWithoutRevoke() {
@@ -160,8 +176,9 @@ struct FloorTakenTests: FloorTesting {
     @Test func holderMayRequestAgainAfterLosingTheFloor() {
         var floor = takenFloor()
         _ = floor.timersExpired(now: at(3000))
-        #expect(floor.request(candidate(alice, 1), memberCount: 5, now: at(3100))
-            == [.granted(alice, talkTime: fullTalk), .taken(by: alice)])
+        #expect(
+            floor.request(candidate(alice, 1), memberCount: 5, now: at(3100))
+                == [.granted(alice, talkTime: fullTalk), .taken(by: alice)])
         #expect(floor.nextDeadline == at(5100))
     }
 }

@@ -1,5 +1,6 @@
-@testable import PTTCore
 import Testing
+
+@testable import PTTCore
 
 @Suite("Floor control: talk heard by the relay")
 struct FloorTalkHeardTests: FloorTesting {
@@ -8,7 +9,9 @@ struct FloorTalkHeardTests: FloorTesting {
     @Test(arguments: [true, false])
     func fromTheHolderRestartsT1(implicitRequest: Bool) {
         var floor = takenFloor()
-        #expect(floor.talkHeard(from: candidate(alice, 1), memberCount: 5, implicitRequest: implicitRequest, now: at(2500)) == [])
+        #expect(
+            floor.talkHeard(from: candidate(alice, 1), memberCount: 5, implicitRequest: implicitRequest, now: at(2500))
+                == [])
         #expect(floor.holder == alice)
         #expect(floor.nextDeadline == at(4500))
         #expect(floor.talkTimeLeft(now: at(2500)) == .milliseconds(28500))
@@ -17,8 +20,10 @@ struct FloorTalkHeardTests: FloorTesting {
     @Test func fromTheHolderIgnoresItsCandidateFlags() {
         // Media from the holder is only media: a changed priority or receive-only flag does not re-request.
         var floor = takenFloor()
-        #expect(floor.talkHeard(from: candidate(alice, 7, receiveOnly: true), memberCount: 1, implicitRequest: true, now: at(2500))
-            == [])
+        #expect(
+            floor.talkHeard(
+                from: candidate(alice, 7, receiveOnly: true), memberCount: 1, implicitRequest: true, now: at(2500))
+                == [])
         #expect(floor.holder == alice)
         #expect(floor.nextDeadline == at(4500))
         #expect(floor.snapshot(now: at(2500)).holderPriority == 1)
@@ -26,8 +31,9 @@ struct FloorTalkHeardTests: FloorTesting {
 
     @Test func onAnIdleFloorIsAnImplicitRequest() {
         var floor = idleFloor()
-        #expect(floor.talkHeard(from: candidate(alice, 2), memberCount: 3, implicitRequest: true, now: at(1000))
-            == [.granted(alice, talkTime: fullTalk), .taken(by: alice)])
+        #expect(
+            floor.talkHeard(from: candidate(alice, 2), memberCount: 3, implicitRequest: true, now: at(1000))
+                == [.granted(alice, talkTime: fullTalk), .taken(by: alice)])
         #expect(floor.holder == alice)
         #expect(floor.nextDeadline == at(3000))
         #expect(floor.snapshot(now: at(1000)).holderPriority == 2)
@@ -38,11 +44,14 @@ struct FloorTalkHeardTests: FloorTesting {
         let configuration = FloorConfiguration(grantToSingleMember: false)
         var heard = idleFloor(configuration)
         var requested = idleFloor(configuration)
-        let actions = heard.talkHeard(from: candidate(alice), memberCount: memberCount, implicitRequest: true, now: at(1000))
+        let actions = heard.talkHeard(
+            from: candidate(alice), memberCount: memberCount, implicitRequest: true, now: at(1000))
         #expect(actions == requested.request(candidate(alice), memberCount: memberCount, now: at(1000)))
-        #expect(actions == (memberCount < 2
-            ? [.denied(alice, .onlyOneParticipant)]
-            : [.granted(alice, talkTime: fullTalk), .taken(by: alice)]))
+        #expect(
+            actions
+                == (memberCount < 2
+                    ? [.denied(alice, .onlyOneParticipant)]
+                    : [.granted(alice, talkTime: fullTalk), .taken(by: alice)]))
         #expect(heard.holder == requested.holder)
     }
 
@@ -56,8 +65,10 @@ struct FloorTalkHeardTests: FloorTesting {
 
     @Test func fromAReceiveOnlyMemberOnAnIdleFloorIsNeitherGrantedNorDenied() {
         var floor = idleFloor()
-        #expect(floor.talkHeard(from: candidate(erin, receiveOnly: true), memberCount: 3, implicitRequest: true, now: at(1000))
-            == [])
+        #expect(
+            floor.talkHeard(
+                from: candidate(erin, receiveOnly: true), memberCount: 3, implicitRequest: true, now: at(1000))
+                == [])
         #expect(floor.isIdle)
         #expect(floor.nextDeadline == nil)
     }
@@ -66,7 +77,9 @@ struct FloorTalkHeardTests: FloorTesting {
     func whileSomeoneElseHoldsNothingHappens(implicitRequest: Bool) {
         var floor = takenFloor()
         // bob outranks alice, yet talking is no request: no queueing, no pre-emption, no T1 restart.
-        #expect(floor.talkHeard(from: candidate(bob, 5), memberCount: 5, implicitRequest: implicitRequest, now: at(2500)) == [])
+        #expect(
+            floor.talkHeard(from: candidate(bob, 5), memberCount: 5, implicitRequest: implicitRequest, now: at(2500))
+                == [])
         #expect(floor.holder == alice)
         #expect(floor.queue.isEmpty)
         #expect(floor.nextDeadline == at(3000))
@@ -85,8 +98,9 @@ struct FloorTalkHeardTests: FloorTesting {
     @Test func afterTheFloorGoesIdleTheNextTalkerTakesIt() {
         var floor = takenFloor()
         _ = floor.release(alice, now: at(2000))
-        #expect(floor.talkHeard(from: candidate(bob), memberCount: 5, implicitRequest: true, now: at(2100))
-            == [.granted(bob, talkTime: fullTalk), .taken(by: bob)])
+        #expect(
+            floor.talkHeard(from: candidate(bob), memberCount: 5, implicitRequest: true, now: at(2100))
+                == [.granted(bob, talkTime: fullTalk), .taken(by: bob)])
         #expect(floor.talkHeard(from: candidate(bob), memberCount: 5, implicitRequest: true, now: at(3000)) == [])
         #expect(floor.nextDeadline == at(5000))
     }

@@ -1,5 +1,6 @@
-@testable import PTTCore
 import Testing
+
+@testable import PTTCore
 
 @Suite("Floor control: timers T1 and T2")
 struct FloorTimerTests: FloorTesting {
@@ -93,10 +94,11 @@ struct FloorTimerTests: FloorTesting {
     @Test func expiryHandsOffWithFreshTimersAndNoCascade() {
         var floor = queuedFloor()  // alice; carol, bob, dave
         // Long overdue: only alice is revoked; carol's timers start now.
-        #expect(floor.timersExpired(now: at(50000)) == [
-            .revoked(alice, .endOfMedia), .granted(carol, talkTime: fullTalk), .taken(by: carol),
-            .queued(bob, position: 1), .queued(dave, position: 2),
-        ])
+        #expect(
+            floor.timersExpired(now: at(50000)) == [
+                .revoked(alice, .endOfMedia), .granted(carol, talkTime: fullTalk), .taken(by: carol),
+                .queued(bob, position: 1), .queued(dave, position: 2),
+            ])
         #expect(floor.holder == carol)
         #expect(floor.nextDeadline == at(52000))
         #expect(floor.talkTimeLeft(now: at(50000)) == fullTalk)
@@ -105,9 +107,10 @@ struct FloorTimerTests: FloorTesting {
     @Test func t2ExpiryHandsOff() {
         var floor = takenFloor(.init(endOfMediaTimeout: .seconds(10), maxTalkTime: .seconds(4)))
         _ = floor.request(candidate(bob), memberCount: 3, now: at(2000))
-        #expect(floor.timersExpired(now: at(5000)) == [
-            .revoked(alice, .talkTimeExceeded), .granted(bob, talkTime: .seconds(4)), .taken(by: bob),
-        ])
+        #expect(
+            floor.timersExpired(now: at(5000)) == [
+                .revoked(alice, .talkTimeExceeded), .granted(bob, talkTime: .seconds(4)), .taken(by: bob),
+            ])
         #expect(floor.nextDeadline == at(9000))
     }
 

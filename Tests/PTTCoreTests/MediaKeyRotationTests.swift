@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PTTCore
 
 @Suite("Media keys")
@@ -12,8 +13,9 @@ struct MediaKeyRotationTests {
         var directory = ChannelDirectory(channels: [channel], users: [user], memberships: [])
         var random = SystemRandomNumberGenerator()
         for device in ["a", "b", "c"] {
-            let planned = try directory.planJoin(channel: channel.id, user: "u", device: device, displayName: nil, receiveOnly: false,
-                                                 pushToken: nil, now: now, random: &random)
+            let planned = try directory.planJoin(
+                channel: channel.id, user: "u", device: device, displayName: nil, receiveOnly: false,
+                pushToken: nil, now: now, random: &random)
             directory.apply(.putMembership(planned.membership))
         }
         let before = directory.memberships

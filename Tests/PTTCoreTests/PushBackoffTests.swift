@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PTTCore
 
 @Suite struct PushBackoffTests {
@@ -9,7 +10,9 @@ import Testing
         var backoff = PushBackoff()
         #expect(!backoff.isBackingOff(now: W.date(0)))
         backoff.recordBackOff(now: W.date(0))
-        #expect(backoff.until == W.date(1) && backoff.isBackingOff(now: W.date(0.5)) && !backoff.isBackingOff(now: W.date(1)))
+        #expect(
+            backoff.until == W.date(1) && backoff.isBackingOff(now: W.date(0.5))
+                && !backoff.isBackingOff(now: W.date(1)))
         backoff.recordBackOff(now: W.date(0.5))  // an answer to a request sent before the pause: no longer pause
         #expect(backoff.until == W.date(1))
         var at = 1.0

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PTTCore
 
 /// The notifier's flow control without I/O: writes per connection, APNs concurrency and back-off, expiry and the
@@ -43,7 +44,8 @@ import Testing
         #expect(d.pending == 2)
         let after = d.writeFinished(W.item("p0"), on: 1, error: nil, now: W.at(1))
         #expect(Self.writes(after) == ["p4"])
-        #expect(Self.records(after) == [PushRecord(kind: .wake, member: W.alice, transport: .localPush, outcome: .sent)])
+        #expect(
+            Self.records(after) == [PushRecord(kind: .wake, member: W.alice, transport: .localPush, outcome: .sent)])
         let failed = d.writeFinished(W.item("p1"), on: 1, error: "write: EPIPE", now: W.at(2))
         #expect(Self.records(failed).map(\.outcome) == [.failed])
         #expect(Self.records(failed).map(\.reason) == ["write: EPIPE"])
@@ -63,8 +65,12 @@ import Testing
         _ = d.queue(W.item("low", priority: 5, kind: .announce), to: 1, now: W.at(0))
         let actions = d.queue(W.item("high", priority: 10, member: W.bob), to: 1, now: W.at(0))
         // Even a dropped announcement is counted: it was queued and never handed over.
-        #expect(Self.records(actions) == [PushRecord(kind: .announce, member: W.alice, transport: .localPush, outcome: .expired,
-                                                     reason: "overflow")])
+        #expect(
+            Self.records(actions) == [
+                PushRecord(
+                    kind: .announce, member: W.alice, transport: .localPush, outcome: .expired,
+                    reason: "overflow")
+            ])
         #expect(d.pending == 1)
     }
 
@@ -85,11 +91,14 @@ import Testing
     @Test func apnsSendsUpToItsConcurrencyAndMoreAsAnswersArrive() {
         var d = Self.dispatcher(concurrency: 2)
         var sent: [OutboxItem<Dispatcher.APNsJob>] = []
-        for n in 0..<3 { sent += Self.sends(d.queueAPNs(W.item("a\(n)"), token: [UInt8(n)], now: W.at(0), wallNow: W.date(0))) }
+        for n in 0..<3 {
+            sent += Self.sends(d.queueAPNs(W.item("a\(n)"), token: [UInt8(n)], now: W.at(0), wallNow: W.date(0)))
+        }
         #expect(sent.map(\.id) == ["a0", "a1"])
         #expect(sent.map(\.payload.token) == [[0], [1]])
         #expect(d.apnsRequestsInFlight == 2)
-        let answered = d.apnsAnswered(sent[0], outcome: .sent, reason: nil, health: .delivered, now: W.at(1), wallNow: W.date(1))
+        let answered = d.apnsAnswered(
+            sent[0], outcome: .sent, reason: nil, health: .delivered, now: W.at(1), wallNow: W.date(1))
         #expect(Self.sends(answered).map(\.id) == ["a2"])
         #expect(Self.records(answered).map(\.transport) == [.apns])
     }
@@ -98,8 +107,9 @@ import Testing
         var d = Self.dispatcher(concurrency: 1)
         let first = Self.sends(d.queueAPNs(W.item("a0"), token: [1], now: W.at(0), wallNow: W.date(0)))
         _ = d.queueAPNs(W.item("a1", member: W.bob), token: [2], now: W.at(0), wallNow: W.date(0))
-        let answered = d.apnsAnswered(first[0], outcome: .rejected, reason: "TooManyRequests", health: .overloaded,
-                                      now: W.at(1), wallNow: W.date(1))
+        let answered = d.apnsAnswered(
+            first[0], outcome: .rejected, reason: "TooManyRequests", health: .overloaded,
+            now: W.at(1), wallNow: W.date(1))
         #expect(d.backoff.until == W.date(2))
         #expect(Self.sends(answered).isEmpty)
         #expect(Self.records(answered).map(\.reason) == ["TooManyRequests", "backoff"])
@@ -108,7 +118,8 @@ import Testing
         // After the pause, sends resume; a delivery ends the back-off.
         let resumed = Self.sends(d.queueAPNs(W.item("a3"), token: [4], now: W.at(2_500), wallNow: W.date(2.5)))
         #expect(resumed.map(\.id) == ["a3"])
-        _ = d.apnsAnswered(resumed[0], outcome: .sent, reason: nil, health: .delivered, now: W.at(2_600), wallNow: W.date(2.6))
+        _ = d.apnsAnswered(
+            resumed[0], outcome: .sent, reason: nil, health: .delivered, now: W.at(2_600), wallNow: W.date(2.6))
         #expect(d.backoff.until == nil)
     }
 
@@ -122,12 +133,16 @@ import Testing
     @Test func oneSweepTimerAtTheEarliestDeadlineDropsWhatExpired() {
         var d = Self.dispatcher(concurrency: 1)
         for n in 0..<4 { _ = d.queue(W.item("busy\(n)", deadline: 9_000), to: 1, now: W.at(0)) }
-        #expect(Self.sweeps(d.queue(W.item("late", deadline: 500, member: W.carol), to: 1, now: W.at(0))) == [W.at(500)])
+        #expect(
+            Self.sweeps(d.queue(W.item("late", deadline: 500, member: W.carol), to: 1, now: W.at(0))) == [W.at(500)])
         // A later deadline does not move an earlier timer; an earlier one does.
         #expect(Self.sweeps(d.queue(W.item("later", deadline: 800), to: 1, now: W.at(0))).isEmpty)
         _ = d.queueAPNs(W.item("apns0", deadline: 9_000), token: [1], now: W.at(0), wallNow: W.date(0))
-        #expect(Self.sweeps(d.queueAPNs(W.item("apns1", deadline: 300, member: W.dave), token: [2], now: W.at(0),
-                                        wallNow: W.date(0))) == [W.at(300)])
+        #expect(
+            Self.sweeps(
+                d.queueAPNs(
+                    W.item("apns1", deadline: 300, member: W.dave), token: [2], now: W.at(0),
+                    wallNow: W.date(0))) == [W.at(300)])
         let first = d.sweep(now: W.at(301))  // the runtime fires 1 ms after the deadline
         #expect(Self.records(first).map(\.member) == [W.dave])
         #expect(Self.sweeps(first) == [W.at(500)])
@@ -144,8 +159,11 @@ import Testing
         _ = d.queue(W.item("stale", deadline: 100, member: W.erin), to: 1, now: W.at(0))
         let actions = d.writeFinished(W.item("busy0"), on: 1, error: nil, now: W.at(200))
         #expect(Self.writes(actions).isEmpty)
-        #expect(Self.records(actions).last == PushRecord(kind: .wake, member: W.erin, transport: .localPush, outcome: .expired,
-                                                         reason: "deadline"))
+        #expect(
+            Self.records(actions).last
+                == PushRecord(
+                    kind: .wake, member: W.erin, transport: .localPush, outcome: .expired,
+                    reason: "deadline"))
     }
 
     @Test func anEndedBurstTakesItsWaitingWakesFromEveryOutbox() {

@@ -1,5 +1,6 @@
-@testable import PTTCore
 import Testing
+
+@testable import PTTCore
 
 private typealias W = WakeFixture
 
@@ -41,7 +42,9 @@ struct PushOutboxTests {
     }
 
     @Test func aWakeArrivingWhileAnnouncementsWaitOvertakesThem() {
-        var outbox = outbox([W.item("ann1", priority: 5, kind: .announce), W.item("ann2", priority: 5, kind: .announce)])
+        var outbox = outbox([
+            W.item("ann1", priority: 5, kind: .announce), W.item("ann2", priority: 5, kind: .announce),
+        ])
         #expect(outbox.next(now: W.at(0)).item?.id == "ann1")
         #expect(outbox.enqueue(W.item("wake", priority: 10)) == nil)
         #expect(drain(&outbox) == ["wake", "ann2"])
@@ -55,7 +58,8 @@ struct PushOutboxTests {
 
     @Test func otherPrioritiesAreOrderedToo() {
         var outbox = outbox([
-            W.item("p1", priority: 1), W.item("p5", priority: 5), W.item("p10", priority: 10), W.item("p7", priority: 7),
+            W.item("p1", priority: 1), W.item("p5", priority: 5), W.item("p10", priority: 10),
+            W.item("p7", priority: 7),
             W.item("p1b", priority: 1),
         ])
         #expect(drain(&outbox) == ["p10", "p7", "p5", "p1", "p1b"])
@@ -117,7 +121,8 @@ struct PushOutboxTests {
     }
 
     @Test func aBurstEndingDropsOnlyItsOwnWakes() {
-        let b1 = BurstID("b1"), b2 = BurstID("b2")
+        let b1 = BurstID("b1")
+        let b2 = BurstID("b2")
         var outbox = outbox([
             W.item("w1", burst: b1), W.item("w2", burst: b2), W.item("ann", priority: 5, kind: .announce),
             W.item("w3", member: W.bob, burst: b1), W.item("leave", kind: .leave),
@@ -195,8 +200,9 @@ struct PushOutboxTests {
     @Test func itemsKeepTheirFields() throws {
         let burst = BurstID("b")
         var outbox = PushOutbox<String>(capacity: 2)
-        let item = OutboxItem(id: "x", kind: .leave, member: W.dave, priority: 10, deadline: W.at(42), burst: burst,
-                              payload: "payload")
+        let item = OutboxItem(
+            id: "x", kind: .leave, member: W.dave, priority: 10, deadline: W.at(42), burst: burst,
+            payload: "payload")
         #expect(outbox.enqueue(item) == nil)
         let out = try #require(outbox.next(now: W.at(42)).item)
         #expect(out.id == "x")
@@ -206,6 +212,8 @@ struct PushOutboxTests {
         #expect(out.deadline == W.at(42))
         #expect(out.burst == burst)
         #expect(out.payload == "payload")
-        #expect(OutboxItem(id: "y", kind: .announce, member: W.dave, priority: 5, deadline: W.at(0), payload: 1).burst == nil)
+        #expect(
+            OutboxItem(id: "y", kind: .announce, member: W.dave, priority: 5, deadline: W.at(0), payload: 1).burst
+                == nil)
     }
 }

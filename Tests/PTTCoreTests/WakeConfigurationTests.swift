@@ -1,6 +1,7 @@
 import Foundation
-@testable import PTTCore
 import Testing
+
+@testable import PTTCore
 
 @Suite("Wake configuration")
 struct WakeConfigurationTests {
@@ -19,11 +20,15 @@ struct WakeConfigurationTests {
     }
 
     @Test func encodesTheDocumentedKeysInMillisecondsAndSeconds() throws {
-        let configuration = WakeConfiguration(maxDelay: .milliseconds(1500), outboxCapacity: 10, storedPerMember: 4,
-                                              announcementTTL: .seconds(600), apnsConcurrency: 8)
+        let configuration = WakeConfiguration(
+            maxDelay: .milliseconds(1500), outboxCapacity: 10, storedPerMember: 4,
+            announcementTTL: .seconds(600), apnsConcurrency: 8)
         let data = try JSONEncoder().encode(configuration)
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        #expect(Set(object.keys) == ["maxDelayMs", "outboxCapacity", "storedPerMember", "announcementTtlSeconds", "apnsConcurrency"])
+        #expect(
+            Set(object.keys) == [
+                "maxDelayMs", "outboxCapacity", "storedPerMember", "announcementTtlSeconds", "apnsConcurrency",
+            ])
         #expect(object["maxDelayMs"] as? Int == 1500)
         #expect(object["outboxCapacity"] as? Int == 10)
         #expect(object["storedPerMember"] as? Int == 4)
@@ -33,12 +38,15 @@ struct WakeConfigurationTests {
 
     @Test(arguments: [
         WakeConfiguration(),
-        WakeConfiguration(maxDelay: .milliseconds(1500), outboxCapacity: 10, storedPerMember: 4,
-                          announcementTTL: .seconds(600), apnsConcurrency: 8),
-        WakeConfiguration(maxDelay: .milliseconds(1), outboxCapacity: 1, storedPerMember: 1,
-                          announcementTTL: .seconds(1), apnsConcurrency: 1),
-        WakeConfiguration(maxDelay: .seconds(60), outboxCapacity: 100_000, storedPerMember: 1000,
-                          announcementTTL: WakeConfiguration.maxAnnouncementTTL, apnsConcurrency: 1000),
+        WakeConfiguration(
+            maxDelay: .milliseconds(1500), outboxCapacity: 10, storedPerMember: 4,
+            announcementTTL: .seconds(600), apnsConcurrency: 8),
+        WakeConfiguration(
+            maxDelay: .milliseconds(1), outboxCapacity: 1, storedPerMember: 1,
+            announcementTTL: .seconds(1), apnsConcurrency: 1),
+        WakeConfiguration(
+            maxDelay: .seconds(60), outboxCapacity: 100_000, storedPerMember: 1000,
+            announcementTTL: WakeConfiguration.maxAnnouncementTTL, apnsConcurrency: 1000),
     ])
     func roundTrip(configuration: WakeConfiguration) throws {
         let data = try JSONEncoder().encode(configuration)
@@ -52,10 +60,12 @@ struct WakeConfigurationTests {
 
     @Test func missingKeysTakeDefaults() throws {
         #expect(try decode(#"{"maxDelayMs": 500}"#) == WakeConfiguration(maxDelay: .milliseconds(500)))
-        #expect(try decode(#"{"outboxCapacity": 7, "apnsConcurrency": 3}"#)
-            == WakeConfiguration(outboxCapacity: 7, apnsConcurrency: 3))
-        #expect(try decode(#"{"storedPerMember": 2, "announcementTtlSeconds": 60}"#)
-            == WakeConfiguration(storedPerMember: 2, announcementTTL: .seconds(60)))
+        #expect(
+            try decode(#"{"outboxCapacity": 7, "apnsConcurrency": 3}"#)
+                == WakeConfiguration(outboxCapacity: 7, apnsConcurrency: 3))
+        #expect(
+            try decode(#"{"storedPerMember": 2, "announcementTtlSeconds": 60}"#)
+                == WakeConfiguration(storedPerMember: 2, announcementTTL: .seconds(60)))
     }
 
     @Test(arguments: [
@@ -66,7 +76,10 @@ struct WakeConfigurationTests {
         (#"{"storedPerMember": 1}"#, WakeConfiguration(storedPerMember: 1)),
         (#"{"storedPerMember": 1000}"#, WakeConfiguration(storedPerMember: 1000)),
         (#"{"announcementTtlSeconds": 1}"#, WakeConfiguration(announcementTTL: .seconds(1))),
-        (#"{"announcementTtlSeconds": 2592000}"#, WakeConfiguration(announcementTTL: WakeConfiguration.maxAnnouncementTTL)),
+        (
+            #"{"announcementTtlSeconds": 2592000}"#,
+            WakeConfiguration(announcementTTL: WakeConfiguration.maxAnnouncementTTL)
+        ),
         (#"{"apnsConcurrency": 1}"#, WakeConfiguration(apnsConcurrency: 1)),
         (#"{"apnsConcurrency": 1000}"#, WakeConfiguration(apnsConcurrency: 1000)),
     ])

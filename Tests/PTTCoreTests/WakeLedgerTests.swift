@@ -1,6 +1,7 @@
 import Foundation
-@testable import PTTCore
 import Testing
+
+@testable import PTTCore
 
 private typealias W = WakeFixture
 
@@ -26,16 +27,18 @@ struct WakeLedgerTests {
         ledger.record(.wake, member: W.carol, transport: .none, outcome: .expired, reason: "no-route", at: W.at(4))
         ledger.record(.wake, member: W.carol, transport: .apns, outcome: .expired, reason: "deadline", at: W.at(5))
         ledger.record(.wake, member: W.carol, transport: .apns, outcome: .expired, reason: "deadline", at: W.at(6))
-        ledger.record(.leave, member: W.dave, transport: .apns, outcome: .rejected, reason: "BadDeviceToken", at: W.at(7))
+        ledger.record(
+            .leave, member: W.dave, transport: .apns, outcome: .rejected, reason: "BadDeviceToken", at: W.at(7))
         ledger.record(.announce, member: W.dave, transport: .localPush, outcome: .sent, at: W.at(8))
-        #expect(ledger.counts == [
-            Key(kind: .wake, transport: .localPush, outcome: .sent, reason: ""): 2,
-            Key(kind: .wake, transport: .apns, outcome: .sent, reason: ""): 1,
-            Key(kind: .wake, transport: .none, outcome: .expired, reason: "no-route"): 1,
-            Key(kind: .wake, transport: .apns, outcome: .expired, reason: "deadline"): 2,
-            Key(kind: .leave, transport: .apns, outcome: .rejected, reason: "BadDeviceToken"): 1,
-            Key(kind: .announce, transport: .localPush, outcome: .sent, reason: ""): 1,
-        ])
+        #expect(
+            ledger.counts == [
+                Key(kind: .wake, transport: .localPush, outcome: .sent, reason: ""): 2,
+                Key(kind: .wake, transport: .apns, outcome: .sent, reason: ""): 1,
+                Key(kind: .wake, transport: .none, outcome: .expired, reason: "no-route"): 1,
+                Key(kind: .wake, transport: .apns, outcome: .expired, reason: "deadline"): 2,
+                Key(kind: .leave, transport: .apns, outcome: .rejected, reason: "BadDeviceToken"): 1,
+                Key(kind: .announce, transport: .localPush, outcome: .sent, reason: ""): 1,
+            ])
     }
 
     @Test func totalsAddEveryTransportAndReasonOfAKindAndOutcome() {
@@ -114,14 +117,15 @@ struct WakeLedgerTests {
             Key(kind: .leave, transport: .localPush, outcome: .failed, reason: ""),
             Key(kind: .wake, transport: .localPush, outcome: .sent, reason: ""),
         ]
-        #expect(keys.sorted() == [
-            Key(kind: .announce, transport: .none, outcome: .sent, reason: ""),
-            Key(kind: .leave, transport: .localPush, outcome: .failed, reason: ""),
-            Key(kind: .wake, transport: .apns, outcome: .expired, reason: "backoff"),
-            Key(kind: .wake, transport: .apns, outcome: .expired, reason: "deadline"),
-            Key(kind: .wake, transport: .apns, outcome: .sent, reason: ""),
-            Key(kind: .wake, transport: .localPush, outcome: .sent, reason: ""),
-        ])
+        #expect(
+            keys.sorted() == [
+                Key(kind: .announce, transport: .none, outcome: .sent, reason: ""),
+                Key(kind: .leave, transport: .localPush, outcome: .failed, reason: ""),
+                Key(kind: .wake, transport: .apns, outcome: .expired, reason: "backoff"),
+                Key(kind: .wake, transport: .apns, outcome: .expired, reason: "deadline"),
+                Key(kind: .wake, transport: .apns, outcome: .sent, reason: ""),
+                Key(kind: .wake, transport: .localPush, outcome: .sent, reason: ""),
+            ])
     }
 
     @Test func theTimeTypeIsTheCallers() throws {

@@ -1,6 +1,7 @@
-@testable import PTTCore
 import TestSupport
 import Testing
+
+@testable import PTTCore
 
 private typealias W = WakeFixture
 
@@ -26,7 +27,10 @@ struct WakePropertyTests {
         var running: [ChannelID: Running] = [:]
         var seenBursts: Set<BurstID> = []
         var clock = 1_000
-        var decisionsMade = 0, burstsStarted = 0, repeats = 0, ends = 0
+        var decisionsMade = 0
+        var burstsStarted = 0
+        var repeats = 0
+        var ends = 0
 
         for step in 0..<2000 {
             clock += Int.random(in: 0...400, using: &rng)
@@ -47,8 +51,9 @@ struct WakePropertyTests {
             // Random candidates: some members, maybe listed twice (with the same state), random reachability/route.
             var candidates: [WakeCandidate] = []
             for member in members where Bool.random(using: &rng) {
-                let candidate = WakeCandidate(member: member, audioReachable: Int.random(in: 0..<3, using: &rng) == 0,
-                                              route: WakeRoute.allCases.randomElement(using: &rng)!)
+                let candidate = WakeCandidate(
+                    member: member, audioReachable: Int.random(in: 0..<3, using: &rng) == 0,
+                    route: WakeRoute.allCases.randomElement(using: &rng)!)
                 candidates.append(candidate)
                 if Int.random(in: 0..<8, using: &rng) == 0 { candidates.append(candidate) }
             }
@@ -79,7 +84,8 @@ struct WakePropertyTests {
             } else {
                 #expect(result.ended == nil, "\(context)")
             }
-            var state = (before?.id == burst ? before : nil)
+            var state =
+                (before?.id == burst ? before : nil)
                 ?? Running(id: burst, speaker: speaker, startedAt: now, decided: [])
 
             // Every decision: about an eligible member, not decided before in this burst, with the right shape.
@@ -161,10 +167,14 @@ struct WakePropertyTests {
 
         func settle(_ items: [OutboxItem<Int>], as fate: Fate, _ context: String) {
             for item in items {
-                #expect(fates[item.id] == nil, "\(item.id) was \(fates[item.id].map(String.init(describing:)) ?? "") and is now \(fate). \(context)")
+                #expect(
+                    fates[item.id] == nil,
+                    "\(item.id) was \(fates[item.id].map(String.init(describing:)) ?? "") and is now \(fate). \(context)"
+                )
                 fates[item.id] = fate
                 counts[fate, default: 0] += 1
-                #expect(waiting.contains { $0.item.id == item.id }, "\(item.id) settled but was not waiting. \(context)")
+                #expect(
+                    waiting.contains { $0.item.id == item.id }, "\(item.id) settled but was not waiting. \(context)")
                 waiting.removeAll { $0.item.id == item.id }
             }
         }
@@ -184,9 +194,10 @@ struct WakePropertyTests {
                 let id = "i\(seq)"
                 let priority = scenario.priorities.randomElement(using: &rng)!
                 let burst = priority == 10 && Bool.random(using: &rng) ? bursts.randomElement(using: &rng) : nil
-                let item = OutboxItem(id: id, kind: priority == 10 ? .wake : .announce,
-                                      member: members.randomElement(using: &rng)!, priority: priority,
-                                      deadline: W.at(max(0, clock + Int.random(in: -20...400, using: &rng))), burst: burst, payload: seq)
+                let item = OutboxItem(
+                    id: id, kind: priority == 10 ? .wake : .announce,
+                    member: members.randomElement(using: &rng)!, priority: priority,
+                    deadline: W.at(max(0, clock + Int.random(in: -20...400, using: &rng))), burst: burst, payload: seq)
                 enqueued.append(id)
                 let wasFull = waiting.count >= scenario.capacity
                 // The reference victim: the incoming item if it ranks no higher than everything waiting, else
@@ -194,7 +205,9 @@ struct WakePropertyTests {
                 var expectedVictim: String?
                 if wasFull {
                     let lowest = waiting.map(\.item.priority).min()!
-                    expectedVictim = priority <= lowest ? id : waiting.filter { $0.item.priority == lowest }.min { $0.seq < $1.seq }!.item.id
+                    expectedVictim =
+                        priority <= lowest
+                        ? id : waiting.filter { $0.item.priority == lowest }.min { $0.seq < $1.seq }!.item.id
                 }
                 waiting.append((item, seq))
                 let dropped = outbox.enqueue(item)
@@ -222,17 +235,23 @@ struct WakePropertyTests {
                 }
             case 80..<88:
                 let result = outbox.expire(now: now)
-                #expect(Set(result.map(\.id)) == Set(waiting.filter { $0.item.deadline < now }.map(\.item.id)), "\(context)")
+                #expect(
+                    Set(result.map(\.id)) == Set(waiting.filter { $0.item.deadline < now }.map(\.item.id)), "\(context)"
+                )
                 settle(result, as: .expired, "\(context)")
             case 88..<94:
                 let burst = bursts.randomElement(using: &rng)!
                 let result = outbox.expire(burst: burst)
-                #expect(Set(result.map(\.id)) == Set(waiting.filter { $0.item.burst == burst }.map(\.item.id)), "\(context)")
+                #expect(
+                    Set(result.map(\.id)) == Set(waiting.filter { $0.item.burst == burst }.map(\.item.id)), "\(context)"
+                )
                 settle(result, as: .burstEnded, "\(context)")
             case 94..<99:
                 let member = members.randomElement(using: &rng)!
                 let result = outbox.remove(member: member)
-                #expect(Set(result.map(\.id)) == Set(waiting.filter { $0.item.member == member }.map(\.item.id)), "\(context)")
+                #expect(
+                    Set(result.map(\.id)) == Set(waiting.filter { $0.item.member == member }.map(\.item.id)),
+                    "\(context)")
                 settle(result, as: .removed, "\(context)")
             default:
                 settle(outbox.removeAll(), as: .removed, "\(context)")
@@ -260,7 +279,8 @@ struct WakePropertyTests {
         #expect(fates.count == enqueued.count)
         #expect(enqueued.allSatisfy { fates[$0] != nil })
         // The walk exercised every fate.
-        for fate in [Fate.handedOut, .expired, .droppedForCapacity, .removed] where scenario.capacity < 64 || fate != .droppedForCapacity {
+        for fate in [Fate.handedOut, .expired, .droppedForCapacity, .removed]
+        where scenario.capacity < 64 || fate != .droppedForCapacity {
             #expect(counts[fate, default: 0] > 0, "no item was \(fate)")
         }
         #expect(counts[.burstEnded, default: 0] > 0)

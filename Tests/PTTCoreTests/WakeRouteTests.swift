@@ -1,7 +1,8 @@
 import Foundation
-@testable import PTTCore
 import TestSupport
 import Testing
+
+@testable import PTTCore
 
 @Suite("Wake routes, kinds and burst ids")
 struct WakeRouteTests {
@@ -15,7 +16,9 @@ struct WakeRouteTests {
         (false, false, true, .none),
         (false, false, false, .none),
     ])
-    func localPushFirstThenAPNsWithTokenAndCredentialsElseNone(local: Bool, token: Bool, apns: Bool, expected: WakeRoute) {
+    func localPushFirstThenAPNsWithTokenAndCredentialsElseNone(
+        local: Bool, token: Bool, apns: Bool, expected: WakeRoute
+    ) {
         #expect(WakeRoute.choose(localPushConnected: local, hasPushToken: token, apnsConfigured: apns) == expected)
     }
 
@@ -24,7 +27,10 @@ struct WakeRouteTests {
         #expect(PushKind.allCases.map(\.rawValue) == ["wake", "leave", "announce"])
         #expect(PushOutcome.allCases.map(\.rawValue) == ["sent", "acknowledged", "expired", "rejected", "failed"])
         let expiries: [PushExpiry] = [.noRoute, .deadline, .burstEnded, .backoff, .overflow, .disconnected, .ttl]
-        #expect(expiries.map(\.rawValue) == ["no-route", "deadline", "burst-ended", "backoff", "overflow", "disconnected", "ttl"])
+        #expect(
+            expiries.map(\.rawValue) == [
+                "no-route", "deadline", "burst-ended", "backoff", "overflow", "disconnected", "ttl",
+            ])
     }
 
     /// Yields the given values in turn.

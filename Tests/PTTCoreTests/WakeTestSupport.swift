@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import PTTCore
 
 /// Fixtures shared by the wake, outbox, announcement and ledger tests.
@@ -27,22 +28,30 @@ enum WakeFixture {
         WakeCandidate(member: member, audioReachable: reachable, route: route)
     }
 
-    static func wake(_ member: MemberID, _ channel: ChannelID, _ burst: BurstID, _ route: WakeRoute,
-                     deadline: PTTInstant) -> WakeDecision {
+    static func wake(
+        _ member: MemberID, _ channel: ChannelID, _ burst: BurstID, _ route: WakeRoute,
+        deadline: PTTInstant
+    ) -> WakeDecision {
         .wake(WakeOrder(member: member, channel: channel, burst: burst, route: route, deadline: deadline))
     }
 
-    static func item(_ id: String, priority: Int = 10, deadline: Int = 10_000, member: MemberID = alice,
-                     kind: PushKind = .wake, burst: BurstID? = nil, payload: Int = 0) -> OutboxItem<Int> {
-        OutboxItem(id: id, kind: kind, member: member, priority: priority, deadline: at(deadline), burst: burst,
-                   payload: payload)
+    static func item(
+        _ id: String, priority: Int = 10, deadline: Int = 10_000, member: MemberID = alice,
+        kind: PushKind = .wake, burst: BurstID? = nil, payload: Int = 0
+    ) -> OutboxItem<Int> {
+        OutboxItem(
+            id: id, kind: kind, member: member, priority: priority, deadline: at(deadline), burst: burst,
+            payload: payload)
     }
 
-    static func announcement(_ id: String, for member: MemberID = alice, channel: ChannelID = channel(1),
-                             collapse: String? = nil, created: Double = 0, expires: Double = 3600,
-                             text: String = "text") -> StoredAnnouncement {
-        StoredAnnouncement(id: id, member: member, channel: channel, collapseID: collapse, text: text,
-                           createdAt: date(created), expiresAt: date(expires))
+    static func announcement(
+        _ id: String, for member: MemberID = alice, channel: ChannelID = channel(1),
+        collapse: String? = nil, created: Double = 0, expires: Double = 3600,
+        text: String = "text"
+    ) -> StoredAnnouncement {
+        StoredAnnouncement(
+            id: id, member: member, channel: channel, collapseID: collapse, text: text,
+            createdAt: date(created), expiresAt: date(expires))
     }
 }
 

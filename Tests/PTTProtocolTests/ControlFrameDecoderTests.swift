@@ -15,7 +15,9 @@ struct ControlFrameDecoderTests {
         for (index, byte) in frame.enumerated() {
             try channel.writeInbound(buffer([byte]))
             if index < frame.count - 1 {
-                #expect(try channel.readInbound(as: ControlMessage.self) == nil, "nothing before byte \(index + 1) of \(frame.count)")
+                #expect(
+                    try channel.readInbound(as: ControlMessage.self) == nil,
+                    "nothing before byte \(index + 1) of \(frame.count)")
             }
         }
         #expect(try channel.readInbound(as: ControlMessage.self) == sample.message)

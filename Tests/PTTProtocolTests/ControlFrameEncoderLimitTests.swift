@@ -9,7 +9,8 @@ struct ControlFrameEncoderLimitTests {
     @Test("the encoder refuses to send a frame the peer would refuse")
     func oversizedOutbound() throws {
         var buffer = ByteBuffer()
-        let huge = ControlMessage.error(ErrorFrame(code: .internal, message: String(repeating: "x", count: ControlFrameLimit.maxBodyBytes)))
+        let huge = ControlMessage.error(
+            ErrorFrame(code: .internal, message: String(repeating: "x", count: ControlFrameLimit.maxBodyBytes)))
         #expect(throws: ControlFrameError.self) { try ControlFrameEncoder().encode(data: huge, out: &buffer) }
         #expect(buffer.readableBytes == 0)
     }

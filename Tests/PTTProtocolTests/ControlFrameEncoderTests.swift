@@ -22,8 +22,10 @@ struct ControlFrameEncoderTests {
     }
 
     @Test func lengthAboveOneByteIsBigEndian() throws {
-        let message = ControlMessage.welcome(Welcome(version: 1, server: "s", session: "x", heartbeatIntervalMs: 1,
-                                                     memberships: Array(repeating: S.joined, count: 3)))
+        let message = ControlMessage.welcome(
+            Welcome(
+                version: 1, server: "s", session: "x", heartbeatIntervalMs: 1,
+                memberships: Array(repeating: S.joined, count: 3)))
         let frame = try encodedFrame(message)
         let length = frame.count - 4
         #expect(length > 0xFF)

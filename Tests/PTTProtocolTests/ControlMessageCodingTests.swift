@@ -1,6 +1,6 @@
-import TestSupport
 import Foundation
 import PTTProtocol
+import TestSupport
 import Testing
 
 private typealias S = ProtocolSamples
@@ -36,7 +36,8 @@ struct ControlMessageCodingTests {
 
     @Test func helloOnTheWire() throws {
         let message = ControlMessage.hello(Hello(user: "ann", secret: "s3cret", device: "dev-1", client: "ptt/1.0"))
-        let json = #"{"client":"ptt/1.0","device":"dev-1","role":"app","secret":"s3cret","type":"hello","user":"ann","version":1}"#
+        let json =
+            #"{"client":"ptt/1.0","device":"dev-1","role":"app","secret":"s3cret","type":"hello","user":"ann","version":1}"#
         // Keys sorted, slashes not escaped.
         #expect(String(decoding: try ControlMessageCoding.encode(message), as: UTF8.self) == json)
         #expect(try ControlMessageCoding.decode(S.body(json)) == message)
@@ -45,14 +46,17 @@ struct ControlMessageCodingTests {
     }
 
     @Test func helloWithoutClientOmitsTheKey() throws {
-        let message = ControlMessage.hello(Hello(version: 2, user: "ann", secret: "x", device: "d", role: .pushProvider))
+        let message = ControlMessage.hello(
+            Hello(version: 2, user: "ann", secret: "x", device: "d", role: .pushProvider))
         let json = #"{"device":"d","role":"push-provider","secret":"x","type":"hello","user":"ann","version":2}"#
         #expect(String(decoding: try ControlMessageCoding.encode(message), as: UTF8.self) == json)
     }
 
     @Test func joinOnTheWire() throws {
-        let message = ControlMessage.join(Join(id: 7, channel: "general", displayName: "Ann", receiveOnly: true, pushToken: "abcd"))
-        let json = #"{"channel":"general","displayName":"Ann","id":7,"pushToken":"abcd","receiveOnly":true,"type":"join"}"#
+        let message = ControlMessage.join(
+            Join(id: 7, channel: "general", displayName: "Ann", receiveOnly: true, pushToken: "abcd"))
+        let json =
+            #"{"channel":"general","displayName":"Ann","id":7,"pushToken":"abcd","receiveOnly":true,"type":"join"}"#
         #expect(String(decoding: try ControlMessageCoding.encode(message), as: UTF8.self) == json)
         #expect(try ControlMessageCoding.decode(S.body(json)) == message)
     }
@@ -60,13 +64,18 @@ struct ControlMessageCodingTests {
     @Test func minimalJoinDecodesWithOptionalsAbsentOrNull() throws {
         let expected = ControlMessage.join(Join(channel: "general"))
         #expect(try ControlMessageCoding.decode(S.body(#"{"type":"join","channel":"general"}"#)) == expected)
-        #expect(try ControlMessageCoding.decode(S.body(#"{"type":"join","channel":"general","id":null,"pushToken":null}"#)) == expected)
-        #expect(String(decoding: try ControlMessageCoding.encode(expected), as: UTF8.self) == #"{"channel":"general","type":"join"}"#)
+        #expect(
+            try ControlMessageCoding.decode(S.body(#"{"type":"join","channel":"general","id":null,"pushToken":null}"#))
+                == expected)
+        #expect(
+            String(decoding: try ControlMessageCoding.encode(expected), as: UTF8.self)
+                == #"{"channel":"general","type":"join"}"#)
     }
 
     @Test func floorGrantedOnTheWire() throws {
         let message = ControlMessage.floorGranted(FloorGranted(re: 3, channel: S.channel, talkTimeMs: 30_000))
-        let json = #"{"channel":{"id":"6f1c2a4e-8d3b-4c5a-9e7f-0a1b2c3d4e5f","imageURL":"https://example.com/ch/general.png","name":"general"},"re":3,"talkTimeMs":30000,"type":"floor-granted"}"#
+        let json =
+            #"{"channel":{"id":"6f1c2a4e-8d3b-4c5a-9e7f-0a1b2c3d4e5f","imageURL":"https://example.com/ch/general.png","name":"general"},"re":3,"talkTimeMs":30000,"type":"floor-granted"}"#
         #expect(String(decoding: try ControlMessageCoding.encode(message), as: UTF8.self) == json)
         #expect(try ControlMessageCoding.decode(S.body(json)) == message)
     }
@@ -77,7 +86,8 @@ struct ControlMessageCodingTests {
         #expect(String(decoding: try ControlMessageCoding.encode(message), as: UTF8.self) == json)
         #expect(try ControlMessageCoding.decode(S.body(json)) == message)
         let bare = ControlMessage.error(ErrorFrame(code: .shuttingDown, message: "bye"))
-        #expect(String(decoding: try ControlMessageCoding.encode(bare), as: UTF8.self)
+        #expect(
+            String(decoding: try ControlMessageCoding.encode(bare), as: UTF8.self)
                 == #"{"code":"shutting-down","message":"bye","type":"error"}"#)
     }
 
@@ -89,19 +99,33 @@ struct ControlMessageCodingTests {
     }
 
     @Test func unknownExtraFieldsAreIgnored() throws {
-        #expect(try ControlMessageCoding.decode(S.body(#"{"type":"heartbeat","seq":5,"extra":{"a":[1,2,{"b":null}]},"zzz":null,"n":1.5}"#))
+        #expect(
+            try ControlMessageCoding.decode(
+                S.body(#"{"type":"heartbeat","seq":5,"extra":{"a":[1,2,{"b":null}]},"zzz":null,"n":1.5}"#))
                 == .heartbeat(Heartbeat(seq: 5)))
         let json = #"{"type":"floor-idle","channel":{"id":"c","name":"n","color":"red"},"future":true}"#
-        #expect(try ControlMessageCoding.decode(S.body(json)) == .floorIdle(FloorChannelEvent(channel: ChannelInfo(id: "c", name: "n"))))
+        #expect(
+            try ControlMessageCoding.decode(S.body(json))
+                == .floorIdle(FloorChannelEvent(channel: ChannelInfo(id: "c", name: "n"))))
     }
 
     @Test func sharedPayloadsAreToldApartByType() throws {
-        let joined = try ControlMessageCoding.decode(S.body(#"{"type":"member-joined","channel":{"id":"c","name":"n"},"member":{"id":"m","name":"M","user":"u","priority":0,"receiveOnly":false}}"#))
-        let left = try ControlMessageCoding.decode(S.body(#"{"type":"member-left","channel":{"id":"c","name":"n"},"member":{"id":"m","name":"M","user":"u","priority":0,"receiveOnly":false}}"#))
+        let joined = try ControlMessageCoding.decode(
+            S.body(
+                #"{"type":"member-joined","channel":{"id":"c","name":"n"},"member":{"id":"m","name":"M","user":"u","priority":0,"receiveOnly":false}}"#
+            ))
+        let left = try ControlMessageCoding.decode(
+            S.body(
+                #"{"type":"member-left","channel":{"id":"c","name":"n"},"member":{"id":"m","name":"M","user":"u","priority":0,"receiveOnly":false}}"#
+            ))
         #expect(joined.type == "member-joined")
         #expect(left.type == "member-left")
         #expect(joined != left)
-        #expect(try ControlMessageCoding.decode(S.body(#"{"type":"floor-request","channel":"c"}"#)) == .floorRequest(FloorCommand(channel: "c")))
-        #expect(try ControlMessageCoding.decode(S.body(#"{"type":"floor-release","channel":"c"}"#)) == .floorRelease(FloorCommand(channel: "c")))
+        #expect(
+            try ControlMessageCoding.decode(S.body(#"{"type":"floor-request","channel":"c"}"#))
+                == .floorRequest(FloorCommand(channel: "c")))
+        #expect(
+            try ControlMessageCoding.decode(S.body(#"{"type":"floor-release","channel":"c"}"#))
+                == .floorRelease(FloorCommand(channel: "c")))
     }
 }

@@ -1,6 +1,6 @@
-import TestSupport
 import Foundation
 import PTTProtocol
+import TestSupport
 import Testing
 
 private typealias S = ProtocolSamples
@@ -39,14 +39,16 @@ struct ControlMessageDecodeErrorTests {
     func jsonThatIsNotAnObjectIsReported(text: String) throws {
         let reason = try #require(S.malformedReason(text))
         #expect(reason.contains("body"), "the reason points at the body as a whole: \(reason)")
-        #expect(!reason.localizedCaseInsensitiveContains("valid JSON"), "it is valid JSON, just not an object: \(reason)")
+        #expect(
+            !reason.localizedCaseInsensitiveContains("valid JSON"), "it is valid JSON, just not an object: \(reason)")
     }
 
     @Test func wrongFieldTypeIsNamed() throws {
         let reason = try #require(S.malformedReason(#"{"type":"heartbeat","seq":"one"}"#))
         #expect(reason.hasPrefix("field 'seq' is not of type"))
         #expect(reason.contains("UInt64"))
-        let nested = try #require(S.malformedReason(#"{"type":"floor-queued","position":"2","channel":{"id":"c","name":"n"}}"#))
+        let nested = try #require(
+            S.malformedReason(#"{"type":"floor-queued","position":"2","channel":{"id":"c","name":"n"}}"#))
         #expect(nested.hasPrefix("field 'position' is not of type"))
         let type = try #require(S.malformedReason(#"{"type":7}"#))
         #expect(type.hasPrefix("field 'type' is not of type"))
@@ -60,7 +62,8 @@ struct ControlMessageDecodeErrorTests {
     @Test func badEnumValueNamesTheField() throws {
         let reason = try #require(S.malformedReason(#"{"type":"error","code":"oops","message":"m"}"#))
         #expect(reason.hasPrefix("code:"), "\(reason)")
-        let role = try #require(S.malformedReason(#"{"type":"hello","version":1,"user":"u","secret":"s","device":"d","role":"robot"}"#))
+        let role = try #require(
+            S.malformedReason(#"{"type":"hello","version":1,"user":"u","secret":"s","device":"d","role":"robot"}"#))
         #expect(role.hasPrefix("role:"), "\(role)")
     }
 
@@ -71,7 +74,10 @@ struct ControlMessageDecodeErrorTests {
     @Test func frameErrorsCarryTheirProtocolCodeAndText() {
         #expect(ControlFrameError.tooLarge(length: 70_000).code == .frameTooLarge)
         #expect(ControlFrameError.malformed("x").code == .malformedFrame)
-        #expect(ControlFrameError.tooLarge(length: 70_000).description == "frame of 70000 bytes exceeds the limit of 65536 bytes")
-        #expect(ControlFrameError.malformed("missing field 'seq'").description == "malformed frame: missing field 'seq'")
+        #expect(
+            ControlFrameError.tooLarge(length: 70_000).description
+                == "frame of 70000 bytes exceeds the limit of 65536 bytes")
+        #expect(
+            ControlFrameError.malformed("missing field 'seq'").description == "malformed frame: missing field 'seq'")
     }
 }

@@ -1,6 +1,6 @@
-import TestSupport
 import Foundation
 import PTTProtocol
+import TestSupport
 import Testing
 
 private typealias S = ProtocolSamples
@@ -26,9 +26,15 @@ struct ControlMessageRequestIDTests {
     @Test func withIDSetsTheIDOfRequests() throws {
         #expect(ControlMessage.join(Join(channel: "c")).withID(42) == .join(Join(id: 42, channel: "c")))
         #expect(ControlMessage.leave(Leave(id: 1, channel: "c")).withID(42) == .leave(Leave(id: 42, channel: "c")))
-        #expect(ControlMessage.pushToken(PushToken(channel: "c", token: "ab")).withID(42) == .pushToken(PushToken(id: 42, channel: "c", token: "ab")))
-        #expect(ControlMessage.floorRequest(FloorCommand(channel: "c")).withID(42) == .floorRequest(FloorCommand(id: 42, channel: "c")))
-        #expect(ControlMessage.floorRelease(FloorCommand(channel: "c")).withID(42) == .floorRelease(FloorCommand(id: 42, channel: "c")))
+        #expect(
+            ControlMessage.pushToken(PushToken(channel: "c", token: "ab")).withID(42)
+                == .pushToken(PushToken(id: 42, channel: "c", token: "ab")))
+        #expect(
+            ControlMessage.floorRequest(FloorCommand(channel: "c")).withID(42)
+                == .floorRequest(FloorCommand(id: 42, channel: "c")))
+        #expect(
+            ControlMessage.floorRelease(FloorCommand(channel: "c")).withID(42)
+                == .floorRelease(FloorCommand(id: 42, channel: "c")))
         #expect(try S.object(ControlMessage.floorRelease(FloorCommand(channel: "c")).withID(42))["id"] as? Int == 42)
     }
 

@@ -1,6 +1,6 @@
-import TestSupport
 import Foundation
 import PTTProtocol
+import TestSupport
 import Testing
 
 @Suite("Duplicate keys are refused")
@@ -11,13 +11,19 @@ struct DuplicateKeyTests {
 
     @Test("a repeated key at the top level is malformed, whichever value a parser would keep")
     func topLevel() {
-        #expect(throws: ControlFrameError.malformed("duplicate key 'type'")) { try decode(#"{"type":"heartbeat","type":"join","seq":1,"channel":"d"}"#) }
-        #expect(throws: ControlFrameError.malformed("duplicate key 'seq'")) { try decode(#"{"type":"heartbeat","seq":1,"seq":2}"#) }
+        #expect(throws: ControlFrameError.malformed("duplicate key 'type'")) {
+            try decode(#"{"type":"heartbeat","type":"join","seq":1,"channel":"d"}"#)
+        }
+        #expect(throws: ControlFrameError.malformed("duplicate key 'seq'")) {
+            try decode(#"{"type":"heartbeat","seq":1,"seq":2}"#)
+        }
     }
 
     @Test("a repeated key written with an escape is still the same key")
     func escaped() {
-        #expect(throws: ControlFrameError.malformed("duplicate key 'type'")) { try decode(#"{"type":"heartbeat","t\u0079pe":"heartbeat","seq":1}"#) }
+        #expect(throws: ControlFrameError.malformed("duplicate key 'type'")) {
+            try decode(#"{"type":"heartbeat","t\u0079pe":"heartbeat","seq":1}"#)
+        }
     }
 
     @Test("a repeated key inside a nested object is malformed")
@@ -28,7 +34,8 @@ struct DuplicateKeyTests {
 
     @Test("the same key in sibling objects, in arrays and as a string value is fine")
     func notDuplicates() throws {
-        let json = #"{"type":"hello","version":1,"user":"type","secret":"s\"type\"","device":"d","role":"app","a":[{"k":1},{"k":2}],"b":{"k":1}}"#
+        let json =
+            #"{"type":"hello","version":1,"user":"type","secret":"s\"type\"","device":"d","role":"app","a":[{"k":1},{"k":2}],"b":{"k":1}}"#
         guard case .hello(let hello) = try decode(json) else { Issue.record("expected hello"); return }
         #expect(hello.user == "type")
     }

@@ -1,6 +1,6 @@
-import TestSupport
 import Foundation
 import PTTProtocol
+import TestSupport
 import Testing
 
 @Suite("Hex coding")
@@ -11,7 +11,10 @@ struct HexCodingTests {
         #expect(HexCoding.decode("0a") == [10])
         #expect(HexCoding.decode("aBcD") == [0xAB, 0xCD])
         #expect(HexCoding.decode("00ff7F80") == [0x00, 0xFF, 0x7F, 0x80])
-        #expect(HexCoding.decode("0123456789abcdefABCDEF") == [0x01, 0x23, 0x45, 0x67, 0x89, 0xAB, 0xCD, 0xEF, 0xAB, 0xCD, 0xEF])
+        #expect(
+            HexCoding.decode("0123456789abcdefABCDEF") == [
+                0x01, 0x23, 0x45, 0x67, 0x89, 0xAB, 0xCD, 0xEF, 0xAB, 0xCD, 0xEF,
+            ])
     }
 
     @Test func emptyIsNil() {

@@ -17,39 +17,66 @@ enum ProtocolSamples {
     static let bob = MemberInfo(id: "ba9876543210", name: "Bob", user: "bob", priority: -1, receiveOnly: true)
     static let joined = Joined(
         re: 4, channel: channel, member: ann,
-        media: MediaParameters(ssrc: 0xDEAD_BEEF, listenSSRC: 0x84F7_E4B5, port: 50_000, security: .srtp, suite: "AES_CM_128_HMAC_SHA1_80",
-                               key: "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwd", payloadType: 111),
+        media: MediaParameters(
+            ssrc: 0xDEAD_BEEF, listenSSRC: 0x84F7_E4B5, port: 50_000, security: .srtp, suite: "AES_CM_128_HMAC_SHA1_80",
+            key: "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwd", payloadType: 111),
         floor: FloorState(state: "taken", holder: bob, talkTimeLeftMs: 12_500, queue: ["0123456789ab"]),
         members: [ann, bob])
 
     static let all: [ProtocolSample] = [
-        .init(wireType: "hello", message: .hello(Hello(user: "ann", secret: "s3cret", device: "dev-1", role: .pushProvider, client: "ptt/1.0"))),
-        .init(wireType: "welcome", message: .welcome(Welcome(version: 1, server: "pttd 0.1", session: "sess-1", heartbeatIntervalMs: 15_000, memberships: [joined]))),
+        .init(
+            wireType: "hello",
+            message: .hello(
+                Hello(user: "ann", secret: "s3cret", device: "dev-1", role: .pushProvider, client: "ptt/1.0"))),
+        .init(
+            wireType: "welcome",
+            message: .welcome(
+                Welcome(
+                    version: 1, server: "pttd 0.1", session: "sess-1", heartbeatIntervalMs: 15_000,
+                    memberships: [joined]))),
         .init(wireType: "heartbeat", message: .heartbeat(Heartbeat(seq: UInt64.max))),
         .init(wireType: "heartbeat-ack", message: .heartbeatAck(HeartbeatAck(seq: 41))),
-        .init(wireType: "error", message: .error(ErrorFrame(re: 9, code: .notAMember, message: "not a member of channel 'x'"))),
-        .init(wireType: "join", message: .join(Join(id: 1, channel: "general", displayName: "Ann", receiveOnly: true, pushToken: "a1b2"))),
+        .init(
+            wireType: "error",
+            message: .error(ErrorFrame(re: 9, code: .notAMember, message: "not a member of channel 'x'"))),
+        .init(
+            wireType: "join",
+            message: .join(Join(id: 1, channel: "general", displayName: "Ann", receiveOnly: true, pushToken: "a1b2"))),
         .init(wireType: "joined", message: .joined(joined)),
         .init(wireType: "leave", message: .leave(Leave(id: 2, channel: channelID))),
         .init(wireType: "left", message: .left(Left(re: 2, channel: plainChannel, reason: "kicked"))),
         .init(wireType: "push-token", message: .pushToken(PushToken(id: 3, channel: "general", token: "00ff"))),
-        .init(wireType: "push-token-registered", message: .pushTokenRegistered(PushTokenRegistered(re: 3, channel: channel))),
+        .init(
+            wireType: "push-token-registered",
+            message: .pushTokenRegistered(PushTokenRegistered(re: 3, channel: channel))),
         .init(wireType: "member-joined", message: .memberJoined(MemberEvent(channel: channel, member: bob))),
         .init(wireType: "member-left", message: .memberLeft(MemberEvent(channel: channel, member: ann))),
         .init(wireType: "floor-request", message: .floorRequest(FloorCommand(id: 5, channel: "general"))),
         .init(wireType: "floor-release", message: .floorRelease(FloorCommand(channel: "general"))),
-        .init(wireType: "floor-granted", message: .floorGranted(FloorGranted(re: 5, channel: channel, talkTimeMs: 30_000))),
-        .init(wireType: "floor-denied", message: .floorDenied(FloorDenied(re: 6, channel: channel, cause: "queue-full"))),
+        .init(
+            wireType: "floor-granted", message: .floorGranted(FloorGranted(re: 5, channel: channel, talkTimeMs: 30_000))
+        ),
+        .init(
+            wireType: "floor-denied", message: .floorDenied(FloorDenied(re: 6, channel: channel, cause: "queue-full"))),
         .init(wireType: "floor-queued", message: .floorQueued(FloorQueued(re: 7, channel: channel, position: 2))),
-        .init(wireType: "floor-queue-cancelled", message: .floorQueueCancelled(FloorChannelEvent(re: 8, channel: channel))),
+        .init(
+            wireType: "floor-queue-cancelled", message: .floorQueueCancelled(FloorChannelEvent(re: 8, channel: channel))
+        ),
         .init(wireType: "floor-released", message: .floorReleased(FloorChannelEvent(re: 10, channel: channel))),
         .init(wireType: "floor-taken", message: .floorTaken(FloorTaken(channel: channel, member: ann))),
         .init(wireType: "floor-idle", message: .floorIdle(FloorChannelEvent(channel: plainChannel))),
         .init(wireType: "floor-revoked", message: .floorRevoked(FloorRevoked(channel: channel, cause: "preempted"))),
-        .init(wireType: "floor-revoke-pending", message: .floorRevokePending(FloorRevokePending(channel: channel, by: bob, graceMs: 1_000))),
-        .init(wireType: "push", message: .push(PushFrame(
-            id: "3f1e9c1a-7a7b-4b7e-9d55-0c8a8b0e1f20", pushType: "pushtotalk", priority: 10, expiration: 0,
-            payload: PushPayload(channel: channelID, activeSpeaker: "Ann", burst: "9a0b1c2d3e4f5061", sentAt: 1_763_773_200_123)))),
+        .init(
+            wireType: "floor-revoke-pending",
+            message: .floorRevokePending(FloorRevokePending(channel: channel, by: bob, graceMs: 1_000))),
+        .init(
+            wireType: "push",
+            message: .push(
+                PushFrame(
+                    id: "3f1e9c1a-7a7b-4b7e-9d55-0c8a8b0e1f20", pushType: "pushtotalk", priority: 10, expiration: 0,
+                    payload: PushPayload(
+                        channel: channelID, activeSpeaker: "Ann", burst: "9a0b1c2d3e4f5061", sentAt: 1_763_773_200_123))
+            )),
         .init(wireType: "push-ack", message: .pushAck(PushAck(id: "3f1e9c1a-7a7b-4b7e-9d55-0c8a8b0e1f20"))),
     ]
 

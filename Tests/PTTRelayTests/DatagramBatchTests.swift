@@ -1,7 +1,8 @@
 import CUDPBatch
 import NIOCore
-@testable import PTTRelay
 import Testing
+
+@testable import PTTRelay
 
 #if canImport(Glibc)
 import Glibc
@@ -18,7 +19,9 @@ struct DatagramBatchTests {
         try #require(fd >= 0)
         var storage = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        _ = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
         return (fd, SocketAddress(storage, host: "127.0.0.1"))
     }
 
@@ -45,12 +48,18 @@ struct DatagramBatchTests {
         defer { close(sender.fd); close(receiver.fd) }
         let batch = DatagramBatch(descriptor: sender.fd)
         let to = RawSocketAddress(receiver.address)
-        for n in 1...300 { #expect(append(batch, [UInt8(truncatingIfNeeded: n), UInt8(n % 7)] + [UInt8](repeating: 9, count: n % 40), to: to)) }
+        for n in 1...300 {
+            #expect(
+                append(
+                    batch, [UInt8(truncatingIfNeeded: n), UInt8(n % 7)] + [UInt8](repeating: 9, count: n % 40), to: to))
+        }
         #expect(batch.count == 300)
         batch.flush()
         #expect(batch.count == 0)
         for n in 1...300 {
-            #expect(receive(receiver.fd) == [UInt8(truncatingIfNeeded: n), UInt8(n % 7)] + [UInt8](repeating: 9, count: n % 40))
+            #expect(
+                receive(receiver.fd) == [UInt8(truncatingIfNeeded: n), UInt8(n % 7)]
+                    + [UInt8](repeating: 9, count: n % 40))
         }
     }
 

@@ -1,11 +1,12 @@
 import Logging
-import RTP
 import NIOCore
 import NIOEmbedded
 import PTTCore
-@testable import PTTRelay
 import Prometheus
+import RTP
 import Testing
+
+@testable import PTTRelay
 
 #if canImport(Glibc)
 import Glibc
@@ -25,21 +26,31 @@ struct MediaRelayHandlerTests {
         /// - Parameter send: the relay's own sendmmsg, replaced (nil: no descriptor, every copy goes through NIO).
         init(implicitFloorRequest: Bool = false, send: DatagramBatch.Send? = nil) throws {
             let registry = self.registry
-            func name(_ text: String) -> MetricNameDescriptor { MetricNameDescriptor(metricName: text, unitName: "", helpText: text) }
+            func name(_ text: String) -> MetricNameDescriptor {
+                MetricNameDescriptor(metricName: text, unitName: "", helpText: text)
+            }
             let metrics = RelayMetrics(
-                received: registry.makeCounter(descriptor: name("received")), forwarded: registry.makeCounter(descriptor: name("forwarded")),
-                addressChanges: registry.makeCounter(descriptor: name("moved")), sendBufferFull: registry.makeCounter(descriptor: name("full")),
+                received: registry.makeCounter(descriptor: name("received")),
+                forwarded: registry.makeCounter(descriptor: name("forwarded")),
+                addressChanges: registry.makeCounter(descriptor: name("moved")),
+                sendBufferFull: registry.makeCounter(descriptor: name("full")),
                 drop: { registry.makeCounter(descriptor: name("dropped"), labels: [("reason", $0.rawValue)]) })
-            relay = MediaRelay(eventLoop: loop, secure: false, implicitFloorRequest: implicitFloorRequest, silenceTimeout: .seconds(30),
-                               metrics: metrics, logger: Logger(label: "relay-test"))
-            channel = EmbeddedChannel(handler: MediaRelayHandler(relay: relay, descriptor: send == nil ? nil : -1, send: send), loop: loop)
+            relay = MediaRelay(
+                eventLoop: loop, secure: false, implicitFloorRequest: implicitFloorRequest,
+                silenceTimeout: .seconds(30),
+                metrics: metrics, logger: Logger(label: "relay-test"))
+            channel = EmbeddedChannel(
+                handler: MediaRelayHandler(relay: relay, descriptor: send == nil ? nil : -1, send: send), loop: loop)
         }
 
         func config(_ n: UInt32) -> RelayMemberConfig {
-            RelayMemberConfig(id: MemberID("m\(n)"), channel: id, ssrc: n, listenSSRC: n ^ 0x5A5A_5A5A, key: [], receiveOnly: false)
+            RelayMemberConfig(
+                id: MemberID("m\(n)"), channel: id, ssrc: n, listenSSRC: n ^ 0x5A5A_5A5A, key: [], receiveOnly: false)
         }
 
-        func address(_ n: UInt32) throws -> SocketAddress { try SocketAddress(ipAddress: "127.0.0.1", port: 40_000 + Int(n)) }
+        func address(_ n: UInt32) throws -> SocketAddress {
+            try SocketAddress(ipAddress: "127.0.0.1", port: 40_000 + Int(n))
+        }
 
         func apply(_ changes: RelayChange...) {
             relay.apply(changes)
@@ -62,8 +73,11 @@ struct MediaRelayHandlerTests {
         }
 
         func talk(_ n: UInt32, sequence: UInt16, payload: [UInt8] = [0xF8, 1, 2, 3]) throws {
-            try send(from: n, RTPHeader.makePacket(payloadType: 111, sequenceNumber: sequence, timestamp: UInt32(sequence) * 960, ssrc: n,
-                                                   payload: payload))
+            try send(
+                from: n,
+                RTPHeader.makePacket(
+                    payloadType: 111, sequenceNumber: sequence, timestamp: UInt32(sequence) * 960, ssrc: n,
+                    payload: payload))
         }
 
         /// Every datagram written since the last call: to whom, and the parsed packet.
@@ -72,7 +86,8 @@ struct MediaRelayHandlerTests {
             while let envelope = try channel.readOutbound(as: AddressedEnvelope<ByteBuffer>.self) {
                 let bytes = Array(envelope.data.readableBytesView)
                 let header = try RTPHeader.parse(bytes)
-                out.append((envelope.remoteAddress, header, Array(bytes[header.payloadRange(packetLength: bytes.count)])))
+                out.append(
+                    (envelope.remoteAddress, header, Array(bytes[header.payloadRange(packetLength: bytes.count)])))
             }
             return out
         }
@@ -105,7 +120,9 @@ struct MediaRelayHandlerTests {
         try h.talk(1, sequence: 11)
         let second = try h.sent()
         #expect(second.map(\.to) == [try h.address(3)])
-        #expect(second.first?.header.sequenceNumber == first.first { $0.to == (try? h.address(3)) }!.header.sequenceNumber &+ 1)
+        #expect(
+            second.first?.header.sequenceNumber == first.first { $0.to == (try? h.address(3)) }!.header.sequenceNumber
+                &+ 1)
         #expect(second.first?.header.marker == false)
 
         try h.join(4)
@@ -114,7 +131,9 @@ struct MediaRelayHandlerTests {
         #expect(h.counter("forwarded") == 5)
     }
 
-    @Test("copies the kernel's send buffer has no room for go through NIO and are counted; once NIO wrote them, copies go straight to the kernel again")
+    @Test(
+        "copies the kernel's send buffer has no room for go through NIO and are counted; once NIO wrote them, copies go straight to the kernel again"
+    )
     func sendBufferFull() throws {
         final class Kernel: @unchecked Sendable {
             var ports: [Int] = []
@@ -157,7 +176,8 @@ struct MediaRelayHandlerTests {
         try h.talk(9, sequence: 1)
         try h.talk(1, sequence: 2, payload: [])
         try h.send(from: 1, [0x80, 111, 0])
-        try h.send(from: 1, RTPHeader.makePacket(payloadType: 0, sequenceNumber: 3, timestamp: 0, ssrc: 1, payload: [0xF8]))
+        try h.send(
+            from: 1, RTPHeader.makePacket(payloadType: 0, sequenceNumber: 3, timestamp: 0, ssrc: 1, payload: [0xF8]))
         #expect(try h.sent().isEmpty)
         #expect(h.counter(#"dropped{reason="not-floor-holder"}"#) == 1)
         #expect(h.counter(#"dropped{reason="unknown-ssrc"}"#) == 1)
@@ -181,7 +201,10 @@ struct MediaRelayHandlerTests {
         h.apply(.floor(h.id, holder: MemberID("m1")))
         let released = try h.sent()
         #expect(released.map(\.to) == [try h.address(2), try h.address(2)])
-        #expect(released.map(\.header.sequenceNumber) == [released[0].header.sequenceNumber, released[0].header.sequenceNumber &+ 1])
+        #expect(
+            released.map(\.header.sequenceNumber) == [
+                released[0].header.sequenceNumber, released[0].header.sequenceNumber &+ 1,
+            ])
     }
 
     @Test("a member that joins again with the same parameters keeps its stream; removing the channel forgets everyone")

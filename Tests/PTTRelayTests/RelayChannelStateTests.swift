@@ -1,15 +1,18 @@
 import NIOCore
 import PTTCore
-@testable import PTTRelay
-import Testing
 import TestSupport
+import Testing
+
+@testable import PTTRelay
 
 /// A channel's member list on the relay: O(1) joins and leaves, and the holder's SSRC kept right.
 @Suite("Relay channel state")
 struct RelayChannelStateTests {
     static func member(_ n: UInt32, channel: ChannelID) throws -> RelayMember {
-        let config = RelayMemberConfig(id: MemberID("m\(n)"), channel: channel, ssrc: n, listenSSRC: n ^ 0x5A5A_5A5A, key: [], receiveOnly: false)
-        return RelayMember(config: config, crypto: try MemberCrypto(key: [], ssrc: n, listenSSRC: n ^ 0x5A5A_5A5A, secure: false))
+        let config = RelayMemberConfig(
+            id: MemberID("m\(n)"), channel: channel, ssrc: n, listenSSRC: n ^ 0x5A5A_5A5A, key: [], receiveOnly: false)
+        return RelayMember(
+            config: config, crypto: try MemberCrypto(key: [], ssrc: n, listenSSRC: n ^ 0x5A5A_5A5A, secure: false))
     }
 
     @Test("random joins, leaves and floor changes keep the list equal to a plain set, and the holder's SSRC right")

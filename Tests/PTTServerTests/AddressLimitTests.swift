@@ -27,7 +27,9 @@ struct AddressLimitTests {
             await fourth.close()
             // Another host still gets in and works.
             let other = try await DiscardingConnection.connect(to: server.endpoint, from: "127.0.0.3")
-            try await other.write([.hello(Hello(user: "alice", secret: secret, device: "other")), .join(Join(id: 1, channel: "deck"))])
+            try await other.write([
+                .hello(Hello(user: "alice", secret: secret, device: "other")), .join(Join(id: 1, channel: "deck")),
+            ])
             try await eventually("the other host's join") {
                 let detail: ChannelDetail? = try? await server.admin.get("/api/channels/deck")
                 return detail?.members.count == 1

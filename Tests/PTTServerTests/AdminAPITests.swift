@@ -18,7 +18,8 @@ struct AdminAPITests {
                 #expect(error.code == .unauthorized)
             }
             await #expect(throws: AdminError.self) { _ = try await wrong.getText("/metrics") }
-            let token = try String(contentsOfFile: server.data.adminToken, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            let token = try String(contentsOfFile: server.data.adminToken, encoding: .utf8).trimmingCharacters(
+                in: .whitespacesAndNewlines)
             let attributes = try FileManager.default.attributesOfItem(atPath: server.data.adminToken)
             #expect((attributes[.posixPermissions] as? Int) == 0o600)
             let right = AdminClient(baseURL: server.admin.baseURL, token: token)
@@ -30,17 +31,20 @@ struct AdminAPITests {
     @Test("channels and users can be created, listed and removed, with clear errors")
     func lifecycle() async throws {
         try await withTestServer { server in
-            let created: ChannelSummary = try await server.admin.post("/api/channels", body: CreateChannelRequest(name: "galley"))
+            let created: ChannelSummary = try await server.admin.post(
+                "/api/channels", body: CreateChannelRequest(name: "galley"))
             #expect(created.name == "galley")
             #expect(ChannelIDText.isUUID(created.id))
             do {
-                let _: ChannelSummary = try await server.admin.post("/api/channels", body: CreateChannelRequest(name: "galley"))
+                let _: ChannelSummary = try await server.admin.post(
+                    "/api/channels", body: CreateChannelRequest(name: "galley"))
                 Issue.record("created a duplicate channel")
             } catch let error as AdminError {
                 #expect(error.code == .conflict)
             }
             do {
-                let _: ChannelSummary = try await server.admin.post("/api/channels", body: CreateChannelRequest(name: " "))
+                let _: ChannelSummary = try await server.admin.post(
+                    "/api/channels", body: CreateChannelRequest(name: " "))
                 Issue.record("created a blank channel")
             } catch let error as AdminError {
                 #expect(error.code == .badRequest)
@@ -84,8 +88,10 @@ struct AdminAPITests {
             let alice = try await server.connect("alice", secret: secret)
             _ = try await alice.join("deck")
             let text = try await server.admin.getText("/metrics")
-            for name in ["ptt_control_connections", "ptt_members", "ptt_channels", "ptt_joins_total", "ptt_floor_grants_total",
-                         "ptt_heartbeats_missed_total", "ptt_control_frames_rejected_total"] {
+            for name in [
+                "ptt_control_connections", "ptt_members", "ptt_channels", "ptt_joins_total", "ptt_floor_grants_total",
+                "ptt_heartbeats_missed_total", "ptt_control_frames_rejected_total",
+            ] {
                 #expect(text.contains("# TYPE \(name) "), "missing \(name)")
             }
             #expect(text.contains("ptt_joins_total 1"))

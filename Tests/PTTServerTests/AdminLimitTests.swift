@@ -1,7 +1,7 @@
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
-import NIOConcurrencyHelpers
 import PTTClient
 import PTTCore
 import PTTProtocol
@@ -21,14 +21,18 @@ struct AdminLimitTests {
             let received = self.received
             channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .channelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Collect(received)) }
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(Collect(received))
+                    }
                 }
                 .connect(host: "127.0.0.1", port: port).get()
             closed = channel.closeFuture
         }
 
         var text: String { String(decoding: received.withLockedValue { $0 }, as: UTF8.self) }
-        func send(_ text: String) async throws { try await channel.writeAndFlush(channel.allocator.buffer(string: text)) }
+        func send(_ text: String) async throws {
+            try await channel.writeAndFlush(channel.allocator.buffer(string: text))
+        }
 
         /// Waits for the server to close the connection; throws after `timeout`.
         func waitClosed(timeout: Duration) async throws {
@@ -97,7 +101,9 @@ struct AdminLimitTests {
             for _ in 0..<3 {
                 let before = raw.text.components(separatedBy: "HTTP/1.1 200").count
                 try await raw.send("GET /api/channels HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n\r\n")
-                try await eventually("an answer") { raw.text.components(separatedBy: "HTTP/1.1 200").count == before + 1 }
+                try await eventually("an answer") {
+                    raw.text.components(separatedBy: "HTTP/1.1 200").count == before + 1
+                }
             }
             try await raw.waitClosed(timeout: .seconds(10))
             #expect(try await server.metric(#"ptt_admin_connections_timed_out_total{phase="idle"}"#) == 1)
@@ -110,10 +116,16 @@ struct AdminLimitTests {
             let port = try Self.adminPort(server)
             var held: [RawHTTP] = []
             for _ in 0..<4 { held.append(try await RawHTTP(port: port)) }
-            try await eventually("four admin connections") { PTTServerTests.metric(String(decoding: server.server.metrics.exposition(), as: UTF8.self), "ptt_admin_connections") == 4 }
+            try await eventually("four admin connections") {
+                PTTServerTests.metric(
+                    String(decoding: server.server.metrics.exposition(), as: UTF8.self), "ptt_admin_connections") == 4
+            }
             let extra = try await RawHTTP(port: port)
             try await extra.waitClosed(timeout: TestTimeouts.eventWait)
-            #expect(PTTServerTests.metric(String(decoding: server.server.metrics.exposition(), as: UTF8.self), "ptt_admin_connections_refused_total") == 1)
+            #expect(
+                PTTServerTests.metric(
+                    String(decoding: server.server.metrics.exposition(), as: UTF8.self),
+                    "ptt_admin_connections_refused_total") == 1)
             for connection in held { try? await connection.channel.close() }
             try await eventually("the API to answer again") { (try? await server.admin.getText("/metrics")) != nil }
         }

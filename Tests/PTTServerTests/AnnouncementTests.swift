@@ -1,16 +1,19 @@
 import Foundation
-import RTP
 import PTTClient
 import PTTCore
 import PTTProtocol
 import PTTServer
+import RTP
 import TestSupport
 import Testing
 
 @Suite("Announcements: stored, delivered on reconnect until they expire")
 struct AnnouncementTests {
-    static func announce(_ server: TestServer, _ text: String, collapse: String? = nil, ttl: Int? = nil) async throws -> AnnounceResponse {
-        try await server.admin.post("/api/channels/deck/announce", body: AnnounceRequest(text: text, collapseId: collapse, ttlSeconds: ttl))
+    static func announce(
+        _ server: TestServer, _ text: String, collapse: String? = nil, ttl: Int? = nil
+    ) async throws -> AnnounceResponse {
+        try await server.admin.post(
+            "/api/channels/deck/announce", body: AnnounceRequest(text: text, collapseId: collapse, ttlSeconds: ttl))
     }
 
     @Test("an announcement reaches a member that reconnects within its expiry, and not one that reconnects after")
@@ -95,10 +98,12 @@ struct AnnouncementTests {
     func refused() async throws {
         try await withTestServer { server in
             _ = try await server.admin.post("/api/channels", body: CreateChannelRequest(name: "deck")) as ChannelSummary
-            for (request, fragment) in [(AnnounceRequest(text: "  "), "text"), (AnnounceRequest(text: "x", ttlSeconds: 0), "ttlSeconds"),
-                                        (AnnounceRequest(text: "x", ttlSeconds: 31 * 86_400), "ttlSeconds"),
-                                        (AnnounceRequest(text: String(repeating: "é", count: 600)), "text"),
-                                        (AnnounceRequest(text: "x", collapseId: String(repeating: "c", count: 65)), "collapseId")] {
+            for (request, fragment) in [
+                (AnnounceRequest(text: "  "), "text"), (AnnounceRequest(text: "x", ttlSeconds: 0), "ttlSeconds"),
+                (AnnounceRequest(text: "x", ttlSeconds: 31 * 86_400), "ttlSeconds"),
+                (AnnounceRequest(text: String(repeating: "é", count: 600)), "text"),
+                (AnnounceRequest(text: "x", collapseId: String(repeating: "c", count: 65)), "collapseId"),
+            ] {
                 do {
                     let _: AnnounceResponse = try await server.admin.post("/api/channels/deck/announce", body: request)
                     Issue.record("accepted \(request)")
@@ -108,7 +113,8 @@ struct AnnouncementTests {
                 }
             }
             do {
-                let _: AnnounceResponse = try await server.admin.post("/api/channels/nowhere/announce", body: AnnounceRequest(text: "x"))
+                let _: AnnounceResponse = try await server.admin.post(
+                    "/api/channels/nowhere/announce", body: AnnounceRequest(text: "x"))
                 Issue.record("accepted an unknown channel")
             } catch let error as AdminError {
                 #expect(error.code == .notFound)

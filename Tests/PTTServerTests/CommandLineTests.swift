@@ -16,23 +16,32 @@ struct CommandLineTests {
         let home = TestServer.temporaryDirectory()
         var (daemon, info) = try await startDaemon(data: data)
         defer { daemon.signal(SIGKILL) }
-        #expect(daemon.standardError.contains(info.fingerprint ?? "missing"), "pttd should print its certificate fingerprint")
+        #expect(
+            daemon.standardError.contains(info.fingerprint ?? "missing"),
+            "pttd should print its certificate fingerprint")
 
         // The admin options work before the subcommand as well as after it.
         let added = try await Subprocess.run("pttctl", ["--data", data, "user", "add", "jane"])
-        let secret = try #require(added.split(separator: "\n").first { $0.hasPrefix("secret: ") }?.dropFirst("secret: ".count))
+        let secret = try #require(
+            added.split(separator: "\n").first { $0.hasPrefix("secret: ") }?.dropFirst("secret: ".count))
         #expect(try await Subprocess.run("pttctl", ["--data=\(data)", "user", "list"]).contains("jane"))
-        let env = ["PTT_HOME": home, "PTT_SERVER": "127.0.0.1:\(info.controlPort)", "PTT_USER": "jane", "PTT_SECRET": String(secret)]
-        let first = try Subprocess("ptt", ["monitor", "--channel", "deck", "--name", "first", "--stay", "--seconds", "60"], environment: env)
+        let env = [
+            "PTT_HOME": home, "PTT_SERVER": "127.0.0.1:\(info.controlPort)", "PTT_USER": "jane",
+            "PTT_SECRET": String(secret),
+        ]
+        let first = try Subprocess(
+            "ptt", ["monitor", "--channel", "deck", "--name", "first", "--stay", "--seconds", "60"], environment: env)
         defer { first.signal(SIGKILL) }
         _ = try await first.waitForLine { $0.contains(#""type":"joined""#) }
-        let second = try Subprocess("ptt", ["monitor", "--channel", "deck", "--name", "second", "--stay", "--seconds", "60"], environment: env)
+        let second = try Subprocess(
+            "ptt", ["monitor", "--channel", "deck", "--name", "second", "--stay", "--seconds", "60"], environment: env)
         defer { second.signal(SIGKILL) }
         _ = try await second.waitForLine { $0.contains(#""type":"joined""#) }
         // The first monitor hears the second join, as a JSON line.
         let event = try await first.waitForLine { $0.contains(#""type":"member-joined""#) }
         #expect(event.contains(#""name":"second""#))
-        #expect(try String(contentsOfFile: home + "/known_hosts", encoding: .utf8).contains(info.fingerprint ?? "missing"))
+        #expect(
+            try String(contentsOfFile: home + "/known_hosts", encoding: .utf8).contains(info.fingerprint ?? "missing"))
 
         let table = try await Subprocess.run("pttctl", ["channels", "--data", data])
         #expect(table.contains("deck"))
@@ -60,23 +69,32 @@ struct CommandLineTests {
         #expect(daemon.standardError.contains("pttd stopped"))
     }
 
-    @Test("a push-provider monitor stands in for a suspended device: one wake line per talk burst, counted by pttctl wakes")
+    @Test(
+        "a push-provider monitor stands in for a suspended device: one wake line per talk burst, counted by pttctl wakes"
+    )
     func wakeLine() async throws {
         let data = TestServer.temporaryDirectory()
         let home = TestServer.temporaryDirectory()
         let (daemon, info) = try await startDaemon(data: data)
         defer { daemon.signal(SIGKILL) }
         let added = try await Subprocess.run("pttctl", ["user", "add", "jane", "--data", data])
-        let secret = try #require(added.split(separator: "\n").first { $0.hasPrefix("secret: ") }?.dropFirst("secret: ".count))
-        let env = ["PTT_HOME": home, "PTT_SERVER": "127.0.0.1:\(info.controlPort)", "PTT_USER": "jane", "PTT_SECRET": String(secret)]
-        let monitor = try Subprocess("ptt", ["monitor", "--channel", "deck", "--role", "push-provider", "--device", "phone-2", "--seconds", "120"],
-                                     environment: env)
+        let secret = try #require(
+            added.split(separator: "\n").first { $0.hasPrefix("secret: ") }?.dropFirst("secret: ".count))
+        let env = [
+            "PTT_HOME": home, "PTT_SERVER": "127.0.0.1:\(info.controlPort)", "PTT_USER": "jane",
+            "PTT_SECRET": String(secret),
+        ]
+        let monitor = try Subprocess(
+            "ptt",
+            ["monitor", "--channel", "deck", "--role", "push-provider", "--device", "phone-2", "--seconds", "120"],
+            environment: env)
         defer { monitor.signal(SIGKILL) }
         _ = try await monitor.waitForLine { $0.contains(#""type":"joined""#) }
         let channel = try await Subprocess.run("pttctl", ["channel", "deck", "--data", data])
         #expect(channel.contains("local-push"))
 
-        let talk = try Subprocess("ptt", ["talk", "--channel", "deck", "--file", Fixtures.path("burst-20ms-mono.opus")], environment: env)
+        let talk = try Subprocess(
+            "ptt", ["talk", "--channel", "deck", "--file", Fixtures.path("burst-20ms-mono.opus")], environment: env)
         let wake = try await monitor.waitForLine(timeout: .seconds(30)) { $0.contains(#""type":"push""#) }
         #expect(wake.contains(#""activeSpeaker":"jane""#))
         #expect(wake.contains(#""pushType":"pushtotalk""#))
@@ -91,7 +109,8 @@ struct CommandLineTests {
         #expect(monitor.outputLines.filter { $0.contains(#""type":"push""#) }.count == 1)
 
         // An announcement reaches the monitor too, and the monitor acknowledges it.
-        _ = try await Subprocess.run("pttctl", ["announce", "deck", "Muster at station 5", "--ttl", "10m", "--data", data])
+        _ = try await Subprocess.run(
+            "pttctl", ["announce", "deck", "Muster at station 5", "--ttl", "10m", "--data", data])
         let announced = try await monitor.waitForLine { $0.contains("Muster at station 5") }
         #expect(announced.contains(#""priority":5"#))
         let deadline = ContinuousClock.now + .seconds(10).scaled
@@ -99,7 +118,9 @@ struct CommandLineTests {
             let text = try await Subprocess.run("pttctl", ["wakes", "--json", "--data", data])
             let now = try JSONDecoder().decode(WakeTotals.self, from: Data(text.utf8))
             if wakeCount(now, "announce", "local-push", "acknowledged") == 1, now.storedAnnouncements == 0 { break }
-            guard ContinuousClock.now < deadline else { throw TestFailure("the announcement was never acknowledged: \(now)") }
+            guard ContinuousClock.now < deadline else {
+                throw TestFailure("the announcement was never acknowledged: \(now)")
+            }
             try await Task.sleep(for: .milliseconds(50))
         }
     }

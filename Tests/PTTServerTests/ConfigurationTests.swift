@@ -1,8 +1,9 @@
 import APNs
 import Foundation
 import PTTCore
-@testable import PTTServer
 import Testing
+
+@testable import PTTServer
 
 @Suite("The config file")
 struct ConfigurationTests {
@@ -27,7 +28,9 @@ struct ConfigurationTests {
 
     @Test("connection limits: every key optional, defaults kept for the rest")
     func limits() throws {
-        let path = try write(#"{"limits": {"helloTimeoutMs": 3000, "perAddressConnections": 8, "exemptLoopback": false, "adminIdleTimeoutMs": 500}}"#)
+        let path = try write(
+            #"{"limits": {"helloTimeoutMs": 3000, "perAddressConnections": 8, "exemptLoopback": false, "adminIdleTimeoutMs": 500}}"#
+        )
         let limits = try ServerConfiguration.load(from: path).limits
         #expect(limits.helloTimeout == .seconds(3))
         #expect(limits.perAddressConnections == 8)
@@ -39,7 +42,8 @@ struct ConfigurationTests {
 
     @Test("control connections are capped below the descriptor limit, keeping a reserve")
     func descriptorBudget() {
-        #expect(DescriptorBudget.allowed(configuredMax: 10_000, adminMaxConnections: 32, limit: 1024) == 1024 - 128 - 32)
+        #expect(
+            DescriptorBudget.allowed(configuredMax: 10_000, adminMaxConnections: 32, limit: 1024) == 1024 - 128 - 32)
         #expect(DescriptorBudget.allowed(configuredMax: 100, adminMaxConnections: 32, limit: 1024) == 100)
         #expect(DescriptorBudget.allowed(configuredMax: 100, adminMaxConnections: 32, limit: 50) == 1)
         #expect(DescriptorBudget.allowed(configuredMax: 10_000, adminMaxConnections: 32, limit: .max) == 10_000)
@@ -60,11 +64,26 @@ struct ConfigurationTests {
             (#"{"limits": {"perAddressConnections": 0}}"#, "perAddressConnections"),
             (#"{"limits": {"exemptLoopback": "yes"}}"#, "limits.exemptLoopback"),
             (#"{"memberEventsUpTo": -1}"#, "memberEventsUpTo must be at least 0"),
-            (#"{"apns": {"keyFile": "k.p8", "keyId": "short", "teamId": "TEAM123456", "bundleId": "com.example.walkie"}}"#, "apns.keyId"),
-            (#"{"apns": {"keyFile": "k.p8", "keyId": "KEY1234567", "teamId": "TEAM 12345", "bundleId": "com.example.walkie"}}"#, "apns.teamId"),
-            (#"{"apns": {"keyFile": "k.p8", "keyId": "KEY1234567", "teamId": "TEAM123456", "bundleId": ""}}"#, "apns.bundleId"),
-            (#"{"apns": {"keyFile": "k.p8", "keyId": "KEY1234567", "teamId": "TEAM123456", "bundleId": "b", "environment": "staging"}}"#, "apns.environment"),
-            (#"{"apns": {"keyFile": "k.p8", "keyId": "KEY1234567", "teamId": "TEAM123456", "bundleId": "b", "endpoint": "http://x"}}"#, "apns.endpoint"),
+            (
+                #"{"apns": {"keyFile": "k.p8", "keyId": "short", "teamId": "TEAM123456", "bundleId": "com.example.walkie"}}"#,
+                "apns.keyId"
+            ),
+            (
+                #"{"apns": {"keyFile": "k.p8", "keyId": "KEY1234567", "teamId": "TEAM 12345", "bundleId": "com.example.walkie"}}"#,
+                "apns.teamId"
+            ),
+            (
+                #"{"apns": {"keyFile": "k.p8", "keyId": "KEY1234567", "teamId": "TEAM123456", "bundleId": ""}}"#,
+                "apns.bundleId"
+            ),
+            (
+                #"{"apns": {"keyFile": "k.p8", "keyId": "KEY1234567", "teamId": "TEAM123456", "bundleId": "b", "environment": "staging"}}"#,
+                "apns.environment"
+            ),
+            (
+                #"{"apns": {"keyFile": "k.p8", "keyId": "KEY1234567", "teamId": "TEAM123456", "bundleId": "b", "endpoint": "http://x"}}"#,
+                "apns.endpoint"
+            ),
             (#"{"apns": {"keyId": "KEY1234567", "teamId": "TEAM123456", "bundleId": "b"}}"#, "keyFile"),
         ]
         for (text, expected) in cases {
@@ -85,8 +104,9 @@ struct ConfigurationTests {
         let data = try JSONEncoder().encode(ServerConfiguration())
         #expect(try JSONDecoder().decode(ServerConfiguration.self, from: data) == ServerConfiguration())
         var withAPNs = ServerConfiguration()
-        withAPNs.apns = APNsSettings(keyFile: "/etc/pttd/AuthKey.p8", keyId: "KEY1234567", teamId: "TEAM123456", bundleId: "com.example.walkie",
-                                     environment: "sandbox")
+        withAPNs.apns = APNsSettings(
+            keyFile: "/etc/pttd/AuthKey.p8", keyId: "KEY1234567", teamId: "TEAM123456", bundleId: "com.example.walkie",
+            environment: "sandbox")
         withAPNs.wake.maxDelay = .milliseconds(1500)
         let decoded = try JSONDecoder().decode(ServerConfiguration.self, from: JSONEncoder().encode(withAPNs))
         #expect(decoded == withAPNs)
@@ -102,7 +122,8 @@ struct ConfigurationTests {
         for keyFile in [directory + "/AuthKey_MISSING.p8", garbage] {
             do {
                 try await withTestServer(configure: { c in
-                    c.apns = APNsSettings(keyFile: keyFile, keyId: "KEY1234567", teamId: "TEAM123456", bundleId: "com.example.walkie")
+                    c.apns = APNsSettings(
+                        keyFile: keyFile, keyId: "KEY1234567", teamId: "TEAM123456", bundleId: "com.example.walkie")
                 }) { _ in
                     Issue.record("started with \(keyFile)")
                 }

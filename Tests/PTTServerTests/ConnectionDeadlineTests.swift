@@ -12,11 +12,12 @@ struct ConnectionDeadlineTests {
     /// Runs `body` with a TLS server whose hello deadline is `helloMs` and close grace 300 ms.
     @discardableResult
     static func withTLSServer<T>(helloMs: Int64 = 300, _ body: (TestServer) async throws -> T) async throws -> T {
-        try await withTestServer(configure: {
-            $0.tls = true
-            $0.limits.helloTimeout = .milliseconds(helloMs)
-            $0.limits.closeGrace = .milliseconds(300)
-        }, body)
+        try await withTestServer(
+            configure: {
+                $0.tls = true
+                $0.limits.helloTimeout = .milliseconds(helloMs)
+                $0.limits.closeGrace = .milliseconds(300)
+            }, body)
     }
 
     @Test("a TCP connection that never starts TLS is closed at the hello deadline")
@@ -28,7 +29,9 @@ struct ConnectionDeadlineTests {
             try await eventually("the server to count it") {
                 try await server.metric(#"ptt_control_connections_closed_total{reason="hello-timeout"}"#) == 1
             }
-            try await eventually("the connection to be forgotten") { try await server.metric("ptt_control_connections") == 0 }
+            try await eventually("the connection to be forgotten") {
+                try await server.metric("ptt_control_connections") == 0
+            }
         }
     }
 
@@ -49,7 +52,9 @@ struct ConnectionDeadlineTests {
             let secret = try await server.addUser("alice")
             let first = try await SilentConnection.connect(to: server.endpoint)
             let second = try await SilentConnection.connect(to: server.endpoint)
-            try await eventually("two connections waiting for hello") { try await server.metric("ptt_control_connections") == 2 }
+            try await eventually("two connections waiting for hello") {
+                try await server.metric("ptt_control_connections") == 2
+            }
             // The third completes TCP in the kernel's backlog but is not accepted while the gate is full.
             let third = try await RawConnection.connect(to: server.endpoint)
             try await third.write(.hello(Hello(user: "alice", secret: secret, device: "third")))
@@ -94,7 +99,9 @@ struct ConnectionDeadlineTests {
             let body = Array(#"{"type":"heartbeat","type":"join","seq":1,"channel":"deck"}"#.utf8)
             try await raw.write(withUnsafeBytes(of: UInt32(body.count).bigEndian, Array.init) + body)
             let answers = try await raw.collectUntilClosed()
-            guard case .error(let error)? = answers.last else { throw TestFailure("expected an error, got \(answers.map(\.type))") }
+            guard case .error(let error)? = answers.last else {
+                throw TestFailure("expected an error, got \(answers.map(\.type))")
+            }
             #expect(error.code == .malformedFrame)
             #expect(error.message.contains("duplicate key 'type'"))
         }

@@ -4,10 +4,11 @@ import NIOCore
 import NIOEmbedded
 import PTTCore
 import PTTProtocol
-@testable import PTTServer
 import PTTStore
 import TestSupport
 import Testing
+
+@testable import PTTServer
 
 /// ``ControlSessionHandler`` on an `EmbeddedChannel`: the timers, writes, closes and reads that carry out
 /// what ``ControlSessionStateMachine`` decides (the machine itself: ControlSessionStateMachineTests).
@@ -82,16 +83,20 @@ struct ControlSessionHandlerTests {
         }
     }
 
-    static func rig(helloTimeout: Duration = .seconds(5), heartbeatInterval: Duration = .seconds(10), heartbeatMissLimit: Int = 3) throws -> Rig {
+    static func rig(
+        helloTimeout: Duration = .seconds(5), heartbeatInterval: Duration = .seconds(10), heartbeatMissLimit: Int = 3
+    ) throws -> Rig {
         var configuration = ServerConfiguration()
         configuration.limits.helloTimeout = helloTimeout
         let logger = Logger(label: "control-session-handler-tests", factory: { _ in SwiftLogNoOpLogHandler() })
         let metrics = ServerMetrics()
         let planeLoop = EmbeddedEventLoop()
-        let plane = try ControlPlane(eventLoop: planeLoop, configuration: configuration, store: Store(path: ":memory:"), metrics: metrics,
-                                     clock: ManualClock(), logger: logger)
+        let plane = try ControlPlane(
+            eventLoop: planeLoop, configuration: configuration, store: Store(path: ":memory:"), metrics: metrics,
+            clock: ManualClock(), logger: logger)
         let handler = ControlSessionHandler(
-            plane: plane, metrics: metrics, sessionID: 1, heartbeatInterval: heartbeatInterval, heartbeatMissLimit: heartbeatMissLimit,
+            plane: plane, metrics: metrics, sessionID: 1, heartbeatInterval: heartbeatInterval,
+            heartbeatMissLimit: heartbeatMissLimit,
             limits: ConnectionLimitsInEffect(configuration.limits), outcome: ConnectionOutcome(),
             gate: HelloGate(limit: configuration.limits.maxPendingHellos), logger: logger)
         let reads = ReadCounter()
@@ -99,7 +104,8 @@ struct ControlSessionHandlerTests {
         try channel.pipeline.syncOperations.addHandler(reads)
         try channel.pipeline.syncOperations.addHandler(handler)
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 40_000)).wait()
-        return Rig(channel: channel, planeLoop: planeLoop, plane: plane, metrics: metrics, handler: handler, reads: reads)
+        return Rig(
+            channel: channel, planeLoop: planeLoop, plane: plane, metrics: metrics, handler: handler, reads: reads)
     }
 
     static func errorCode(_ message: ControlMessage?) -> ErrorCode? {
@@ -118,7 +124,9 @@ struct ControlSessionHandlerTests {
         rig.advance(by: .milliseconds(1))
         let written = try rig.written()
         #expect(written.count == 1)
-        guard case .error(let error)? = written.first else { Issue.record("expected an error frame, got \(written.map(\.type))"); return }
+        guard case .error(let error)? = written.first else {
+            Issue.record("expected an error frame, got \(written.map(\.type))"); return
+        }
         #expect(error.code == .notAuthenticated)
         #expect(error.message == "no hello within 5000 ms")
         #expect(!rig.channel.isActive)
@@ -136,12 +144,13 @@ struct ControlSessionHandlerTests {
         #expect(rig.metric(#"ptt_control_connections_closed_total{reason="hello-timeout"}"#) == 0)
     }
 
-    @Test("a first frame other than hello is refused with not-authenticated and the connection closed at once",
-          arguments: [
-              ControlMessage.join(Join(id: 1, channel: "deck")),
-              .heartbeat(Heartbeat(seq: 1)),
-              .heartbeatAck(HeartbeatAck(seq: 1)),
-          ])
+    @Test(
+        "a first frame other than hello is refused with not-authenticated and the connection closed at once",
+        arguments: [
+            ControlMessage.join(Join(id: 1, channel: "deck")),
+            .heartbeat(Heartbeat(seq: 1)),
+            .heartbeatAck(HeartbeatAck(seq: 1)),
+        ])
     func firstFrameNotHello(frame: ControlMessage) throws {
         let rig = try Self.rig()
         try rig.channel.writeInbound(frame)
@@ -208,7 +217,9 @@ struct ControlSessionHandlerTests {
         #expect(rig.channel.isActive)
         rig.advance(by: .seconds(10))
         let written = try rig.written()
-        guard case .error(let error)? = written.last else { Issue.record("expected an error frame, got \(written.map(\.type))"); return }
+        guard case .error(let error)? = written.last else {
+            Issue.record("expected an error frame, got \(written.map(\.type))"); return
+        }
         #expect(error.code == .heartbeatTimeout)
         #expect(error.message == "2 heartbeats were not acknowledged")
         #expect(!rig.channel.isActive)

@@ -1,6 +1,7 @@
 import PTTProtocol
-@testable import PTTServer
 import Testing
+
+@testable import PTTServer
 
 /// The control connection's rules, without sockets: hello first and in time, heartbeats and misses,
 /// back-pressure, and closing after a violation once earlier requests are answered.
@@ -17,17 +18,22 @@ struct ControlSessionStateMachineTests {
         return machine
     }
 
-    @Test("hello first: anything else before it closes with not-authenticated; a second hello with already-authenticated")
+    @Test(
+        "hello first: anything else before it closes with not-authenticated; a second hello with already-authenticated")
     func helloFirst() {
         for frame: Machine.Frame in [.request, .heartbeat(seq: 1), .heartbeatAck(seq: 1)] {
             var machine = Machine(maxRequestsInFlight: 4, heartbeatMissLimit: 3)
             _ = machine.channelActive()
-            guard case .reject(let rejection) = machine.received(frame) else { Issue.record("\(frame) was not rejected"); continue }
+            guard case .reject(let rejection) = machine.received(frame) else {
+                Issue.record("\(frame) was not rejected"); continue
+            }
             #expect(rejection.code == .notAuthenticated)
             #expect(machine.received(.hello) == .none, "nothing is read after a rejection")
         }
         var machine = authenticated()
-        guard case .reject(let rejection) = machine.received(.hello) else { Issue.record("a second hello was accepted"); return }
+        guard case .reject(let rejection) = machine.received(.hello) else {
+            Issue.record("a second hello was accepted"); return
+        }
         #expect(rejection.code == .alreadyAuthenticated)
     }
 
@@ -50,10 +56,14 @@ struct ControlSessionStateMachineTests {
         #expect(machine.heartbeatDue() == .sendHeartbeat(seq: 1, missedOne: false))
         #expect(machine.received(.heartbeatAck(seq: 1)) == .heartbeatAcknowledged)
         #expect(machine.unacknowledged == 0)
-        #expect(machine.received(.heartbeatAck(seq: 7)) == .none, "an acknowledgement of a heartbeat never sent does not count")
+        #expect(
+            machine.received(.heartbeatAck(seq: 7)) == .none,
+            "an acknowledgement of a heartbeat never sent does not count")
         #expect(machine.heartbeatDue() == .sendHeartbeat(seq: 2, missedOne: false))
         #expect(machine.heartbeatDue() == .sendHeartbeat(seq: 3, missedOne: true))
-        #expect(machine.received(.heartbeatAck(seq: 2)) == .heartbeatAcknowledged, "an older acknowledgement still proves the client was alive")
+        #expect(
+            machine.received(.heartbeatAck(seq: 2)) == .heartbeatAcknowledged,
+            "an older acknowledgement still proves the client was alive")
         #expect(machine.unacknowledged == 1)
         #expect(machine.heartbeatDue() == .sendHeartbeat(seq: 4, missedOne: true))
         #expect(machine.heartbeatDue() == .closeForMissedHeartbeats(missed: 2))

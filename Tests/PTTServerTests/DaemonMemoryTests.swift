@@ -17,7 +17,8 @@ extension Stress {
             let data = TestServer.temporaryDirectory()
             let file = data + "/test-config.json"
             try Data(config.utf8).write(to: URL(fileURLWithPath: file))
-            let (daemon, info) = try await Subprocess.startDaemon(data: data, arguments: ["--no-tls", "--config", file, "--log-level", "warning"])
+            let (daemon, info) = try await Subprocess.startDaemon(
+                data: data, arguments: ["--no-tls", "--config", file, "--log-level", "warning"])
             return (daemon, info, try AdminClient.fromDataDirectory(data), data)
         }
 
@@ -31,11 +32,15 @@ extension Stress {
             try await Self.connectAndClose(endpoint, count: 2000)  // warm-up: pools and caches reach their size
             let before = try Self.rss(daemon)
             try await Self.connectAndClose(endpoint, count: 20_000)
-            try await eventually("every connection to close") { metric(try await admin.getText("/metrics"), "ptt_control_connections") == 0 }
+            try await eventually("every connection to close") {
+                metric(try await admin.getText("/metrics"), "ptt_control_connections") == 0
+            }
             let after = try Self.rss(daemon)
             print("pttd RSS over 20,000 connect-and-close cycles: \(before / 1024) KiB -> \(after / 1024) KiB")
             #expect(metric(try await admin.getText("/metrics"), "ptt_control_sessions_in_memory") == 0)
-            #expect(after - before < 24 * Self.megabyte, "RSS went from \(before / Self.megabyte) MB to \(after / Self.megabyte) MB")
+            #expect(
+                after - before < 24 * Self.megabyte,
+                "RSS went from \(before / Self.megabyte) MB to \(after / Self.megabyte) MB")
         }
 
         @Test("ten members that stop reading while the floor is flooded grow pttd by less than 64 MB, and are cut off")
@@ -43,8 +48,11 @@ extension Stress {
             let (daemon, info, admin, _) = try await Self.startDaemon(#"{"heartbeatIntervalMs": 60000}"#)
             defer { daemon.signal(SIGKILL) }
             let endpoint = ServerEndpoint(host: "127.0.0.1", port: info.controlPort)
-            let added: AddUserResponse = try await admin.post("/api/users", body: AddUserRequest(name: "alice", priority: 0, receiveOnly: false))
-            let hello = { (device: String) in ControlMessage.hello(Hello(user: "alice", secret: added.secret, device: device)) }
+            let added: AddUserResponse = try await admin.post(
+                "/api/users", body: AddUserRequest(name: "alice", priority: 0, receiveOnly: false))
+            let hello = { (device: String) in
+                ControlMessage.hello(Hello(user: "alice", secret: added.secret, device: device))
+            }
             var sleepers: [SilentConnection] = []
             for index in 0..<10 {
                 let sleeper = try await SilentConnection.connect(to: endpoint)
@@ -60,7 +68,10 @@ extension Stress {
             let before = try Self.rss(daemon)
             var peak = before
             let batch: [ControlMessage] = (0..<50).flatMap { index in
-                [ControlMessage.floorRequest(FloorCommand(id: 2 * index, channel: "deck")), .floorRelease(FloorCommand(id: 2 * index + 1, channel: "deck"))]
+                [
+                    ControlMessage.floorRequest(FloorCommand(id: 2 * index, channel: "deck")),
+                    .floorRelease(FloorCommand(id: 2 * index + 1, channel: "deck")),
+                ]
             }
             let slowReaders = #"ptt_control_connections_closed_total{reason="slow-reader"}"#
             let deadline = ContinuousClock.now + .seconds(60)
@@ -71,9 +82,15 @@ extension Stress {
                 rounds += 1
                 if rounds % 20 == 0 { peak = max(peak, try Self.rss(daemon)) }
             }
-            print("pttd RSS with 10 slow readers: \(before / 1024) KiB -> peak \(peak / 1024) KiB after \(rounds) rounds of 50 floor cycles")
-            #expect(metric(try await admin.getText("/metrics"), slowReaders) == 10, "after \(rounds) rounds of 50 floor cycles")
-            #expect(peak - before < 64 * Self.megabyte, "RSS went from \(before / Self.megabyte) MB to a peak of \(peak / Self.megabyte) MB")
+            print(
+                "pttd RSS with 10 slow readers: \(before / 1024) KiB -> peak \(peak / 1024) KiB after \(rounds) rounds of 50 floor cycles"
+            )
+            #expect(
+                metric(try await admin.getText("/metrics"), slowReaders) == 10,
+                "after \(rounds) rounds of 50 floor cycles")
+            #expect(
+                peak - before < 64 * Self.megabyte,
+                "RSS went from \(before / Self.megabyte) MB to a peak of \(peak / Self.megabyte) MB")
             for sleeper in sleepers { await sleeper.close() }
             await talker.close()
         }

@@ -6,6 +6,7 @@ import PTTProtocol
 import ServiceLifecycle
 import TestSupport
 import Testing
+
 @testable import PTTServer
 
 /// `PTTDaemon` as `pttd` runs it: a `Service` in a `ServiceGroup`, its listeners services of their own, stopped by
@@ -20,8 +21,9 @@ import Testing
         configuration.tls = false
         var logger = Logger(label: "pttd-service-test")
         logger.logLevel = .critical
-        let daemon = PTTDaemon(configuration: configuration, dataDirectory: DataDirectory(path: TestServer.temporaryDirectory()),
-                               logger: logger, group: MultiThreadedEventLoopGroup.singleton)
+        let daemon = PTTDaemon(
+            configuration: configuration, dataDirectory: DataDirectory(path: TestServer.temporaryDirectory()),
+            logger: logger, group: MultiThreadedEventLoopGroup.singleton)
         return (daemon, logger)
     }
 
@@ -36,7 +38,8 @@ import Testing
             let user: AddUserResponse = try await admin.post("/api/users", body: AddUserRequest(name: "ana"))
             let endpoint = ServerEndpoint(host: "127.0.0.1", port: info.controlPort)
             let client = try await ControlClient.connect(
-                to: endpoint, hello: Hello(user: "ana", secret: user.secret, device: "phone", role: .app, client: "tests"),
+                to: endpoint,
+                hello: Hello(user: "ana", secret: user.secret, device: "phone", role: .app, client: "tests"),
                 security: .plain, acknowledgeHeartbeats: true, timeout: TestTimeouts.eventWait)
             let peer = Peer(client: client)
 
@@ -52,7 +55,8 @@ import Testing
             try await tasks.next()
             await #expect(throws: (any Error).self) {
                 _ = try await ControlClient.connect(
-                    to: endpoint, hello: Hello(user: "ana", secret: user.secret, device: "phone", role: .app, client: "tests"),
+                    to: endpoint,
+                    hello: Hello(user: "ana", secret: user.secret, device: "phone", role: .app, client: "tests"),
                     security: .plain, acknowledgeHeartbeats: true, timeout: .seconds(2))
             }
         }

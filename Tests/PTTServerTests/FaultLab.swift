@@ -17,24 +17,33 @@ final class FaultLab: Sendable {
     static func start(_ network: TestNetwork, config: String, users: [String]) async throws -> FaultLab {
         let data = TestServer.temporaryDirectory()
         try config.write(toFile: data + "/config.json", atomically: true, encoding: .utf8)
-        let daemon = try network.spawn(in: network.server, "pttd", ["--data", data, "--control-port", "0", "--admin-port", "0", "--media-port", "0"])
+        let daemon = try network.spawn(
+            in: network.server, "pttd",
+            ["--data", data, "--control-port", "0", "--admin-port", "0", "--media-port", "0"])
         let deadline = ContinuousClock.now + .seconds(30)
         var info: RuntimeInfo?
         while info == nil {
             if let bytes = FileManager.default.contents(atPath: data + "/runtime.json"),
-               let read = try? JSONDecoder().decode(RuntimeInfo.self, from: bytes), read.pid == daemon.process.processIdentifier {
+                let read = try? JSONDecoder().decode(RuntimeInfo.self, from: bytes),
+                read.pid == daemon.process.processIdentifier
+            {
                 info = read
                 break
             }
             guard daemon.process.isRunning else { throw TestFailure("pttd exited: \(daemon.standardError)") }
-            guard ContinuousClock.now < deadline else { throw TestFailure("pttd did not write runtime.json: \(daemon.standardError)") }
+            guard ContinuousClock.now < deadline else {
+                throw TestFailure("pttd did not write runtime.json: \(daemon.standardError)")
+            }
             try await Task.sleep(for: .milliseconds(20))
         }
         var secrets: [String: String] = [:]
         for user in users {
             let added = try await network.run(in: network.server, "pttctl", ["user", "add", user, "--data", data])
-            secrets[user] = try require_(added.split(separator: "\n").first { $0.hasPrefix("secret: ") }.map { String($0.dropFirst("secret: ".count)) },
-                                         "secret of \(user)")
+            secrets[user] = try require_(
+                added.split(separator: "\n").first { $0.hasPrefix("secret: ") }.map {
+                    String($0.dropFirst("secret: ".count))
+                },
+                "secret of \(user)")
         }
         return FaultLab(network: network, daemon: daemon, data: data, info: try require_(info), secrets: secrets)
     }
@@ -46,15 +55,20 @@ final class FaultLab: Sendable {
 
     /// Runs `ptt ARGUMENTS` on `host` as `user`, talking to the server's address on that host's link.
     func ptt(on host: TestNetwork.Host, as user: String, _ arguments: [String]) throws -> Subprocess {
-        let environment = ["PTT_HOME": home, "PTT_SERVER": "\(host.serverAddress):\(info.controlPort)", "PTT_USER": user,
-                           "PTT_SECRET": secrets[user] ?? "unknown"]
+        let environment = [
+            "PTT_HOME": home, "PTT_SERVER": "\(host.serverAddress):\(info.controlPort)", "PTT_USER": user,
+            "PTT_SECRET": secrets[user] ?? "unknown",
+        ]
         return try network.spawn(in: host.namespace, "ptt", arguments, environment: environment)
     }
 
     /// `GET path` on the admin API, from inside the server namespace (it listens on that namespace's loopback).
     func admin(_ path: String) throws -> String {
-        let token = try String(contentsOfFile: data + "/admin-token", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard let port = URL(string: info.adminURL)?.port else { throw TestFailure("no admin port in \(info.adminURL)") }
+        let token = try String(contentsOfFile: data + "/admin-token", encoding: .utf8).trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        guard let port = URL(string: info.adminURL)?.port else {
+            throw TestFailure("no admin port in \(info.adminURL)")
+        }
         return try NamespaceThread.httpGet(in: network.server, port: port, path: path, token: token)
     }
 
@@ -72,11 +86,14 @@ final class FaultLab: Sendable {
     }
 
     /// Polls `probe` every 50 ms until it returns a value, or fails after `timeout` with `what`.
-    func waitFor<T>(_ what: String, timeout: Duration = .seconds(20), _ probe: () async throws -> T?) async throws -> T {
+    func waitFor<T>(_ what: String, timeout: Duration = .seconds(20), _ probe: () async throws -> T?) async throws -> T
+    {
         let deadline = ContinuousClock.now + timeout
         while true {
             if let value = try await probe() { return value }
-            guard ContinuousClock.now < deadline else { throw TestFailure("timed out after \(timeout) waiting for \(what)") }
+            guard ContinuousClock.now < deadline else {
+                throw TestFailure("timed out after \(timeout) waiting for \(what)")
+            }
             try await Task.sleep(for: .milliseconds(50))
         }
     }

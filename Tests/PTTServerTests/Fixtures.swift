@@ -1,12 +1,13 @@
-import Foundation
 import AudioFiles
+import Foundation
 import RTP
 import TestSupport
 
 /// The captured talk bursts in `fixtures/` (see fixtures/README.md).
 enum Fixtures {
     static var directory: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent("fixtures")
     }
 
@@ -15,17 +16,24 @@ enum Fixtures {
     /// The Opus packets of an Ogg Opus fixture, with their durations in 48 kHz samples.
     static func opus(_ name: String) throws -> (channels: Int, packets: [(data: [UInt8], samples: Int)]) {
         let (head, packets) = try OggOpusReader.readFile(path: path(name))
-        return (head.channelCount, try packets.map { packet in
-            guard let samples = packet.sampleCount else { throw TestFailure("\(name): a packet is not Opus") }
-            return (packet.data, samples)
-        })
+        return (
+            head.channelCount,
+            try packets.map { packet in
+                guard let samples = packet.sampleCount else { throw TestFailure("\(name): a packet is not Opus") }
+                return (packet.data, samples)
+            }
+        )
     }
 
     /// The RTP packets (UDP payloads) of a pcap capture with Ethernet framing, with capture times in seconds.
     static func rtpCapture(_ name: String) throws -> [(time: Double, rtp: [UInt8])] {
         let data = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path(name))))
-        func u32(_ at: Int) -> UInt32 { UInt32(data[at]) | UInt32(data[at + 1]) << 8 | UInt32(data[at + 2]) << 16 | UInt32(data[at + 3]) << 24 }
-        guard data.count >= 24, u32(0) == 0xA1B2_C3D4 else { throw TestFailure("\(name) is not a little-endian microsecond pcap") }
+        func u32(_ at: Int) -> UInt32 {
+            UInt32(data[at]) | UInt32(data[at + 1]) << 8 | UInt32(data[at + 2]) << 16 | UInt32(data[at + 3]) << 24
+        }
+        guard data.count >= 24, u32(0) == 0xA1B2_C3D4 else {
+            throw TestFailure("\(name) is not a little-endian microsecond pcap")
+        }
         guard u32(20) == 1 else { throw TestFailure("\(name): link type \(u32(20)), expected Ethernet (1)") }
         var offset = 24
         var packets: [(Double, [UInt8])] = []

@@ -15,8 +15,11 @@ struct FloorOverNetworkTests {
 
         /// Runs `body` with the crew on a new server (`configure`d); the server's shutdown is awaited after it.
         @discardableResult
-        static func with<T>(carolPriority: Int = 0, carolReceiveOnly: Bool = false, configure: (inout ServerConfiguration) -> Void = { _ in },
-                            _ body: (Crew) async throws -> T) async throws -> T {
+        static func with<T>(
+            carolPriority: Int = 0, carolReceiveOnly: Bool = false,
+            configure: (inout ServerConfiguration) -> Void = { _ in },
+            _ body: (Crew) async throws -> T
+        ) async throws -> T {
             try await withTestServer(configure: configure) { server in
                 let a = try await server.addUser("alice")
                 let b = try await server.addUser("bob")
@@ -37,7 +40,9 @@ struct FloorOverNetworkTests {
     func grant() async throws {
         try await Crew.with { crew in
             let reply = try await crew.alice.request(.floorRequest(FloorCommand(channel: "deck")))
-            guard case .floorGranted(let granted) = reply else { throw TestFailure("expected floor-granted, got \(reply.type)") }
+            guard case .floorGranted(let granted) = reply else {
+                throw TestFailure("expected floor-granted, got \(reply.type)")
+            }
             #expect(granted.talkTimeMs == 30_000)
             for peer in [crew.alice, crew.bob, crew.carol] {
                 let taken = try await peer.next("floor-taken")
@@ -54,7 +59,9 @@ struct FloorOverNetworkTests {
     func receiveOnlyDenied() async throws {
         try await Crew.with(carolReceiveOnly: true) { crew in
             let reply = try await crew.carol.request(.floorRequest(FloorCommand(channel: "deck")))
-            guard case .floorDenied(let denied) = reply else { throw TestFailure("expected floor-denied, got \(reply.type)") }
+            guard case .floorDenied(let denied) = reply else {
+                throw TestFailure("expected floor-denied, got \(reply.type)")
+            }
             #expect(denied.cause == "receive-only")
             let metrics = try await crew.server.admin.getText("/metrics")
             #expect(metrics.contains(#"ptt_floor_denies_total{cause="receive-only"} 1"#))
@@ -66,10 +73,14 @@ struct FloorOverNetworkTests {
         try await Crew.with { crew in
             _ = try await crew.alice.request(.floorRequest(FloorCommand(channel: "deck")))
             let bobReply = try await crew.bob.request(.floorRequest(FloorCommand(channel: "deck")))
-            guard case .floorQueued(let bq) = bobReply else { throw TestFailure("expected floor-queued, got \(bobReply.type)") }
+            guard case .floorQueued(let bq) = bobReply else {
+                throw TestFailure("expected floor-queued, got \(bobReply.type)")
+            }
             #expect(bq.position == 1)
             let carolReply = try await crew.carol.request(.floorRequest(FloorCommand(channel: "deck")))
-            guard case .floorQueued(let cq) = carolReply else { throw TestFailure("expected floor-queued, got \(carolReply.type)") }
+            guard case .floorQueued(let cq) = carolReply else {
+                throw TestFailure("expected floor-queued, got \(carolReply.type)")
+            }
             #expect(cq.position == 2)
 
             let detail: ChannelDetail = try await crew.server.admin.get("/api/channels/deck")
@@ -79,7 +90,9 @@ struct FloorOverNetworkTests {
             crew.alice.client.send(.floorRelease(FloorCommand(channel: "deck")))
             let granted = try await crew.bob.next("floor-granted")
             guard case .floorGranted = granted else { throw TestFailure("bob was not granted") }
-            let takenByBob: @Sendable (ControlMessage) -> Bool = { if case .floorTaken(let t) = $0 { t.member.user == "bob" } else { false } }
+            let takenByBob: @Sendable (ControlMessage) -> Bool = {
+                if case .floorTaken(let t) = $0 { t.member.user == "bob" } else { false }
+            }
             _ = try await crew.alice.next("floor-taken by bob", where: takenByBob)
             _ = try await crew.carol.next("floor-taken by bob", where: takenByBob)
             let moved = try await crew.carol.next("floor-queued")
@@ -98,7 +111,9 @@ struct FloorOverNetworkTests {
         try await Crew.with(carolPriority: 5, configure: { $0.floor.preemptionGrace = .milliseconds(200) }) { crew in
             _ = try await crew.alice.request(.floorRequest(FloorCommand(channel: "deck")))
             let reply = try await crew.carol.request(.floorRequest(FloorCommand(channel: "deck")))
-            guard case .floorQueued(let q) = reply else { throw TestFailure("expected floor-queued, got \(reply.type)") }
+            guard case .floorQueued(let q) = reply else {
+                throw TestFailure("expected floor-queued, got \(reply.type)")
+            }
             #expect(q.position == 1)
             let pending = try await crew.alice.next("floor-revoke-pending")
             guard case .floorRevokePending(let p) = pending else { throw TestFailure("expected floor-revoke-pending") }
@@ -108,7 +123,9 @@ struct FloorOverNetworkTests {
             guard case .floorRevoked(let r) = revoked else { throw TestFailure("expected floor-revoked") }
             #expect(r.cause == "preempted")
             _ = try await crew.carol.next("floor-granted")
-            _ = try await crew.bob.next("floor-taken by carol") { if case .floorTaken(let t) = $0 { t.member.user == "carol" } else { false } }
+            _ = try await crew.bob.next("floor-taken by carol") {
+                if case .floorTaken(let t) = $0 { t.member.user == "carol" } else { false }
+            }
         }
     }
 

@@ -15,7 +15,9 @@ struct FrameRejectionTests {
             let raw = try await RawConnection.connect(to: server.endpoint)
             try await raw.write(bytes)
             let answers = try await raw.collectUntilClosed()
-            guard case .error(let error)? = answers.last else { throw TestFailure("expected an error frame, got \(answers.map(\.type))") }
+            guard case .error(let error)? = answers.last else {
+                throw TestFailure("expected an error frame, got \(answers.map(\.type))")
+            }
             #expect(error.code == code)
 
             // Nothing else noticed: the other session still works.
@@ -34,13 +36,17 @@ struct FrameRejectionTests {
     @Test("a body that is not JSON is refused")
     func notJSON() async throws {
         let body = Array("{this is not json".utf8)
-        try await expectRejected(withUnsafeBytes(of: UInt32(body.count).bigEndian, Array.init) + body, code: .malformedFrame, reason: "malformed-frame")
+        try await expectRejected(
+            withUnsafeBytes(of: UInt32(body.count).bigEndian, Array.init) + body, code: .malformedFrame,
+            reason: "malformed-frame")
     }
 
     @Test("a JSON object of an unknown type is refused")
     func unknownType() async throws {
         let body = Array(#"{"type":"teleport","to":"mars"}"#.utf8)
-        try await expectRejected(withUnsafeBytes(of: UInt32(body.count).bigEndian, Array.init) + body, code: .malformedFrame, reason: "malformed-frame")
+        try await expectRejected(
+            withUnsafeBytes(of: UInt32(body.count).bigEndian, Array.init) + body, code: .malformedFrame,
+            reason: "malformed-frame")
     }
 
     @Test("a request before hello is refused with not-authenticated")
@@ -62,7 +68,8 @@ struct FrameRejectionTests {
             for round in 0..<40 {
                 let length = Int.random(in: 1...300, using: &generator)
                 var bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
-                if round % 2 == 0 { bytes = withUnsafeBytes(of: UInt32(length).bigEndian, Array.init) + bytes }  // plausible prefix, garbage body
+                // plausible prefix, garbage body
+                if round % 2 == 0 { bytes = withUnsafeBytes(of: UInt32(length).bigEndian, Array.init) + bytes }
                 let raw = try await RawConnection.connect(to: server.endpoint)
                 try? await raw.write(bytes)  // the server may already have closed on the length prefix
                 if round % 2 == 0 { _ = try await raw.collectUntilClosed() } else { try? await raw.channel.close() }

@@ -1,16 +1,18 @@
-import Foundation
 import AudioFiles
-import RTP
+import Foundation
 import NIOCore
 import NIOPosix
 import PTTProtocol
+import RTP
 import TestSupport
 import Testing
 
 /// Real tools as peers: ffmpeg talks and listens through `ptt sdp`, `ptt listen` records, tshark checks
 /// the relayed stream on the wire. `make test` installs the tools; without them these tests are skipped
 /// with the reason.
-@Suite("Interoperability with ffmpeg and tshark", .serialized, .enabled(if: Tools.have("ffmpeg", "tshark"), "needs ffmpeg and tshark (make test installs them)"))
+@Suite(
+    "Interoperability with ffmpeg and tshark", .serialized,
+    .enabled(if: Tools.have("ffmpeg", "tshark"), "needs ffmpeg and tshark (make test installs them)"))
 struct InteropTests {
     let fixture = "burst-20ms-mono.opus"
 
@@ -23,7 +25,10 @@ struct InteropTests {
         let deadline = ContinuousClock.now + .seconds(20).scaled
         while ContinuousClock.now < deadline {
             if let detail: ChannelDetail = try? await server.admin.get("/api/channels/deck"),
-               detail.members.count == count, detail.members.allSatisfy({ $0.audioReachable }) { return }
+                detail.members.count == count, detail.members.allSatisfy({ $0.audioReachable })
+            {
+                return
+            }
             try await Task.sleep(for: .milliseconds(20))
         }
         throw TestFailure("the relay never reached \(count) members")
@@ -37,24 +42,37 @@ struct InteropTests {
             let bobSecret = try await server.addUser("bob")
             let out = TestServer.temporaryDirectory() + "/heard.ogg"
 
-            let listener = try Subprocess("ptt", ["listen", "--channel", "deck", "--out", out, "--packets", "\(packets.count)", "--seconds", "40"]
-                                          + commonArguments(server, user: "bob", secret: bobSecret))
+            let listener = try Subprocess(
+                "ptt",
+                ["listen", "--channel", "deck", "--out", out, "--packets", "\(packets.count)", "--seconds", "40"]
+                    + commonArguments(server, user: "bob", secret: bobSecret))
             defer { listener.signal(SIGKILL) }
             let sendPort = try await freeUDPPort()
-            let bridge = try Subprocess("ptt", ["sdp", "--channel", "deck", "--listen-port", "\(try await freeUDPPort())", "--send-port", "\(sendPort)",
-                                                "--seconds", "40"] + commonArguments(server, user: "alice", secret: aliceSecret))
+            let bridge = try Subprocess(
+                "ptt",
+                [
+                    "sdp", "--channel", "deck", "--listen-port", "\(try await freeUDPPort())", "--send-port",
+                    "\(sendPort)",
+                    "--seconds", "40",
+                ] + commonArguments(server, user: "alice", secret: aliceSecret))
             defer { bridge.signal(SIGKILL) }
             try await bridge.waitForStandardError(containing: "to talk: ffmpeg")
             try await waitForAudio(server, members: 2)
-            let talkLine = try #require(bridge.standardError.split(separator: "\n").first { $0.contains("to talk: ffmpeg") })
+            let talkLine = try #require(
+                bridge.standardError.split(separator: "\n").first { $0.contains("to talk: ffmpeg") })
             let words = talkLine.split(separator: " ").map(String.init)
             let ssrc = try #require(words.firstIndex(of: "-ssrc").map { words[$0 + 1] })
             let key = try #require(words.firstIndex(of: "-srtp_out_params").map { words[$0 + 1] })
 
-            let ffmpeg = try Subprocess(try #require(Tools.path("ffmpeg")), [
-                "-hide_banner", "-loglevel", "error", "-re", "-i", Fixtures.path(fixture), "-c:a", "copy", "-f", "rtp",
-                "-payload_type", "111", "-ssrc", ssrc, "-srtp_out_suite", "AES_CM_128_HMAC_SHA1_80", "-srtp_out_params", key,
-                "srtp://127.0.0.1:\(sendPort)"])
+            let ffmpeg = try Subprocess(
+                try #require(Tools.path("ffmpeg")),
+                [
+                    "-hide_banner", "-loglevel", "error", "-re", "-i", Fixtures.path(fixture), "-c:a", "copy", "-f",
+                    "rtp",
+                    "-payload_type", "111", "-ssrc", ssrc, "-srtp_out_suite", "AES_CM_128_HMAC_SHA1_80",
+                    "-srtp_out_params", key,
+                    "srtp://127.0.0.1:\(sendPort)",
+                ])
             #expect(try await ffmpeg.waitForExit(timeout: .seconds(30)) == 0, "ffmpeg: \(ffmpeg.standardError)")
             #expect(try await listener.waitForExit(timeout: .seconds(20)) == 0, "ptt listen: \(listener.standardError)")
             let (_, heard) = try OggOpusReader.readFile(path: out)
@@ -75,26 +93,44 @@ struct InteropTests {
             let directory = TestServer.temporaryDirectory()
             let listenPort = try await freeRTPPortPair()
 
-            let bridge = try Subprocess("ptt", ["sdp", "--channel", "deck", "--listen-port", "\(listenPort)", "--sdp-file", directory + "/bob.sdp",
-                                                "--seconds", "40"] + commonArguments(server, user: "bob", secret: bobSecret))
+            let bridge = try Subprocess(
+                "ptt",
+                [
+                    "sdp", "--channel", "deck", "--listen-port", "\(listenPort)", "--sdp-file", directory + "/bob.sdp",
+                    "--seconds", "40",
+                ] + commonArguments(server, user: "bob", secret: bobSecret))
             defer { bridge.signal(SIGKILL) }
             try await bridge.waitForStandardError(containing: "to talk: ffmpeg")
-            let capture = try Subprocess(try #require(Tools.path("tshark")), ["-i", "lo", "-f", "udp dst port \(listenPort)", "-w", directory + "/relayed.pcap", "-F", "pcap",
-                                                                                 "-c", "\(packets.count)", "-a", "duration:40"])
+            let capture = try Subprocess(
+                try #require(Tools.path("tshark")),
+                [
+                    "-i", "lo", "-f", "udp dst port \(listenPort)", "-w", directory + "/relayed.pcap", "-F", "pcap",
+                    "-c", "\(packets.count)", "-a", "duration:40",
+                ])
             defer { capture.signal(SIGKILL) }
             // "Capturing on" is printed before dumpcap has started; packets relayed before "Capture started" would be
             // missed, and tshark would wait for a packet count it can never reach (seen on a loaded machine).
             try await capture.waitForStandardError(containing: "Capture started")
-            let ffmpeg = try Subprocess(try #require(Tools.path("ffmpeg")), [
-                "-hide_banner", "-loglevel", "error", "-protocol_whitelist", "file,udp,rtp", "-i", directory + "/bob.sdp",
-                "-c", "copy", "-frames:a", "\(packets.count)", "-y", directory + "/recorded.ogg"])
+            let ffmpeg = try Subprocess(
+                try #require(Tools.path("ffmpeg")),
+                [
+                    "-hide_banner", "-loglevel", "error", "-protocol_whitelist", "file,udp,rtp", "-i",
+                    directory + "/bob.sdp",
+                    "-c", "copy", "-frames:a", "\(packets.count)", "-y", directory + "/recorded.ogg",
+                ])
             defer { ffmpeg.signal(SIGKILL) }
-            do { try await waitForUDPListener(port: listenPort, timeout: .seconds(30), while: { ffmpeg.process.isRunning }) } catch {
-                throw TestFailure("\(error); ffmpeg running: \(ffmpeg.process.isRunning), says: \(ffmpeg.standardError)")
+            do {
+                try await waitForUDPListener(
+                    port: listenPort, timeout: .seconds(30), while: { ffmpeg.process.isRunning })
+            } catch {
+                throw TestFailure(
+                    "\(error); ffmpeg running: \(ffmpeg.process.isRunning), says: \(ffmpeg.standardError)")
             }
 
-            let talker = try Subprocess("ptt", ["talk", "--channel", "deck", "--file", Fixtures.path(fixture)]
-                                        + commonArguments(server, user: "alice", secret: aliceSecret))
+            let talker = try Subprocess(
+                "ptt",
+                ["talk", "--channel", "deck", "--file", Fixtures.path(fixture)]
+                    + commonArguments(server, user: "alice", secret: aliceSecret))
             #expect(try await talker.waitForExit(timeout: .seconds(30)) == 0, "ptt talk: \(talker.standardError)")
             #expect(talker.standardError.contains("sent \(packets.count) packets"))
             // Both peers stop by themselves once they have seen every packet (the test runner's children may not
@@ -108,14 +144,20 @@ struct InteropTests {
             }
 
             let (_, recorded) = try OggOpusReader.readFile(path: directory + "/recorded.ogg")
-            #expect(recorded.map(\.data) == packets.map(\.data),
-                    "ffmpeg recorded \(recorded.count) of \(packets.count) packets; prefix: \(recorded.map(\.data) == Array(packets.map(\.data).prefix(recorded.count))), suffix: \(recorded.map(\.data) == Array(packets.map(\.data).suffix(recorded.count)))")
+            #expect(
+                recorded.map(\.data) == packets.map(\.data),
+                "ffmpeg recorded \(recorded.count) of \(packets.count) packets; prefix: \(recorded.map(\.data) == Array(packets.map(\.data).prefix(recorded.count))), suffix: \(recorded.map(\.data) == Array(packets.map(\.data).suffix(recorded.count)))"
+            )
 
-            let analysis = try await Subprocess.run(try #require(Tools.path("tshark")), [
-                "-r", directory + "/relayed.pcap", "-d", "udp.port==\(listenPort),rtp", "-q", "-z", "rtp,streams"])
+            let analysis = try await Subprocess.run(
+                try #require(Tools.path("tshark")),
+                [
+                    "-r", directory + "/relayed.pcap", "-d", "udp.port==\(listenPort),rtp", "-q", "-z", "rtp,streams",
+                ])
             let streams = analysis.split(separator: "\n").filter { $0.contains("RTPType-111") || $0.contains(" 111 ") }
             #expect(streams.count == 1, "expected one RTP stream:\n\(analysis)")
-            let columns = streams.first.map { $0.split(separator: " ", omittingEmptySubsequences: true).map(String.init) } ?? []
+            let columns =
+                streams.first.map { $0.split(separator: " ", omittingEmptySubsequences: true).map(String.init) } ?? []
             // ... Payload Pkts Lost(n) (pct%) ...: the packet count follows the payload name.
             if let payload = columns.firstIndex(where: { $0.hasPrefix("RTPType") }) {
                 #expect(columns[payload + 1] == "\(packets.count)", "\(analysis)")

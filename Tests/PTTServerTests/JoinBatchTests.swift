@@ -40,7 +40,9 @@ struct JoinBatchTests {
                 }
                 #expect(known.count == count, "member \(index) heard of someone twice: \(known.count) for \(count)")
                 try await peer.barrier()
-                #expect(await peer.pending().filter { $0.type == "member-joined" }.isEmpty, "member \(index) heard of someone twice")
+                #expect(
+                    await peer.pending().filter { $0.type == "member-joined" }.isEmpty,
+                    "member \(index) heard of someone twice")
             }
             let detail: ChannelDetail = try await server.admin.get("/api/channels/deck")
             #expect(detail.members.count == count)
@@ -52,7 +54,8 @@ struct JoinBatchTests {
         }
     }
 
-    @Test("joins and a floor request sent in one write are answered in order, the floor request after its join is stored")
+    @Test(
+        "joins and a floor request sent in one write are answered in order, the floor request after its join is stored")
     func pipelined() async throws {
         try await withTestServer { server in
             let secret = try await server.addUser("alice")
@@ -62,7 +65,8 @@ struct JoinBatchTests {
             }
             try await connection.write([
                 .hello(Hello(user: "alice", secret: secret, device: "radio")),
-                .join(Join(id: 1, channel: "deck")), .join(Join(id: 2, channel: "galley")), .join(Join(id: 3, channel: "deck")),
+                .join(Join(id: 1, channel: "deck")), .join(Join(id: 2, channel: "galley")),
+                .join(Join(id: 3, channel: "deck")),
                 .floorRequest(FloorCommand(id: 4, channel: "galley")), .join(Join(id: 5, channel: "bridge")),
             ])
             try await eventually("five answers") { received.withLockedValue { $0.compactMap(\.re).count } >= 5 }

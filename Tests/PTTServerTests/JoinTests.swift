@@ -72,7 +72,8 @@ struct JoinTests {
             } catch ControlClientError.refused(let error) {
                 #expect(error.code == .noSuchChannel)
             }
-            _ = try await server.admin.post("/api/channels", body: CreateChannelRequest(name: "deck"), as: ChannelSummary.self)
+            _ = try await server.admin.post(
+                "/api/channels", body: CreateChannelRequest(name: "deck"), as: ChannelSummary.self)
             do {
                 _ = try await alice.request(.floorRequest(FloorCommand(channel: "deck")))
                 Issue.record("a floor request from a non-member succeeded")
@@ -86,7 +87,8 @@ struct JoinTests {
             } catch ControlClientError.refused(let error) {
                 #expect(error.code == .badRequest)
             }
-            let ok = try await alice.request(.pushToken(PushToken(channel: "deck", token: "00ff" + String(repeating: "ab", count: 97))))
+            let ok = try await alice.request(
+                .pushToken(PushToken(channel: "deck", token: "00ff" + String(repeating: "ab", count: 97))))
             #expect(ok.type == "push-token-registered")
             let detail: ChannelDetail = try await server.admin.get("/api/channels/deck")
             #expect(detail.members.first?.pushToken == true)

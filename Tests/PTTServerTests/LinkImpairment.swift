@@ -53,8 +53,11 @@ final class LinkImpairment: @unchecked Sendable {
         impairment.start(seed: seed)
         try TestNetwork.ip(["-n", host.namespace, "link", "set", device, "up"])
         try TestNetwork.tc(["-n", host.namespace, "qdisc", "add", "dev", host.device, "clsact"])
-        try TestNetwork.tc(["-n", host.namespace, "filter", "add", "dev", host.device, "ingress", "protocol", "ip", "u32", "match", "u32", "0", "0",
-                            "action", "mirred", "egress", "redirect", "dev", device])
+        try TestNetwork.tc([
+            "-n", host.namespace, "filter", "add", "dev", host.device, "ingress", "protocol", "ip", "u32", "match",
+            "u32", "0", "0",
+            "action", "mirred", "egress", "redirect", "dev", device,
+        ])
         return impairment
     }
 
@@ -65,7 +68,11 @@ final class LinkImpairment: @unchecked Sendable {
 
     /// Stops the thread and closes the TUN device (which removes it); the host's filter then drops what arrives.
     func stop() {
-        guard lock.withLock({ () -> Bool in defer { running = false }; return running }) else { return }
+        guard
+            lock.withLock({ () -> Bool in
+                defer { running = false }; return running
+            })
+        else { return }
         finished.wait()
         close(descriptor)
     }
@@ -101,7 +108,8 @@ final class LinkImpairment: @unchecked Sendable {
                     if udp {
                         queue += decide(packet, at: DispatchTime.now().uptimeNanoseconds, random: &udpRandom, udp: true)
                     } else {
-                        queue += decide(packet, at: DispatchTime.now().uptimeNanoseconds, random: &otherRandom, udp: false)
+                        queue += decide(
+                            packet, at: DispatchTime.now().uptimeNanoseconds, random: &otherRandom, udp: false)
                     }
                 }
                 lock.withLock { state.queued = queue.count }
@@ -115,7 +123,9 @@ final class LinkImpairment: @unchecked Sendable {
     /// The packet's fate: nothing (lost), one delivery, or two.
     private func decide(_ packet: [UInt8], at now: UInt64, random: inout SplitMix64, udp: Bool) -> [Pending] {
         func draw() -> Double { Double(random.next() >> 11) / Double(1 << 53) }
-        let (lost, early, jitter, twice) = (draw() < profile.loss, draw() < profile.reorder, draw() * 2 - 1, draw() < profile.duplicate)
+        let (lost, early, jitter, twice) = (
+            draw() < profile.loss, draw() < profile.reorder, draw() * 2 - 1, draw() < profile.duplicate
+        )
         let delay = early ? 0 : max(0, profile.delayMs + jitter * profile.jitterMs)
         let due = now + UInt64(delay * 1_000_000)
         return lock.withLock {
@@ -126,7 +136,9 @@ final class LinkImpairment: @unchecked Sendable {
             }
             if udp, early { state.earlyUDP += 1 }
             if udp, twice { state.duplicatedUDP += 1 }
-            return twice ? [Pending(due: due, packet: packet), Pending(due: due + 1_000_000, packet: packet)] : [Pending(due: due, packet: packet)]
+            return twice
+                ? [Pending(due: due, packet: packet), Pending(due: due + 1_000_000, packet: packet)]
+                : [Pending(due: due, packet: packet)]
         }
     }
 
@@ -166,8 +178,11 @@ enum LinkBlackhole {
         try TestNetwork.ip(["-n", host.namespace, "tuntap", "add", "dev", "void0", "mode", "tun"])
         try TestNetwork.tc(["-n", host.namespace, "qdisc", "add", "dev", host.device, "clsact"])
         for direction in ["ingress", "egress"] {
-            try TestNetwork.tc(["-n", host.namespace, "filter", "add", "dev", host.device, direction, "protocol", "ip", "u32",
-                                "match", "ip", "protocol", "\(ipProtocol)", "0xff", "action", "mirred", "egress", "redirect", "dev", "void0"])
+            try TestNetwork.tc([
+                "-n", host.namespace, "filter", "add", "dev", host.device, direction, "protocol", "ip", "u32",
+                "match", "ip", "protocol", "\(ipProtocol)", "0xff", "action", "mirred", "egress", "redirect", "dev",
+                "void0",
+            ])
         }
     }
 

@@ -1,8 +1,8 @@
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOSSL
-import NIOConcurrencyHelpers
 import PTTClient
 import PTTCore
 import PTTProtocol
@@ -14,7 +14,9 @@ final class SilentConnection: Sendable {
     let channel: NIOCore.Channel
 
     /// Connects from `source` (a loopback address such as 127.0.0.2) when given.
-    static func connect(to endpoint: ServerEndpoint, from source: String? = nil, receiveBuffer: Int = 4096) async throws -> SilentConnection {
+    static func connect(
+        to endpoint: ServerEndpoint, from source: String? = nil, receiveBuffer: Int = 4096
+    ) async throws -> SilentConnection {
         var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelOption(.autoRead, value: false)
             .channelOption(.socketOption(.so_rcvbuf), value: SocketOptionValue(receiveBuffer))
@@ -44,7 +46,8 @@ final class DiscardingConnection: Sendable {
                 channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Discard()) }
             }
         if let source { bootstrap = bootstrap.bind(to: try SocketAddress(ipAddress: source, port: 0)) }
-        return DiscardingConnection(channel: try await bootstrap.connect(host: endpoint.host, port: endpoint.port).get())
+        return DiscardingConnection(
+            channel: try await bootstrap.connect(host: endpoint.host, port: endpoint.port).get())
     }
 
     private init(channel: NIOCore.Channel) { self.channel = channel }
@@ -76,7 +79,6 @@ extension TestServer {
     }
 }
 
-
 /// A control connection (TLS or not) that hands every frame the server sends to `onMessage`, on its
 /// event loop: many of them can run in one test process without a task each.
 final class RecordingConnection: Sendable {
@@ -89,8 +91,10 @@ final class RecordingConnection: Sendable {
         return try NIOSSLContext(configuration: tls)
     }
 
-    static func connect(to endpoint: ServerEndpoint, tls: NIOSSLContext?, timeout: TimeAmount = .seconds(60),
-                        onMessage: @escaping @Sendable (ControlMessage) -> Void) async throws -> RecordingConnection {
+    static func connect(
+        to endpoint: ServerEndpoint, tls: NIOSSLContext?, timeout: TimeAmount = .seconds(60),
+        onMessage: @escaping @Sendable (ControlMessage) -> Void
+    ) async throws -> RecordingConnection {
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(timeout)
             .channelInitializer { channel in

@@ -7,7 +7,9 @@ import Testing
 /// A client chooses its membership's SRTP suite at join; the server keeps it across restarts.
 @Suite("SRTP suite chosen at join")
 struct MediaSuiteTests {
-    @Test("the first offered suite the server speaks is taken, with a key of that suite's length; none spoken is a clear error")
+    @Test(
+        "the first offered suite the server speaks is taken, with a key of that suite's length; none spoken is a clear error"
+    )
     func negotiation() async throws {
         try await withTestServer { server in
             let secret = try await server.addUser("alice")
@@ -16,7 +18,10 @@ struct MediaSuiteTests {
             #expect(plain.media.suite == "AES_CM_128_HMAC_SHA1_80")
             #expect(try Data(base64Encoded: #require(plain.media.key))?.count == 30)
 
-            let reply = try await alice.request(.join(Join(channel: "galley", srtpSuites: ["NOT_A_SUITE", "AEAD_AES_128_GCM", "AES_CM_128_HMAC_SHA1_80"])))
+            let reply = try await alice.request(
+                .join(
+                    Join(channel: "galley", srtpSuites: ["NOT_A_SUITE", "AEAD_AES_128_GCM", "AES_CM_128_HMAC_SHA1_80"]))
+            )
             guard case .joined(let gcm) = reply else { throw TestFailure("expected joined, got \(reply.type)") }
             #expect(gcm.media.suite == "AEAD_AES_128_GCM")
             #expect(try Data(base64Encoded: #require(gcm.media.key))?.count == 28)

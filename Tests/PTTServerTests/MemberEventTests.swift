@@ -28,7 +28,9 @@ struct MemberEventTests {
         }
     }
 
-    @Test("past memberEventsUpTo a member that did not ask is not told; one that asked is, at any size; joined says which")
+    @Test(
+        "past memberEventsUpTo a member that did not ask is not told; one that asked is, at any size; joined says which"
+    )
     func onlyThoseWhoAsk() async throws {
         try await withTestServer(configure: { $0.memberEventsUpTo = 2 }) { server in
             var peers: [String: Peer] = [:]

@@ -36,7 +36,8 @@ enum NamespaceThread {
 
     /// `GET path` from `127.0.0.1:port` inside `namespace` (the admin API of a `pttd` there), with a bearer
     /// token; returns the body of a 200 answer. Blocking, bounded by `timeout` seconds per read or write.
-    static func httpGet(in namespace: String, port: Int, path: String, token: String, timeout: Int = 5) throws -> String {
+    static func httpGet(in namespace: String, port: Int, path: String, token: String, timeout: Int = 5) throws -> String
+    {
         let descriptor = try run(in: namespace) { socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0) }
         guard descriptor >= 0 else { throw TestFailure("socket: errno \(errno)") }
         defer { close(descriptor) }
@@ -48,10 +49,14 @@ enum NamespaceThread {
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard connected == 0 else { throw TestFailure("connect 127.0.0.1:\(port) in \(namespace): errno \(errno)") }
-        let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\nConnection: close\r\n\r\n".utf8)
+        let request = Array(
+            "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\nConnection: close\r\n\r\n"
+                .utf8)
         guard request.withUnsafeBytes({ send(descriptor, $0.baseAddress, $0.count, 0) }) == request.count else {
             throw TestFailure("send: errno \(errno)")
         }

@@ -47,7 +47,9 @@ final class TestNetwork: @unchecked Sendable {
     }()
 
     init() throws {
-        let number = Self.counter.withLock { Self.made += 1; return Self.made }
+        let number = Self.counter.withLock {
+            Self.made += 1; return Self.made
+        }
         name = "\(Self.prefix)\(getpid())-\(number)"
         server = name + "-srv"
         octet = 200 + number % 50
@@ -60,32 +62,46 @@ final class TestNetwork: @unchecked Sendable {
     func addHost(_ label: String) throws -> Host {
         let index = lock.withLock { hosts.count + 1 }
         let subnet = "10.\(octet).\(index)"
-        let host = Host(namespace: "\(name)-\(label)", device: "eth0", address: subnet + ".2", serverAddress: subnet + ".1", subnet: subnet)
+        let host = Host(
+            namespace: "\(name)-\(label)", device: "eth0", address: subnet + ".2", serverAddress: subnet + ".1",
+            subnet: subnet)
         try Self.ip(["netns", "add", host.namespace])
         lock.withLock { hosts.append(host) }
         let serverDevice = "veth\(index)"
-        try Self.ip(["link", "add", serverDevice, "netns", server, "type", "veth", "peer", "name", host.device, "netns", host.namespace])
+        try Self.ip([
+            "link", "add", serverDevice, "netns", server, "type", "veth", "peer", "name", host.device, "netns",
+            host.namespace,
+        ])
         try Self.ip(["-n", server, "addr", "add", host.serverAddress + "/24", "dev", serverDevice])
         try Self.ip(["-n", server, "link", "set", serverDevice, "up"])
         try Self.ip(["-n", host.namespace, "addr", "add", host.address + "/24", "dev", host.device])
         try Self.ip(["-n", host.namespace, "link", "set", host.device, "up"])
         try Self.ip(["-n", host.namespace, "link", "set", "lo", "up"])
         // Deleting the first address of the link must keep a second one (roaming to a new address).
-        try Self.run(Self.ipPath!, ["netns", "exec", host.namespace, "sh", "-c",
-                                    "echo 1 > /proc/sys/net/ipv4/conf/\(host.device)/promote_secondaries"])
+        try Self.run(
+            Self.ipPath!,
+            [
+                "netns", "exec", host.namespace, "sh", "-c",
+                "echo 1 > /proc/sys/net/ipv4/conf/\(host.device)/promote_secondaries",
+            ])
         return host
     }
 
     /// Starts `executable` (a built product such as `pttd`, or an absolute path) inside `namespace`.
-    func spawn(in namespace: String, _ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Subprocess {
+    func spawn(
+        in namespace: String, _ executable: String, _ arguments: [String], environment: [String: String] = [:]
+    ) throws -> Subprocess {
         let path = executable.hasPrefix("/") ? executable : try Executables.path(executable)
-        let child = try Subprocess(Self.ipPath!, ["netns", "exec", namespace, path] + arguments, environment: environment)
+        let child = try Subprocess(
+            Self.ipPath!, ["netns", "exec", namespace, path] + arguments, environment: environment)
         lock.withLock { processes.append(child) }
         return child
     }
 
     /// Runs a command inside `namespace` to completion and returns its standard output.
-    func run(in namespace: String, _ executable: String, _ arguments: [String], timeout: Duration = .seconds(30)) async throws -> String {
+    func run(
+        in namespace: String, _ executable: String, _ arguments: [String], timeout: Duration = .seconds(30)
+    ) async throws -> String {
         let path = executable.hasPrefix("/") ? executable : try Executables.path(executable)
         return try await Subprocess.run(Self.ipPath!, ["netns", "exec", namespace, path] + arguments, timeout: timeout)
     }
@@ -119,7 +135,8 @@ final class TestNetwork: @unchecked Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        let output = Pipe(), errors = Pipe()
+        let output = Pipe()
+        let errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
         try process.run()
@@ -127,7 +144,9 @@ final class TestNetwork: @unchecked Sendable {
         let err = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw TestFailure("\(executable) \(arguments.joined(separator: " ")) exited \(process.terminationStatus): \(String(decoding: err, as: UTF8.self))")
+            throw TestFailure(
+                "\(executable) \(arguments.joined(separator: " ")) exited \(process.terminationStatus): \(String(decoding: err, as: UTF8.self))"
+            )
         }
         return String(decoding: out, as: UTF8.self)
     }
@@ -137,8 +156,10 @@ final class TestNetwork: @unchecked Sendable {
         guard let list = try? run(ipPath!, ["netns", "list"]) else { return }
         for line in list.split(separator: "\n") {
             let namespace = String(line.split(separator: " ").first ?? "")
-            guard namespace.hasPrefix(prefix), let pid = Int32(namespace.dropFirst(prefix.count).split(separator: "-").first ?? ""),
-                  pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            guard namespace.hasPrefix(prefix),
+                let pid = Int32(namespace.dropFirst(prefix.count).split(separator: "-").first ?? ""),
+                pid != getpid(), kill(pid, 0) != 0, errno == ESRCH
+            else { continue }
             try? ip(["netns", "del", namespace])
         }
     }
@@ -148,7 +169,9 @@ final class TestNetwork: @unchecked Sendable {
     private static func probe() -> String? {
         guard let ipPath else { return "ip (iproute2) is not installed: run `make test-tools`" }
         guard tcPath != nil else { return "tc (iproute2) is not installed: run `make test-tools`" }
-        guard FileManager.default.fileExists(atPath: "/dev/net/tun") else { return "/dev/net/tun is missing (no TUN support)" }
+        guard FileManager.default.fileExists(atPath: "/dev/net/tun") else {
+            return "/dev/net/tun is missing (no TUN support)"
+        }
         let namespace = "\(prefix)\(getpid())-probe"
         do {
             try ip(["netns", "add", namespace])
@@ -160,8 +183,11 @@ final class TestNetwork: @unchecked Sendable {
             try ip(["-n", namespace, "link", "add", "probe0", "type", "veth", "peer", "name", "probe1"])
             try ip(["-n", namespace, "tuntap", "add", "dev", "t0", "mode", "tun"])
             try tc(["-n", namespace, "qdisc", "add", "dev", "probe0", "clsact"])
-            try tc(["-n", namespace, "filter", "add", "dev", "probe0", "ingress", "protocol", "ip", "u32", "match", "u32", "0", "0",
-                    "action", "mirred", "egress", "redirect", "dev", "t0"])
+            try tc([
+                "-n", namespace, "filter", "add", "dev", "probe0", "ingress", "protocol", "ip", "u32", "match", "u32",
+                "0", "0",
+                "action", "mirred", "egress", "redirect", "dev", "t0",
+            ])
         } catch {
             return "the kernel lacks something the tests use (veth, TUN, clsact, u32, mirred): \(error) (\(ipPath))"
         }

@@ -24,14 +24,20 @@ final class Peer: Sendable {
     }
 
     /// Joins and returns the `joined` answer.
-    func join(_ channel: String, name: String? = nil, receiveOnly: Bool = false, pushToken: String? = nil) async throws -> Joined {
-        let reply = try await client.request(.join(Join(channel: channel, displayName: name, receiveOnly: receiveOnly, pushToken: pushToken)))
+    func join(
+        _ channel: String, name: String? = nil, receiveOnly: Bool = false, pushToken: String? = nil
+    ) async throws -> Joined {
+        let reply = try await client.request(
+            .join(Join(channel: channel, displayName: name, receiveOnly: receiveOnly, pushToken: pushToken)))
         guard case .joined(let joined) = reply else { throw TestFailure("expected joined, got \(reply.type)") }
         return joined
     }
 
     /// Waits for the next message (after the ones already taken) that matches; earlier non-matching ones are skipped.
-    func next(timeout: Duration = TestTimeouts.eventWait, _ what: String = "message", where predicate: @escaping @Sendable (ControlMessage) -> Bool) async throws -> ControlMessage {
+    func next(
+        timeout: Duration = TestTimeouts.eventWait, _ what: String = "message",
+        where predicate: @escaping @Sendable (ControlMessage) -> Bool
+    ) async throws -> ControlMessage {
         try await recorder.next(timeout: timeout, what: what, where: predicate)
     }
 

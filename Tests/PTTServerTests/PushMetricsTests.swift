@@ -1,13 +1,16 @@
 import PTTCore
-@testable import PTTServer
 import Testing
+
+@testable import PTTServer
 
 /// `ptt_pushes_total`: one kept counter per label set, and a bounded number of label sets whatever reasons
 /// the peers send.
 @Suite("Push counters")
 struct PushMetricsTests {
     private func lines(_ metrics: ServerMetrics) -> [Substring] {
-        String(decoding: metrics.exposition(), as: UTF8.self).split(separator: "\n").filter { $0.hasPrefix("ptt_pushes_total{") }
+        String(decoding: metrics.exposition(), as: UTF8.self).split(separator: "\n").filter {
+            $0.hasPrefix("ptt_pushes_total{")
+        }
     }
 
     private func value(_ metrics: ServerMetrics, containing label: String) -> Int {
@@ -17,9 +20,12 @@ struct PushMetricsTests {
     @Test("the same label set counts on one counter; odd reasons count as other")
     func counting() {
         let metrics = ServerMetrics()
-        for _ in 0..<3 { metrics.pushes.count(kind: .wake, transport: .apns, outcome: .rejected, reason: "BadDeviceToken") }
+        for _ in 0..<3 {
+            metrics.pushes.count(kind: .wake, transport: .apns, outcome: .rejected, reason: "BadDeviceToken")
+        }
         metrics.pushes.count(kind: .wake, transport: .apns, outcome: .rejected, reason: "not\u{0}ascii")
-        metrics.pushes.count(kind: .wake, transport: .apns, outcome: .rejected, reason: String(repeating: "x", count: 41))
+        metrics.pushes.count(
+            kind: .wake, transport: .apns, outcome: .rejected, reason: String(repeating: "x", count: 41))
         #expect(value(metrics, containing: #"reason="BadDeviceToken""#) == 3)
         #expect(value(metrics, containing: #"reason="other""#) == 2)
     }
@@ -28,7 +34,9 @@ struct PushMetricsTests {
     func bounded() {
         let metrics = ServerMetrics()
         let pushes = PushMetrics.maxLabelSets + 100
-        for n in 0..<pushes { metrics.pushes.count(kind: .wake, transport: .apns, outcome: .failed, reason: "reason-\(n)") }
+        for n in 0..<pushes {
+            metrics.pushes.count(kind: .wake, transport: .apns, outcome: .failed, reason: "reason-\(n)")
+        }
         #expect(lines(metrics).count <= PushMetrics.maxLabelSets + 1)
         #expect(value(metrics, containing: #"outcome="failed""#) == pushes)
         #expect(value(metrics, containing: #"reason="other""#) >= 100)

@@ -25,7 +25,9 @@ final class RawConnection: Sendable {
         return RawConnection(channel: channel, messages: stream)
     }
 
-    private init(channel: Channel, messages: AsyncStream<ControlMessage>) { self.channel = channel; self.messages = messages }
+    private init(channel: Channel, messages: AsyncStream<ControlMessage>) {
+        self.channel = channel; self.messages = messages
+    }
 
     func write(_ bytes: [UInt8]) async throws {
         try await channel.writeAndFlush(channel.allocator.buffer(bytes: bytes))

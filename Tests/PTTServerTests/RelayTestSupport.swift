@@ -1,10 +1,10 @@
 import Foundation
-import RTP
-import SRTP
 import Opus
 import PTTClient
 import PTTProtocol
 import PTTServer
+import RTP
+import SRTP
 import TestSupport
 import Testing
 
@@ -54,6 +54,10 @@ final class PacketBox: @unchecked Sendable {
     // @unchecked: guarded by `lock`.
     private let lock = NSLock()
     private var gathered: [ReceivedAudio] = []
-    func append(_ packet: ReceivedAudio) -> Int { lock.withLock { gathered.append(packet); return gathered.count } }
+    func append(_ packet: ReceivedAudio) -> Int {
+        lock.withLock {
+            gathered.append(packet); return gathered.count
+        }
+    }
     var packets: [ReceivedAudio] { lock.withLock { gathered } }
 }

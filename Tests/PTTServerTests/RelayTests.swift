@@ -1,17 +1,18 @@
 import Foundation
-import RTP
-import SRTP
 import Opus
 import PTTClient
 import PTTProtocol
 import PTTServer
+import RTP
+import SRTP
 import TestSupport
 import Testing
 
 @Suite("The audio relay over real UDP on loopback")
 struct RelayTests {
     /// Members of "deck" with open media; `suites[name]` is what that member offers at join.
-    static func crew(_ server: TestServer, _ names: [String], suites: [String: [String]] = [:]) async throws -> [Talker] {
+    static func crew(_ server: TestServer, _ names: [String], suites: [String: [String]] = [:]) async throws -> [Talker]
+    {
         var talkers: [Talker] = []
         for name in names {
             let secret = try await server.addUser(name)
@@ -40,7 +41,9 @@ struct RelayTests {
         }
     }
 
-    @Test("every listener gets exactly the holder's packets, in order, as one continuous stream", arguments: MediaSecurity.allCases)
+    @Test(
+        "every listener gets exactly the holder's packets, in order, as one continuous stream",
+        arguments: MediaSecurity.allCases)
     func relaysTheHolder(security: MediaSecurity) async throws {
         try await withTestServer(configure: { $0.mediaSecurity = security }) { server in
             let members = try await Self.crew(server, ["alice", "bob", "carol"])
@@ -56,7 +59,9 @@ struct RelayTests {
             async let carolHeard = collect(carol.media, count: packets.count)
             try await burst(alice, packets)
             for (listener, heard) in [(bob, await bobHeard), (carol, await carolHeard)] {
-                #expect(heard.map(\.payload) == packets, "listener \(listener.peer.welcome.session) got \(heard.count) packets")
+                #expect(
+                    heard.map(\.payload) == packets,
+                    "listener \(listener.peer.welcome.session) got \(heard.count) packets")
                 guard heard.count == packets.count else { continue }
                 #expect(heard.allSatisfy { $0.ssrc == listener.joined.media.listenSSRC })
                 #expect(heard.allSatisfy { $0.speakerSSRC == alice.ssrc })
@@ -68,20 +73,27 @@ struct RelayTests {
                 }
                 // Paced in real time: 49 gaps of about 20 ms.
                 let span = Double(heard.last!.arrival - heard.first!.arrival) / 1e6
-                #expect(span > 49 * 20 * 0.8 && span < 49 * 20 * 3 * TestTimeouts.scale, "50 packets spanned \(span) ms")
+                #expect(
+                    span > 49 * 20 * 0.8 && span < 49 * 20 * 3 * TestTimeouts.scale, "50 packets spanned \(span) ms")
             }
             let metrics = try await server.admin.getText("/metrics")
             #expect(metrics.contains("ptt_media_packets_forwarded_total 100"))
         }
     }
 
-    @Test("members with different SRTP suites hear each other: the relay decrypts with the speaker's, protects with each listener's")
+    @Test(
+        "members with different SRTP suites hear each other: the relay decrypts with the speaker's, protects with each listener's"
+    )
     func mixedSuites() async throws {
         try await withTestServer { server in
-            let members = try await Self.crew(server, ["alice", "bob", "carol"],
-                                              suites: ["alice": ["AEAD_AES_128_GCM"], "carol": ["AEAD_AES_128_GCM", "AES_CM_128_HMAC_SHA1_80"]])
+            let members = try await Self.crew(
+                server, ["alice", "bob", "carol"],
+                suites: ["alice": ["AEAD_AES_128_GCM"], "carol": ["AEAD_AES_128_GCM", "AES_CM_128_HMAC_SHA1_80"]])
             let (alice, bob, carol) = (members[0], members[1], members[2])
-            #expect([alice, bob, carol].map(\.joined.media.suite) == ["AEAD_AES_128_GCM", "AES_CM_128_HMAC_SHA1_80", "AEAD_AES_128_GCM"])
+            #expect(
+                [alice, bob, carol].map(\.joined.media.suite) == [
+                    "AEAD_AES_128_GCM", "AES_CM_128_HMAC_SHA1_80", "AEAD_AES_128_GCM",
+                ])
             for (speaker, listeners) in [(alice, [bob, carol]), (bob, [alice, carol])] {
                 let reply = try await speaker.peer.request(.floorRequest(FloorCommand(channel: "deck")))
                 #expect(reply.type == "floor-granted")
@@ -172,12 +184,17 @@ struct RelayTests {
             _ = try await alice.peer.request(.floorRequest(FloorCommand(channel: "deck")))
             let port = alice.joined.media.port
             // A raw socket that knows alice's SSRC but not her key.
-            let forger = try await MediaSession.open(host: "127.0.0.1", parameters: MediaParameters(
-                ssrc: alice.ssrc, listenSSRC: 1, port: port, security: .srtp, suite: SRTPSession.suiteName,
-                key: Data(repeating: 7, count: 30).base64EncodedString(), payloadType: 111))
+            let forger = try await MediaSession.open(
+                host: "127.0.0.1",
+                parameters: MediaParameters(
+                    ssrc: alice.ssrc, listenSSRC: 1, port: port, security: .srtp, suite: SRTPSession.suiteName,
+                    key: Data(repeating: 7, count: 30).base64EncodedString(), payloadType: 111))
             try forger.send(opus: [0xFC, 0xFF, 0xFE], timestamp: 0)
-            let stranger = try await MediaSession.open(host: "127.0.0.1", parameters: MediaParameters(
-                ssrc: 0x1234_5678, listenSSRC: 2, port: port, security: .plain, suite: nil, key: nil, payloadType: 111))
+            let stranger = try await MediaSession.open(
+                host: "127.0.0.1",
+                parameters: MediaParameters(
+                    ssrc: 0x1234_5678, listenSSRC: 2, port: port, security: .plain, suite: nil, key: nil,
+                    payloadType: 111))
             try stranger.send(opus: [0xFC, 0xFF, 0xFE], timestamp: 0)
             let packets = try tonePackets(5)
             async let bobHeard = collect(bob.media, count: packets.count)

@@ -1,9 +1,9 @@
 import Foundation
-import RTP
 import Opus
 import PTTClient
 import PTTProtocol
 import PTTServer
+import RTP
 import TestSupport
 import Testing
 
@@ -12,8 +12,11 @@ import Testing
 @Suite("Replaying captured talk bursts through the relay")
 struct ReplayTests {
     /// Sends packets paced by their durations, as a talking device does.
-    static func talk(_ speaker: Talker, _ packets: [(data: [UInt8], samples: Int)], from first: Int = 0, startTimestamp: UInt32 = 0x1000_0000,
-                     onIndex: ((Int) async throws -> Void)? = nil) async throws {
+    static func talk(
+        _ speaker: Talker, _ packets: [(data: [UInt8], samples: Int)], from first: Int = 0,
+        startTimestamp: UInt32 = 0x1000_0000,
+        onIndex: ((Int) async throws -> Void)? = nil
+    ) async throws {
         let start = ContinuousClock.now
         var elapsed = 0
         var timestamp = startTimestamp
@@ -31,8 +34,9 @@ struct ReplayTests {
         return try payloads.flatMap { try decoder.decode($0) }
     }
 
-    @Test("every listener receives exactly the burst: same packets, same decoded audio, real-time pace",
-          arguments: ["burst-20ms-mono.opus", "burst-60ms-mono.opus", "burst-10ms-stereo.opus", "burst-dtx.opus"])
+    @Test(
+        "every listener receives exactly the burst: same packets, same decoded audio, real-time pace",
+        arguments: ["burst-20ms-mono.opus", "burst-60ms-mono.opus", "burst-10ms-stereo.opus", "burst-dtx.opus"])
     func replay(fixture: String) async throws {
         let (channels, packets) = try Fixtures.opus(fixture)
         #expect(packets.count > 50)
@@ -61,7 +65,9 @@ struct ReplayTests {
                 #expect(try Self.decode(heard.map(\.payload), channels: channels) == original)
                 let expected = Double(total - packets.last!.samples) / 48  // ms from first to last send
                 let span = Double(heard.last!.arrival - heard.first!.arrival) / 1e6
-                #expect(abs(span - expected) < max(0.1 * expected, 150) * TestTimeouts.scale, "\(fixture): \(span) ms of arrivals for \(expected) ms of audio")
+                #expect(
+                    abs(span - expected) < max(0.1 * expected, 150) * TestTimeouts.scale,
+                    "\(fixture): \(span) ms of arrivals for \(expected) ms of audio")
             }
         }
     }
@@ -88,7 +94,9 @@ struct ReplayTests {
             #expect(received.map(\.payload) == payloads)
             guard received.count == rtp.count else { return }
             for index in 1..<rtp.count {
-                #expect(received[index].timestamp &- received[index - 1].timestamp == rtp[index].timestamp &- rtp[index - 1].timestamp)
+                #expect(
+                    received[index].timestamp &- received[index - 1].timestamp == rtp[index].timestamp
+                        &- rtp[index - 1].timestamp)
             }
         }
     }
@@ -154,7 +162,9 @@ struct ReplayTests {
             try await Self.talk(alice, Array(packets.prefix(40)))
             await alice.media.close()
             await alice.peer.close()  // gone: no release, no more audio
-            let idle = try await bob.peer.next(timeout: TestTimeouts.eventWait, "floor-idle") { $0.type == "floor-idle" }
+            let idle = try await bob.peer.next(timeout: TestTimeouts.eventWait, "floor-idle") {
+                $0.type == "floor-idle"
+            }
             #expect(idle.type == "floor-idle")
             let detail: ChannelDetail = try await server.admin.get("/api/channels/deck")
             #expect(detail.floor == "idle")

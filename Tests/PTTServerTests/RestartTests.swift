@@ -10,7 +10,9 @@ struct RestartTests {
         let data = TestServer.temporaryDirectory()
         let (secret, joined) = try await withTestServer(data: data) { first in
             let secret = try await first.addUser("alice", priority: 3)
-            _ = try await first.admin.post("/api/channels", body: CreateChannelRequest(name: "bridge", imageURL: "http://ship.local/bridge.png"), as: ChannelSummary.self)
+            _ = try await first.admin.post(
+                "/api/channels", body: CreateChannelRequest(name: "bridge", imageURL: "http://ship.local/bridge.png"),
+                as: ChannelSummary.self)
             let alice = try await first.connect("alice", secret: secret, device: "phone-1")
             let joined = try await alice.join("bridge", name: "Captain", pushToken: "0badc0de")
             _ = try await alice.request(.floorRequest(FloorCommand(channel: "bridge")))

@@ -11,8 +11,10 @@ extension Stress {
     @Suite("No memory per closed connection")
     struct SessionLeakTests {
         /// Opens and closes `count` connections, `parallel` at a time; `body` runs on each before it closes.
-        static func churn(_ server: TestServer, count: Int, parallel: Int = 32,
-                          _ body: @escaping @Sendable (Channel) async throws -> Void = { _ in }) async throws {
+        static func churn(
+            _ server: TestServer, count: Int, parallel: Int = 32,
+            _ body: @escaping @Sendable (Channel) async throws -> Void = { _ in }
+        ) async throws {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for lane in 0..<parallel {
                     group.addTask {
@@ -35,8 +37,12 @@ extension Stress {
         func bareConnections() async throws {
             try await withTestServer { server in
                 try await Self.churn(server, count: 2000)
-                try await eventually("every connection to be closed") { try await server.metric("ptt_control_connections") == 0 }
-                try await eventually("every session to be freed") { try await server.metric("ptt_control_sessions_in_memory") == 0 }
+                try await eventually("every connection to be closed") {
+                    try await server.metric("ptt_control_connections") == 0
+                }
+                try await eventually("every session to be freed") {
+                    try await server.metric("ptt_control_sessions_in_memory") == 0
+                }
                 let accepted = try await server.metric("ptt_control_connections_accepted_total")
                 #expect(accepted == 2000)
             }
@@ -48,12 +54,18 @@ extension Stress {
                 let secret = try await server.addUser("alice")
                 try await Self.churn(server, count: 1000, parallel: 16) { channel in
                     var buffer = channel.allocator.buffer(capacity: 256)
-                    try ControlFrame.write(.hello(Hello(user: "alice", secret: secret, device: "d\(Int.random(in: 0..<50))")), into: &buffer)
+                    try ControlFrame.write(
+                        .hello(Hello(user: "alice", secret: secret, device: "d\(Int.random(in: 0..<50))")),
+                        into: &buffer)
                     try ControlFrame.write(.join(Join(id: 1, channel: "deck")), into: &buffer)
                     try await channel.writeAndFlush(buffer)
                 }
-                try await eventually("every connection to be closed") { try await server.metric("ptt_control_connections") == 0 }
-                try await eventually("every session to be freed") { try await server.metric("ptt_control_sessions_in_memory") == 0 }
+                try await eventually("every connection to be closed") {
+                    try await server.metric("ptt_control_connections") == 0
+                }
+                try await eventually("every session to be freed") {
+                    try await server.metric("ptt_control_sessions_in_memory") == 0
+                }
             }
         }
 
@@ -61,7 +73,9 @@ extension Stress {
         func tlsConnections() async throws {
             try await withTestServer(configure: { $0.tls = true }) { server in
                 try await Self.churn(server, count: 500)
-                try await eventually("every session to be freed") { try await server.metric("ptt_control_sessions_in_memory") == 0 }
+                try await eventually("every session to be freed") {
+                    try await server.metric("ptt_control_sessions_in_memory") == 0
+                }
             }
         }
     }

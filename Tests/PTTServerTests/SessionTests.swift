@@ -24,7 +24,8 @@ struct SessionTests {
             }
             #expect(await refusal(Hello(user: "alice", secret: "wrong", device: "d")) == .badCredentials)
             #expect(await refusal(Hello(user: "mallory", secret: secret, device: "d")) == .badCredentials)
-            #expect(await refusal(Hello(version: 99, user: "alice", secret: secret, device: "d")) == .unsupportedVersion)
+            #expect(
+                await refusal(Hello(version: 99, user: "alice", secret: secret, device: "d")) == .unsupportedVersion)
             #expect(await refusal(Hello(user: "alice", secret: secret, device: "")) == .badRequest)
             let ok = try await server.connect("alice", secret: secret)
             #expect(ok.welcome.version == ProtocolVersion.current)

@@ -1,6 +1,6 @@
 import Foundation
-import NIOCore
 import NIOConcurrencyHelpers
+import NIOCore
 import PTTClient
 import PTTCore
 import PTTProtocol
@@ -22,12 +22,16 @@ extension Stress {
                 var sleepers: [SilentConnection] = []
                 for index in 0..<4 {
                     let sleeper = try await SilentConnection.connect(to: server.endpoint)
-                    try await sleeper.write([.hello(Hello(user: "alice", secret: secret, device: "sleeper-\(index)")),
-                                             .join(Join(id: 1, channel: "deck"))])
+                    try await sleeper.write([
+                        .hello(Hello(user: "alice", secret: secret, device: "sleeper-\(index)")),
+                        .join(Join(id: 1, channel: "deck")),
+                    ])
                     sleepers.append(sleeper)
                 }
                 let talker = try await DiscardingConnection.connect(to: server.endpoint)
-                try await talker.write([.hello(Hello(user: "alice", secret: secret, device: "talker")), .join(Join(id: 1, channel: "deck"))])
+                try await talker.write([
+                    .hello(Hello(user: "alice", secret: secret, device: "talker")), .join(Join(id: 1, channel: "deck")),
+                ])
                 try await eventually("five members in deck") {
                     let detail: ChannelDetail? = try? await server.admin.get("/api/channels/deck")
                     return detail?.members.count == 5
@@ -36,8 +40,10 @@ extension Stress {
                 // Floor request and release, 50 of each per write, until the sleepers are cut off (bounded in
                 // rounds and time: without a bound on what waits for them, this never ends).
                 let batch: [ControlMessage] = (0..<50).flatMap { index in
-                    [ControlMessage.floorRequest(FloorCommand(id: 2 * index, channel: "deck")),
-                     .floorRelease(FloorCommand(id: 2 * index + 1, channel: "deck"))]
+                    [
+                        ControlMessage.floorRequest(FloorCommand(id: 2 * index, channel: "deck")),
+                        .floorRelease(FloorCommand(id: 2 * index + 1, channel: "deck")),
+                    ]
                 }
                 let slowReaders = #"ptt_control_connections_closed_total{reason="slow-reader"}"#
                 let deadline = ContinuousClock.now + .seconds(60)
@@ -64,7 +70,9 @@ extension Stress {
 
         @Test("a client that sends heartbeats without reading the acknowledgements is disconnected")
         func heartbeatFlood() async throws {
-            try await withTestServer(configure: { $0.limits.outboundQueueBytes = ConnectionLimits.minimumOutboundQueueBytes }) { server in
+            try await withTestServer(configure: {
+                $0.limits.outboundQueueBytes = ConnectionLimits.minimumOutboundQueueBytes
+            }) { server in
                 let secret = try await server.addUser("alice")
                 let flooder = try await SilentConnection.connect(to: server.endpoint)
                 try await flooder.write([.hello(Hello(user: "alice", secret: secret, device: "flooder"))])

@@ -4,10 +4,11 @@ import NIOCore
 import NIOSSL
 import PTTClient
 import PTTProtocol
-@testable import PTTServer
+import PTTStore
 import TestSupport
 import Testing
-import PTTStore
+
+@testable import PTTServer
 
 extension Stress {
     /// What happens to the whole server at once: every device of a ship reconnecting when the Wi-Fi
@@ -16,15 +17,20 @@ extension Stress {
     struct StormTests {
         static let stormClients = 5000
 
-        static func startDaemon(_ config: String = "{}", arguments: [String] = []) async throws -> (Subprocess, RuntimeInfo, AdminClient, String) {
+        static func startDaemon(
+            _ config: String = "{}", arguments: [String] = []
+        ) async throws -> (Subprocess, RuntimeInfo, AdminClient, String) {
             let data = TestServer.temporaryDirectory()
             return try await startDaemon(data: data, config, arguments: arguments)
         }
 
-        static func startDaemon(data: String, _ config: String, arguments: [String] = []) async throws -> (Subprocess, RuntimeInfo, AdminClient, String) {
+        static func startDaemon(
+            data: String, _ config: String, arguments: [String] = []
+        ) async throws -> (Subprocess, RuntimeInfo, AdminClient, String) {
             let file = NSTemporaryDirectory() + "pttd-config-\(UUID().uuidString.prefix(8)).json"
             try Data(config.utf8).write(to: URL(fileURLWithPath: file))
-            let (daemon, info) = try await Subprocess.startDaemon(data: data, arguments: ["--config", file, "--log-level", "warning"] + arguments)
+            let (daemon, info) = try await Subprocess.startDaemon(
+                data: data, arguments: ["--config", file, "--log-level", "warning"] + arguments)
             return (daemon, info, try AdminClient.fromDataDirectory(data), data)
         }
 
@@ -35,15 +41,19 @@ extension Stress {
             return Double(value.components.seconds) * 1000 + Double(value.components.attoseconds) / 1e15
         }
 
-        @Test("5,000 clients reconnecting at once are all served, and a connected client's round trips keep going",
-              .enabled(if: (raiseDescriptorLimit() ?? 0) >= 6000, "needs an open-file limit of 6000 for 5,000 client connections"))
+        @Test(
+            "5,000 clients reconnecting at once are all served, and a connected client's round trips keep going",
+            .enabled(
+                if: (raiseDescriptorLimit() ?? 0) >= 6000,
+                "needs an open-file limit of 6000 for 5,000 client connections"))
         func reconnectStorm() async throws {
             // SRTP on (the default): every re-join gives the member a new key, and the relay new SRTP sessions.
             let (daemon, info, admin, _) = try await Self.startDaemon(#"{"heartbeatIntervalMs": 60000}"#)
             defer { daemon.signal(SIGKILL) }
             let endpoint = ServerEndpoint(host: "127.0.0.1", port: info.controlPort)
             let tls = try RecordingConnection.tlsContext()
-            let added: AddUserResponse = try await admin.post("/api/users", body: AddUserRequest(name: "crew", priority: 0, receiveOnly: false))
+            let added: AddUserResponse = try await admin.post(
+                "/api/users", body: AddUserRequest(name: "crew", priority: 0, receiveOnly: false))
             let joinedCount = NIOLockedValueBox(0)
 
             /// Connects device `index`, says hello, joins its channel; returns when `joined` arrives.
@@ -52,19 +62,29 @@ extension Stress {
                 let connection = try await RecordingConnection.connect(to: endpoint, tls: tls) { message in
                     if case .joined = message {
                         joinedCount.withLockedValue { $0 += 1 }
-                        done.withLockedValue { $0?.resume(); $0 = nil }
+                        done.withLockedValue {
+                            $0?.resume(); $0 = nil
+                        }
                     } else if case .error(let error) = message {
-                        done.withLockedValue { $0?.resume(throwing: TestFailure("device \(index): \(error.code.rawValue) \(error.message)")); $0 = nil }
+                        done.withLockedValue {
+                            $0?.resume(
+                                throwing: TestFailure("device \(index): \(error.code.rawValue) \(error.message)"));
+                            $0 = nil
+                        }
                     }
                 }
                 try await withCheckedThrowingContinuation { continuation in
                     done.withLockedValue { $0 = continuation }
                     Task {
                         do {
-                            try await connection.write([.hello(Hello(user: "crew", secret: added.secret, device: "device-\(index)")),
-                                                        .join(Join(id: 1, channel: "deck-\(index % 50)"))])
+                            try await connection.write([
+                                .hello(Hello(user: "crew", secret: added.secret, device: "device-\(index)")),
+                                .join(Join(id: 1, channel: "deck-\(index % 50)")),
+                            ])
                         } catch {
-                            done.withLockedValue { $0?.resume(throwing: error); $0 = nil }
+                            done.withLockedValue {
+                                $0?.resume(throwing: error); $0 = nil
+                            }
                         }
                     }
                 }
@@ -142,12 +162,18 @@ extension Stress {
             let roundTrips = try await bystanderTask.value.sorted()
             let served = times.withLockedValue { $0 }.sorted()
             let text = try await admin.getText("/metrics")
-            print(String(format: "reconnect storm: %d clients (TLS) rejoined in %.1f s; time to joined p50 %.0f ms, p99 %.0f ms, max %.0f ms; "
-                         + "bystander round trips during the storm: %d, p50 %.1f ms, p99 %.1f ms, max %.1f ms; pttd RSS %d -> %d MB; refused %@",
-                         served.count, Double(stormTime.components.seconds) + Double(stormTime.components.attoseconds) / 1e18,
-                         Self.percentile(served, 0.5), Self.percentile(served, 0.99), Self.percentile(served, 1),
-                         roundTrips.count, Self.percentile(roundTrips, 0.5), Self.percentile(roundTrips, 0.99), Self.percentile(roundTrips, 1),
-                         rssBefore >> 20, rssAfter >> 20, "\(metric(text, #"ptt_control_connections_refused_total{reason="limit"}"#) ?? -1)"))
+            print(
+                String(
+                    format:
+                        "reconnect storm: %d clients (TLS) rejoined in %.1f s; time to joined p50 %.0f ms, p99 %.0f ms, max %.0f ms; "
+                        + "bystander round trips during the storm: %d, p50 %.1f ms, p99 %.1f ms, max %.1f ms; pttd RSS %d -> %d MB; refused %@",
+                    served.count,
+                    Double(stormTime.components.seconds) + Double(stormTime.components.attoseconds) / 1e18,
+                    Self.percentile(served, 0.5), Self.percentile(served, 0.99), Self.percentile(served, 1),
+                    roundTrips.count, Self.percentile(roundTrips, 0.5), Self.percentile(roundTrips, 0.99),
+                    Self.percentile(roundTrips, 1),
+                    rssBefore >> 20, rssAfter >> 20,
+                    "\(metric(text, #"ptt_control_connections_refused_total{reason="limit"}"#) ?? -1)"))
             #expect(served.count == Self.stormClients)
             #expect(joinedCount.withLockedValue { $0 } == Self.stormClients)
             #expect(stormTime < .seconds(120))
@@ -165,33 +191,40 @@ extension Stress {
             let (daemon, info, admin, data) = try await Self.startDaemon(arguments: ["--no-tls"])
             defer { daemon.signal(SIGKILL) }
             let endpoint = ServerEndpoint(host: "127.0.0.1", port: info.controlPort)
-            let added: AddUserResponse = try await admin.post("/api/users", body: AddUserRequest(name: "crew", priority: 0, receiveOnly: false))
+            let added: AddUserResponse = try await admin.post(
+                "/api/users", body: AddUserRequest(name: "crew", priority: 0, receiveOnly: false))
             // 100 devices, each joining 10 channels, all pipelined: 1,000 joins, each written to disk before its answer.
             let acknowledged = NIOLockedValueBox(Set<String>())
             var connections: [RecordingConnection] = []
             for device in 0..<100 {
-                connections.append(try await RecordingConnection.connect(to: endpoint, tls: nil) { message in
-                    if case .joined(let joined) = message, joined.re != nil {
-                        acknowledged.withLockedValue { _ = $0.insert("device-\(device)@\(joined.channel.name)") }
-                    }
-                })
+                connections.append(
+                    try await RecordingConnection.connect(to: endpoint, tls: nil) { message in
+                        if case .joined(let joined) = message, joined.re != nil {
+                            acknowledged.withLockedValue { _ = $0.insert("device-\(device)@\(joined.channel.name)") }
+                        }
+                    })
             }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for (device, connection) in connections.enumerated() {
                     group.addTask {
-                        try await connection.write([.hello(Hello(user: "crew", secret: added.secret, device: "device-\(device)"))]
-                                                   + (0..<10).map { .join(Join(id: $0 + 1, channel: "room-\($0)")) })
+                        try await connection.write(
+                            [.hello(Hello(user: "crew", secret: added.secret, device: "device-\(device)"))]
+                                + (0..<10).map { .join(Join(id: $0 + 1, channel: "room-\($0)")) })
                     }
                 }
                 try await group.waitForAll()
             }
-            try await eventually("a third of the joins to be answered", timeout: .seconds(60), interval: .milliseconds(1)) {
+            try await eventually(
+                "a third of the joins to be answered", timeout: .seconds(60), interval: .milliseconds(1)
+            ) {
                 acknowledged.withLockedValue { $0.count } >= 300
             }
             daemon.signal(SIGKILL)
             _ = try await daemon.waitForExit()
             // What reached the clients before the crash is all they will ever get.
-            try await eventually("every client to see the server go") { connections.allSatisfy { !$0.channel.isActive } }
+            try await eventually("every client to see the server go") {
+                connections.allSatisfy { !$0.channel.isActive }
+            }
             let acked = acknowledged.withLockedValue { $0 }
 
             let (restarted, _, admin2, _) = try await Self.startDaemon(data: data, "{}", arguments: ["--no-tls"])
@@ -201,10 +234,13 @@ extension Stress {
                 guard let detail: ChannelDetail = try? await admin2.get("/api/channels/room-\(room)") else { continue }
                 for member in detail.members { stored.insert("\(member.device)@room-\(room)") }
             }
-            print("kill -9 during 1,000 joins: \(acked.count) acknowledged before the kill, \(stored.count) stored after the restart, "
-                  + "\(acked.subtracting(stored).count) acknowledged but lost")
+            print(
+                "kill -9 during 1,000 joins: \(acked.count) acknowledged before the kill, \(stored.count) stored after the restart, "
+                    + "\(acked.subtracting(stored).count) acknowledged but lost")
             #expect(acked.count >= 300 && acked.count < 1000, "the kill should land in the middle of the joins")
-            #expect(acked.subtracting(stored).isEmpty, "acknowledged joins lost: \(acked.subtracting(stored).sorted().prefix(10))")
+            #expect(
+                acked.subtracting(stored).isEmpty,
+                "acknowledged joins lost: \(acked.subtracting(stored).sorted().prefix(10))")
             for connection in connections { await connection.close() }
         }
 
@@ -217,7 +253,8 @@ extension Stress {
             mount.standardError = FileHandle.nullDevice
             do { try mount.run() } catch { return (nil, "cannot run mount: \(error)") }
             mount.waitUntilExit()
-            return mount.terminationStatus == 0 ? (path, "") : (nil, "mount -t tmpfs failed (not root, or no CAP_SYS_ADMIN)")
+            return mount.terminationStatus == 0
+                ? (path, "") : (nil, "mount -t tmpfs failed (not root, or no CAP_SYS_ADMIN)")
         }
 
         static func unmount(_ path: String) {
@@ -249,12 +286,15 @@ extension Stress {
                 return
             }
             defer { Self.unmount(disk) }
-            let (daemon, info, admin, data) = try await Self.startDaemon(data: disk + "/data", "{}", arguments: ["--no-tls"])
+            let (daemon, info, admin, data) = try await Self.startDaemon(
+                data: disk + "/data", "{}", arguments: ["--no-tls"])
             defer { daemon.signal(SIGKILL) }
-            let added: AddUserResponse = try await admin.post("/api/users", body: AddUserRequest(name: "crew", priority: 0, receiveOnly: false))
+            let added: AddUserResponse = try await admin.post(
+                "/api/users", body: AddUserRequest(name: "crew", priority: 0, receiveOnly: false))
             let client = try await ControlClient.connect(
                 to: ServerEndpoint(host: "127.0.0.1", port: info.controlPort),
-                hello: Hello(user: "crew", secret: added.secret, device: "phone"), security: .plain, timeout: .seconds(10))
+                hello: Hello(user: "crew", secret: added.secret, device: "phone"), security: .plain,
+                timeout: .seconds(10))
             let peer = Peer(client: client)
             _ = try await peer.join("before")
             let filler = Self.fill(disk)
@@ -265,13 +305,17 @@ extension Stress {
             for index in 0..<400 where refused.count < 3 {
                 let name = "full-\(index)"
                 do {
-                    guard case .joined = try await peer.request(.join(Join(channel: name))) else { throw TestFailure("expected joined") }
+                    guard case .joined = try await peer.request(.join(Join(channel: name))) else {
+                        throw TestFailure("expected joined")
+                    }
                     joined.append(name)
                 } catch ControlClientError.refused(let error) {
                     refused.append((name, error))
                 }
             }
-            print("full disk: \(joined.count) joins stored before the disk filled, then refused with: \(refused.first.map { $0.1.message } ?? "-")")
+            print(
+                "full disk: \(joined.count) joins stored before the disk filled, then refused with: \(refused.first.map { $0.1.message } ?? "-")"
+            )
             let firstRefusal = try #require(refused.first)
             #expect(firstRefusal.1.code == .internal)
             #expect(firstRefusal.1.message.contains("disk is full"))
@@ -292,7 +336,9 @@ extension Stress {
             #expect(try store.integrityCheck() == ["ok"])
             let directory = try store.load()
             let names = Set(directory.channels.values.map(\.name))
-            for name in ["before", "after"] + joined { #expect(names.contains(name), "acknowledged \(name) is missing") }
+            for name in ["before", "after"] + joined {
+                #expect(names.contains(name), "acknowledged \(name) is missing")
+            }
             for (name, _) in refused { #expect(!names.contains(name), "refused \(name) was stored") }
         }
     }

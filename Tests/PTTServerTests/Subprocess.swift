@@ -13,7 +13,8 @@ enum Executables {
     static func path(_ name: String) throws -> String {
         let path = directory.appendingPathComponent(name).path
         guard FileManager.default.isExecutableFile(atPath: path) else {
-            throw TestFailure("\(path) is missing: build every product first (`swift build --build-tests`, as `make test` does)")
+            throw TestFailure(
+                "\(path) is missing: build every product first (`swift build --build-tests`, as `make test` does)")
         }
         return path
     }
@@ -31,7 +32,8 @@ final class Subprocess: @unchecked Sendable {
     private var errorText = Data()
 
     init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
-        process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : try Executables.path(executable))
+        process.executableURL = URL(
+            fileURLWithPath: executable.hasPrefix("/") ? executable : try Executables.path(executable))
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = output
@@ -61,7 +63,9 @@ final class Subprocess: @unchecked Sendable {
         }
     }
 
-    var standardError: String { lock.lock(); defer { lock.unlock() }; return String(decoding: errorText, as: UTF8.self) }
+    var standardError: String {
+        lock.lock(); defer { lock.unlock() }; return String(decoding: errorText, as: UTF8.self)
+    }
     var outputLines: [String] { lock.lock(); defer { lock.unlock() }; return lines }
 
     /// Waits until a line of standard output satisfies `predicate`, the process exits, or `timeout` passes.
@@ -70,7 +74,9 @@ final class Subprocess: @unchecked Sendable {
         while ContinuousClock.now < deadline {
             if let line = outputLines.first(where: predicate) { return line }
             if !process.isRunning, outputLines.first(where: predicate) == nil {
-                throw TestFailure("\(process.executableURL?.lastPathComponent ?? "process") exited (\(process.terminationStatus)) before the expected output; stderr: \(standardError)")
+                throw TestFailure(
+                    "\(process.executableURL?.lastPathComponent ?? "process") exited (\(process.terminationStatus)) before the expected output; stderr: \(standardError)"
+                )
             }
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -97,19 +103,27 @@ final class Subprocess: @unchecked Sendable {
     func waitForStandardError(containing text: String, timeout: Duration = .seconds(20)) async throws {
         let deadline = ContinuousClock.now + timeout.scaled
         while !standardError.contains(text) {
-            guard ContinuousClock.now < deadline else { throw TestFailure("timed out waiting for '\(text)' on stderr: \(standardError)") }
-            guard process.isRunning else { throw TestFailure("process exited before saying '\(text)': \(standardError)") }
+            guard ContinuousClock.now < deadline else {
+                throw TestFailure("timed out waiting for '\(text)' on stderr: \(standardError)")
+            }
+            guard process.isRunning else {
+                throw TestFailure("process exited before saying '\(text)': \(standardError)")
+            }
             try await Task.sleep(for: .milliseconds(20))
         }
     }
 
     /// Runs a command to completion and returns its standard output; throws if it fails.
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:], timeout: Duration = .seconds(30)) async throws -> String {
+    static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:],
+        timeout: Duration = .seconds(30)
+    ) async throws -> String {
         let child = try Subprocess(executable, arguments, environment: environment)
         let status = try await child.waitForExit(timeout: timeout)
         try await Task.sleep(for: .milliseconds(20))  // let the reader drain the pipe
         guard status == 0 else {
-            throw TestFailure("\(executable) \(arguments.joined(separator: " ")) exited \(status): \(child.standardError)")
+            throw TestFailure(
+                "\(executable) \(arguments.joined(separator: " ")) exited \(status): \(child.standardError)")
         }
         return child.outputLines.joined(separator: "\n")
     }
@@ -121,12 +135,18 @@ extension Subprocess {
     static func startDaemon(data: String, arguments: [String] = []) async throws -> (Subprocess, RuntimeInfo) {
         let runtime = data + "/runtime.json"
         try? FileManager.default.removeItem(atPath: runtime)
-        let daemon = try Subprocess("pttd", ["--data", data, "--control-host", "127.0.0.1", "--control-port", "0", "--admin-port", "0",
-                                             "--media-port", "0"] + arguments)
+        let daemon = try Subprocess(
+            "pttd",
+            [
+                "--data", data, "--control-host", "127.0.0.1", "--control-port", "0", "--admin-port", "0",
+                "--media-port", "0",
+            ] + arguments)
         let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
-            if let bytes = FileManager.default.contents(atPath: runtime), let info = try? JSONDecoder().decode(RuntimeInfo.self, from: bytes),
-               info.pid == daemon.process.processIdentifier {
+            if let bytes = FileManager.default.contents(atPath: runtime),
+                let info = try? JSONDecoder().decode(RuntimeInfo.self, from: bytes),
+                info.pid == daemon.process.processIdentifier
+            {
                 return (daemon, info)
             }
             guard daemon.process.isRunning else { throw TestFailure("pttd exited: \(daemon.standardError)") }
@@ -139,8 +159,9 @@ extension Subprocess {
     /// The resident set size of the process, in bytes (Linux: VmRSS in /proc/PID/status).
     var residentBytes: Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") else { return nil }
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+        else { return nil }
         return kilobytes * 1024
     }
 }

@@ -40,8 +40,9 @@ struct TLSPinningTests {
         try await withTestServer(configure: { $0.tls = true }) { server in
             let secret = try await server.addUser("alice")
             await #expect(throws: ControlClientError.self) {
-                _ = try await ControlClient.connect(to: server.endpoint, hello: Hello(user: "alice", secret: secret, device: "d"),
-                                                    security: .plain, timeout: .seconds(3))
+                _ = try await ControlClient.connect(
+                    to: server.endpoint, hello: Hello(user: "alice", secret: secret, device: "d"),
+                    security: .plain, timeout: .seconds(3))
             }
         }
     }

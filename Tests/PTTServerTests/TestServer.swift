@@ -6,6 +6,7 @@ import PTTClient
 import PTTCore
 import PTTProtocol
 import TestSupport
+
 @testable import PTTServer
 
 /// A real server on loopback with ephemeral ports and a temporary data directory.
@@ -24,8 +25,10 @@ final class TestServer: Sendable {
 
     /// Starts a server; the caller must await ``stop()``. Tests use ``withTestServer(data:wallClock:configure:_:)``,
     /// which does.
-    static func start(data: String? = nil, wallClock: any WallClock = SystemWallClock(),
-                      _ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
+    static func start(
+        data: String? = nil, wallClock: any WallClock = SystemWallClock(),
+        _ configure: (inout ServerConfiguration) -> Void = { _ in }
+    ) async throws -> TestServer {
         var configuration = ServerConfiguration()
         configuration.controlHost = "127.0.0.1"
         configuration.controlPort = 0
@@ -34,14 +37,17 @@ final class TestServer: Sendable {
         configuration.tls = false
         configure(&configuration)
         var logger = Logger(label: "pttd-test")
-        logger.logLevel = ProcessInfo.processInfo.environment["PTT_TEST_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .critical
+        logger.logLevel =
+            ProcessInfo.processInfo.environment["PTT_TEST_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .critical
         let directory = DataDirectory(path: data ?? temporaryDirectory())
-        let server = PTTDaemon(configuration: configuration, dataDirectory: directory, logger: logger, wallClock: wallClock,
-                                 group: MultiThreadedEventLoopGroup.singleton)
+        let server = PTTDaemon(
+            configuration: configuration, dataDirectory: directory, logger: logger, wallClock: wallClock,
+            group: MultiThreadedEventLoopGroup.singleton)
         try await server.start()
         let info = try require_(server.runtimeInfo)
-        return TestServer(server: server, data: directory, endpoint: ServerEndpoint(host: "127.0.0.1", port: info.controlPort),
-                          admin: AdminClient(baseURL: info.adminURL, token: try require_(server.adminToken)), tls: configuration.tls)
+        return TestServer(
+            server: server, data: directory, endpoint: ServerEndpoint(host: "127.0.0.1", port: info.controlPort),
+            admin: AdminClient(baseURL: info.adminURL, token: try require_(server.adminToken)), tls: configuration.tls)
     }
 
     private init(server: PTTDaemon, data: DataDirectory, endpoint: ServerEndpoint, admin: AdminClient, tls: Bool) {
@@ -55,15 +61,19 @@ final class TestServer: Sendable {
     /// Adds a user through the admin API and returns its secret.
     @discardableResult
     func addUser(_ name: String, priority: Int = 0, receiveOnly: Bool = false) async throws -> String {
-        let response: AddUserResponse = try await admin.post("/api/users", body: AddUserRequest(name: name, priority: priority, receiveOnly: receiveOnly))
+        let response: AddUserResponse = try await admin.post(
+            "/api/users", body: AddUserRequest(name: name, priority: priority, receiveOnly: receiveOnly))
         return response.secret
     }
 
     /// Connects as `user` (whose secret must be known) and records its messages.
-    func connect(_ user: String, secret: String, device: String? = nil, role: ClientRole = .app,
-                 acknowledgeHeartbeats: Bool = true, knownHosts: KnownHosts? = nil) async throws -> Peer {
+    func connect(
+        _ user: String, secret: String, device: String? = nil, role: ClientRole = .app,
+        acknowledgeHeartbeats: Bool = true, knownHosts: KnownHosts? = nil
+    ) async throws -> Peer {
         let client = try await ControlClient.connect(
-            to: endpoint, hello: Hello(user: user, secret: secret, device: device ?? "\(user)-device", role: role, client: "tests"),
+            to: endpoint,
+            hello: Hello(user: user, secret: secret, device: device ?? "\(user)-device", role: role, client: "tests"),
             security: tls ? .tls(knownHosts ?? KnownHosts(path: Self.temporaryDirectory() + "/known_hosts")) : .plain,
             acknowledgeHeartbeats: acknowledgeHeartbeats, timeout: .seconds(10).scaled)
         return Peer(client: client)
@@ -79,9 +89,11 @@ final class TestServer: Sendable {
 ///         ...
 ///     }
 @discardableResult
-func withTestServer<T>(data: String? = nil, wallClock: any WallClock = SystemWallClock(),
-                       configure: (inout ServerConfiguration) -> Void = { _ in },
-                       _ body: (TestServer) async throws -> T) async throws -> T {
+func withTestServer<T>(
+    data: String? = nil, wallClock: any WallClock = SystemWallClock(),
+    configure: (inout ServerConfiguration) -> Void = { _ in },
+    _ body: (TestServer) async throws -> T
+) async throws -> T {
     let server = try await TestServer.start(data: data, wallClock: wallClock, configure)
     let result: T
     do {

@@ -1,9 +1,9 @@
-import Foundation
 import AudioFiles
-import RTP
+import Foundation
 import NIOCore
 import NIOPosix
 import PTTProtocol
+import RTP
 import TestSupport
 import Testing
 
@@ -11,7 +11,9 @@ import Testing
 
 /// A free UDP port on 127.0.0.1 (bound, read back, released).
 func freeUDPPort() async throws -> Int {
-    let channel = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
+    let channel = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(
+        host: "127.0.0.1", port: 0
+    ).get()
     let port = channel.localAddress?.port ?? 0
     try await channel.close()
     return port
@@ -22,7 +24,9 @@ func freeRTPPortPair() async throws -> Int {
     let group = MultiThreadedEventLoopGroup.singleton
     for _ in 0..<50 {
         let port = 2 * Int.random(in: 10_000...30_000)
-        guard let rtp = try? await DatagramBootstrap(group: group).bind(host: "0.0.0.0", port: port).get() else { continue }
+        guard let rtp = try? await DatagramBootstrap(group: group).bind(host: "0.0.0.0", port: port).get() else {
+            continue
+        }
         let rtcp = try? await DatagramBootstrap(group: group).bind(host: "0.0.0.0", port: port + 1).get()
         try? await rtp.close()
         guard let rtcp else { continue }
@@ -46,7 +50,11 @@ func waitForUDPListener(port: Int, timeout: Duration = .seconds(10), while alive
                 return (try? handle.readToEnd()).flatMap { $0 }.map { String(decoding: $0, as: UTF8.self) }
             }
         }.joined(separator: "\n")
-        if table.split(separator: "\n").contains(where: { $0.split(separator: " ").dropFirst().first?.hasSuffix(hex) == true }) { return }
+        if table.split(separator: "\n").contains(where: {
+            $0.split(separator: " ").dropFirst().first?.hasSuffix(hex) == true
+        }) {
+            return
+        }
         try await Task.sleep(for: .milliseconds(20))
     }
     throw TestFailure("nothing listens on UDP port \(port)")

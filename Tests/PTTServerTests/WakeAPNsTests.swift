@@ -3,9 +3,10 @@ import Foundation
 import PTTClient
 import PTTCore
 import PTTProtocol
-@testable import PTTServer
 import TestSupport
 import Testing
+
+@testable import PTTServer
 
 /// Wakes through APNs, against a local HTTP/2 TLS stand-in that checks every request. No traffic leaves
 /// the machine.
@@ -36,7 +37,9 @@ struct WakeAPNsTests {
             while true {
                 let totals: WakeTotals = try await server.admin.get("/api/wakes")
                 if condition(totals) { return totals }
-                guard ContinuousClock.now < deadline else { throw TestFailure("wake totals never matched: \(totals.counts)") }
+                guard ContinuousClock.now < deadline else {
+                    throw TestFailure("wake totals never matched: \(totals.counts)")
+                }
                 try await Task.sleep(for: .milliseconds(10))
             }
         }
@@ -44,10 +47,13 @@ struct WakeAPNsTests {
 
     /// Runs `body` with a ``Setup``; the server's shutdown and then the double's are awaited whether `body`
     /// returns or throws.
-    static func withSetUp(tokenBytes: Int = 32, doubleStopped: Bool = false, _ body: (Setup) async throws -> Void) async throws {
+    static func withSetUp(
+        tokenBytes: Int = 32, doubleStopped: Bool = false, _ body: (Setup) async throws -> Void
+    ) async throws {
         let double = try await APNsDouble.start()
         do {
-            if doubleStopped { try await double.shutdown() }  // its files stay: the server starts, APNs refuses connections
+            // its files stay: the server starts, APNs refuses connections
+            if doubleStopped { try await double.shutdown() }
             try await withTestServer(configure: { c in
                 c.apns = double.settings
                 c.floor.endOfMediaTimeout = .seconds(60)
@@ -80,7 +86,9 @@ struct WakeAPNsTests {
         try? await double.shutdown()
     }
 
-    @Test("a member with a push token and no connection gets one pushtotalk wake per burst through APNs, every header right")
+    @Test(
+        "a member with a push token and no connection gets one pushtotalk wake per burst through APNs, every header right"
+    )
     func wakeThroughAPNs() async throws {
         try await Self.withSetUp(tokenBytes: 100) { setup in  // tokens are variable length
             #expect(try await member(setup.server, "deck", user: "bob").wakeRoute == "apns")
@@ -106,7 +114,9 @@ struct WakeAPNsTests {
         }
     }
 
-    @Test("410 Unregistered and 400 BadDeviceToken remove the token from its membership", arguments: [(410, "Unregistered"), (400, "BadDeviceToken")])
+    @Test(
+        "410 Unregistered and 400 BadDeviceToken remove the token from its membership",
+        arguments: [(410, "Unregistered"), (400, "BadDeviceToken")])
     func deadToken(status: Int, reason: String) async throws {
         try await Self.withSetUp { setup in
             setup.double.respond(toToken: setup.bobToken, status: status, reason: reason)
@@ -126,7 +136,9 @@ struct WakeAPNsTests {
         }
     }
 
-    @Test("429 and 503 back APNs off: the next wake within the back-off expires instead of being sent", arguments: [(429, "TooManyRequests"), (503, "ServiceUnavailable")])
+    @Test(
+        "429 and 503 back APNs off: the next wake within the back-off expires instead of being sent",
+        arguments: [(429, "TooManyRequests"), (503, "ServiceUnavailable")])
     func backOff(status: Int, reason: String) async throws {
         try await Self.withSetUp { setup in
             setup.double.respond(toToken: setup.bobToken, status: status, reason: reason)
@@ -158,7 +170,8 @@ struct WakeAPNsTests {
         try await Self.withSetUp { setup in
             // Carol has a push token too, and her Local Push extension is connected.
             let carolSecret = try await setup.server.addUser("carol")
-            let carol = try await setup.server.connect("carol", secret: carolSecret, device: "carol-phone", role: .pushProvider)
+            let carol = try await setup.server.connect(
+                "carol", secret: carolSecret, device: "carol-phone", role: .pushProvider)
             _ = try await carol.join("deck", name: "Carol", pushToken: "00ff00ff")
             #expect(try await member(setup.server, "deck", user: "carol").wakeRoute == "local-push")
             try await setup.takeFloor()
@@ -166,7 +179,9 @@ struct WakeAPNsTests {
             #expect(wake.payload.activeSpeaker == "Ann")
             // bob (token only) through APNs; carol (token and Local Push) only over Local Push.
             let requests = try await setup.double.waitForRequests(count: 1, timeout: .seconds(10))
-            _ = try await setup.totals { wakeCount($0, "wake", "local-push", "sent") == 1 && wakeCount($0, "wake", "apns", "sent") == 1 }
+            _ = try await setup.totals {
+                wakeCount($0, "wake", "local-push", "sent") == 1 && wakeCount($0, "wake", "apns", "sent") == 1
+            }
             #expect(requests.allSatisfy { $0.deviceToken == setup.bobToken })
             await carol.close()
         }

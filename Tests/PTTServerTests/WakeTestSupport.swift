@@ -1,9 +1,9 @@
 import Foundation
-import RTP
 import PTTClient
 import PTTCore
 import PTTProtocol
 import PTTServer
+import RTP
 import TestSupport
 import Testing
 
@@ -15,8 +15,12 @@ func pushes(_ messages: [ControlMessage]) -> [PushFrame] {
 }
 
 /// The count of one (kind, transport, outcome, reason) row of `GET /api/wakes`, 0 if absent.
-func wakeCount(_ totals: WakeTotals, _ kind: String, _ transport: String, _ outcome: String, _ reason: String = "") -> Int {
-    totals.counts.first { $0.kind == kind && $0.transport == transport && $0.outcome == outcome && $0.reason == reason }?.count ?? 0
+func wakeCount(
+    _ totals: WakeTotals, _ kind: String, _ transport: String, _ outcome: String, _ reason: String = ""
+) -> Int {
+    totals.counts.first {
+        $0.kind == kind && $0.transport == transport && $0.outcome == outcome && $0.reason == reason
+    }?.count ?? 0
 }
 
 func member(_ server: TestServer, _ channel: String, user: String) async throws -> MemberStatus {

@@ -1,9 +1,9 @@
 import Foundation
-import RTP
 import PTTClient
 import PTTCore
 import PTTProtocol
 import PTTServer
+import RTP
 import TestSupport
 import Testing
 
@@ -138,8 +138,14 @@ struct WakeTests {
             let deadline = ContinuousClock.now + .seconds(10).scaled
             while true {
                 let totals: WakeTotals = try await server.admin.get("/api/wakes")
-                if wakeCount(totals, "leave", "local-push", "sent") == 1, wakeCount(totals, "leave", "none", "expired", "no-route") == 1 { break }
-                guard ContinuousClock.now < deadline else { throw TestFailure("leave pushes not counted: \(totals.counts)") }
+                if wakeCount(totals, "leave", "local-push", "sent") == 1,
+                    wakeCount(totals, "leave", "none", "expired", "no-route") == 1
+                {
+                    break
+                }
+                guard ContinuousClock.now < deadline else {
+                    throw TestFailure("leave pushes not counted: \(totals.counts)")
+                }
                 try await Task.sleep(for: .milliseconds(10))
             }
             await bob.close()

@@ -1,9 +1,10 @@
 import Foundation
-import RTP
 import Opus
+import RTP
 import SRTP
 import TestSupport
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,8 +17,9 @@ import Glibc
 struct SRTPInteropTests {
     static let ffmpeg = "/usr/bin/ffmpeg"
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: ffmpeg), "needs /usr/bin/ffmpeg"),
-          .timeLimit(.minutes(1)))
+    @Test(
+        .enabled(if: FileManager.default.isExecutableFile(atPath: ffmpeg), "needs /usr/bin/ffmpeg"),
+        .timeLimit(.minutes(1)))
     func decryptsFFmpegSRTPStream() async throws {
         let socket = try UDPReceiver()
         defer { socket.close() }
@@ -25,14 +27,16 @@ struct SRTPInteropTests {
         let ssrc: UInt32 = 0x0BAD_CAFE
 
         // ffmpeg sends the whole second at once; the socket's buffer keeps it until ffmpeg has exited.
-        let result = try await ToolRun.run(Self.ffmpeg, [
-            "-hide_banner", "-loglevel", "error", "-nostdin",
-            "-f", "lavfi", "-i", "sine=frequency=440:duration=1",
-            "-c:a", "libopus", "-ar", "48000", "-ac", "1",
-            "-f", "rtp", "-payload_type", "111", "-ssrc", String(ssrc),
-            "-srtp_out_suite", SRTPSession.suiteName, "-srtp_out_params", key.base64,
-            "srtp://127.0.0.1:\(socket.port)?rtcpport=\(socket.port)&pkt_size=1200",
-        ])
+        let result = try await ToolRun.run(
+            Self.ffmpeg,
+            [
+                "-hide_banner", "-loglevel", "error", "-nostdin",
+                "-f", "lavfi", "-i", "sine=frequency=440:duration=1",
+                "-c:a", "libopus", "-ar", "48000", "-ac", "1",
+                "-f", "rtp", "-payload_type", "111", "-ssrc", String(ssrc),
+                "-srtp_out_suite", SRTPSession.suiteName, "-srtp_out_params", key.base64,
+                "srtp://127.0.0.1:\(socket.port)?rtcpport=\(socket.port)&pkt_size=1200",
+            ])
         #expect(result.status == 0, "ffmpeg: \(result.stderr)")
         var datagrams: [[UInt8]] = []
         while let datagram = socket.receiveWaiting() { datagrams.append(datagram) }
@@ -60,7 +64,7 @@ struct SRTPInteropTests {
             }
         }
         #expect(reports >= 1)
-        #expect(sequenceNumbers.count >= 40)     // 1 s of 20 ms frames
+        #expect(sequenceNumbers.count >= 40)  // 1 s of 20 ms frames
         for (previous, next) in zip(sequenceNumbers, sequenceNumbers.dropFirst()) {
             #expect(next == previous &+ 1)
         }

@@ -1,6 +1,6 @@
 import SRTP
-import Testing
 import TestSupport
+import Testing
 
 @Suite("SRTP key text")
 struct SRTPKeyTests {
@@ -10,7 +10,7 @@ struct SRTPKeyTests {
     @Test func decodesAndReencodesRFC4568Example() throws {
         let key = try SRTPKey(base64: Self.rfc4568)
         #expect(key.bytes.count == 30)
-        #expect(Array(key.bytes.prefix(4)) == [0x3D, 0x2D, 0x6E, 0x40])     // "PS1u" → 3D 2D 6E, "QCVe" → 40 ...
+        #expect(Array(key.bytes.prefix(4)) == [0x3D, 0x2D, 0x6E, 0x40])  // "PS1u" → 3D 2D 6E, "QCVe" → 40 ...
         #expect(key.base64 == Self.rfc4568)
         #expect(key.inlineParameter == "inline:" + Self.rfc4568)
         #expect(key.sdpCryptoAttribute() == "a=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:" + Self.rfc4568)
@@ -36,15 +36,15 @@ struct SRTPKeyTests {
 
     @Test(arguments: [
         "",
-        "PS1uQCVeeCFCanVmcjkpPywjNWhcYD0mXXtxaVB",      // 39 characters
-        "PS1uQCVeeCFCanVmcjkpPywjNWhcYD0mXXtxaVBR=",     // 41
-        "PS1uQCVeeCFCanVmcjkpPywjNWhcYD0mXXtx",          // 27 bytes
-        "PS1uQCVeeCFCanVmcjkpPywjNWhcYD0mXXtxaR==",      // padded, but non-zero bits in the last group
+        "PS1uQCVeeCFCanVmcjkpPywjNWhcYD0mXXtxaVB",  // 39 characters
+        "PS1uQCVeeCFCanVmcjkpPywjNWhcYD0mXXtxaVBR=",  // 41
+        "PS1uQCVeeCFCanVmcjkpPywjNWhcYD0mXXtx",  // 27 bytes
+        "PS1uQCVeeCFCanVmcjkpPywjNWhcYD0mXXtxaR==",  // padded, but non-zero bits in the last group
         "PS1uQCVeeCFCanVmcjkpPywjNWhcYD0mXXtxaVBRPS1u",  // 33 bytes
-        "PS1uQCVeeCFCanVmcjkpPywjNWhcYD0mXXtxaVB*",      // bad character
-        "PS1uQCVeeCFCanVmcjkpPywjNWhcYD0mXXtxaVB ",      // whitespace
+        "PS1uQCVeeCFCanVmcjkpPywjNWhcYD0mXXtxaVB*",  // bad character
+        "PS1uQCVeeCFCanVmcjkpPywjNWhcYD0mXXtxaVB ",  // whitespace
         "inline:PS1uQCVeeCFCanVmcjkpPywjNWhcYD0mXXtxaVBR",
-        "PS1u=CVeeCFCanVmcjkpPywjNWhcYD0mXXtxaVBR",      // padding inside
+        "PS1u=CVeeCFCanVmcjkpPywjNWhcYD0mXXtxaVBR",  // padding inside
     ])
     func rejectsBadText(text: String) {
         #expect(throws: SRTPError.badKeyEncoding) { try SRTPKey(base64: text) }
@@ -57,7 +57,9 @@ struct SRTPKeyTests {
         #expect(try SRTPKey(base64: key.base64) == key)
         #expect(Array(key.salt) == Array(16..<28))
         #expect(try SRTPKey(masterKey: Array(0..<16), salt: Array(16..<28)) == key)
-        #expect(key.sdpCryptoAttribute(tag: 2) == "a=crypto:2 AEAD_AES_128_GCM inline:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGw==")
+        #expect(
+            key.sdpCryptoAttribute(tag: 2)
+                == "a=crypto:2 AEAD_AES_128_GCM inline:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGw==")
         var rng = SplitMix64(seed: 28)
         #expect(SRTPKey.random(for: .aeadAES128GCM, using: &rng).bytes.count == 28)
     }

@@ -1,5 +1,6 @@
-@testable import SRTP
 import Testing
+
+@testable import SRTP
 
 /// Published test vectors: RFC 3711 Appendix B and libsrtp's own srtp_validate() vectors
 /// (test/srtp_driver.c), for AES-CM and GCM.
@@ -23,7 +24,9 @@ struct SRTPKnownAnswerTests {
         var iv = SRTPNonce.counter(salt: salt, ssrc: 0, index: 0)
         var keystream = [UInt8](repeating: 0, count: 0xFF02 * 16)
         let ok = withUnsafeBytes(of: &iv) { ivBytes in
-            keystream.withUnsafeMutableBytes { cipher.applyKeystream(iv: ivBytes.baseAddress!, data: $0.baseAddress!, count: $0.count) }
+            keystream.withUnsafeMutableBytes {
+                cipher.applyKeystream(iv: ivBytes.baseAddress!, data: $0.baseAddress!, count: $0.count)
+            }
         }
         #expect(ok)
         let blocks: [(Int, String)] = [
@@ -35,7 +38,7 @@ struct SRTPKnownAnswerTests {
             (0xFF01, "6A2CC3787889374FBEB4C81B17BA6C44"),
         ]
         for (counter, expected) in blocks {
-            #expect(Array(keystream[counter * 16 ..< counter * 16 + 16]) == Self.hex(expected), "block \(counter)")
+            #expect(Array(keystream[counter * 16..<counter * 16 + 16]) == Self.hex(expected), "block \(counter)")
         }
     }
 
@@ -69,10 +72,12 @@ struct SRTPKnownAnswerTests {
     @Test("libsrtp's srtp_validate(): AES_CM_128_HMAC_SHA1_80, SSRC 0xcafebabe")
     func libsrtpValidationVectors() throws {
         let key = try SRTPKey(bytes: Self.hex("E1F97A0D3E018BE0D64FA32C06DE41390EC675AD498AFEEBB6960B3AABE6"))
-        let srtp = Self.hex("""
+        let srtp = Self.hex(
+            """
             800F1234DECAFBADCAFEBABE4E55DC4CE79978D88CA4D215949D2402B78D6ACC99EA179B8DBB
             """)
-        let srtcp = Self.hex("""
+        let srtcp = Self.hex(
+            """
             81C8000BCAFEBABE7128035BE487B9BDBEF89041F977A5A880000001993E08CD54D6C1230798
             """)
         try check(key: key, profile: .aesCM128HMACSHA1_80, srtp: srtp, srtcp: srtcp)
@@ -81,10 +86,12 @@ struct SRTPKnownAnswerTests {
     @Test("libsrtp's srtp_validate_gcm(): AEAD_AES_128_GCM, SSRC 0xcafebabe")
     func libsrtpGCMValidationVectors() throws {
         let key = try SRTPKey(bytes: Self.hex("000102030405060708090A0B0C0D0E0FA0A1A2A3A4A5A6A7A8A9AAAB"))
-        let srtp = Self.hex("""
+        let srtp = Self.hex(
+            """
             800F1234DECAFBADCAFEBABEC5002EDE04CFDD2EB91159E0880AA06ED2976826F796B201DF3131A127E8A392
             """)
-        let srtcp = Self.hex("""
+        let srtcp = Self.hex(
+            """
             81C8000BCAFEBABEC98B8B5DF0392A55852B6C21AC8E7025C52C6FBEA2B3B446EA31123BA88CE61E80000001
             """)
         try check(key: key, profile: .aeadAES128GCM, srtp: srtp, srtcp: srtcp)

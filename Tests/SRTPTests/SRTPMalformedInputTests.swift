@@ -1,14 +1,16 @@
 import SRTP
-import Testing
 import TestSupport
+import Testing
 
 /// Malformed and hostile input: every case is an error, never a crash or a read outside the packet.
 @Suite("SRTP malformed input")
 struct SRTPMalformedInputTests {
     private static func sessions(_ profile: SRTPProfile) throws -> (out: SRTPSession, in: SRTPSession) {
         let key = SRTPTestPackets.key(200, profile)
-        return (try SRTPSession(direction: .outbound, key: key, ssrc: .any, profile: profile),
-                try SRTPSession(direction: .inbound, key: key, ssrc: .any, profile: profile))
+        return (
+            try SRTPSession(direction: .outbound, key: key, ssrc: .any, profile: profile),
+            try SRTPSession(direction: .inbound, key: key, ssrc: .any, profile: profile)
+        )
     }
 
     @Test("random bytes of every length up to 120 are rejected", arguments: SRTPProfile.allCases)
@@ -17,14 +19,15 @@ struct SRTPMalformedInputTests {
         var rng = SplitMix64(seed: 0x5352_5450)
         for round in 0..<3_000 {
             var bytes = (0..<(round % 121)).map { _ in UInt8.random(in: 0...255, using: &rng) }
-            if round % 2 == 0, !bytes.isEmpty { bytes[0] = 0x80 | (bytes[0] & 0x3F) }   // half look like RTP v2
+            if round % 2 == 0, !bytes.isEmpty { bytes[0] = 0x80 | (bytes[0] & 0x3F) }  // half look like RTP v2
             #expect(throws: SRTPError.self) { try receiver.unprotect(bytes) }
             #expect(throws: SRTPError.self) { try receiver.unprotectRTCP(bytes) }
         }
     }
 
-    @Test("every truncation of a genuine packet is rejected, and the packet still goes through after",
-          arguments: SRTPProfile.allCases)
+    @Test(
+        "every truncation of a genuine packet is rejected, and the packet still goes through after",
+        arguments: SRTPProfile.allCases)
     func truncations(profile: SRTPProfile) throws {
         let (sender, receiver) = try Self.sessions(profile)
         let plain = SRTPTestPackets.rtp(seq: 5, csrcs: [1, 2], extensionWords: [3, 4])
@@ -40,7 +43,8 @@ struct SRTPMalformedInputTests {
         #expect(try receiver.unprotectRTCP(report) == SRTPTestPackets.rtcp(ssrc: 0x1234_5678))
     }
 
-    @Test("a CSRC count or extension length reaching past the packet is a bad parameter", arguments: SRTPProfile.allCases)
+    @Test(
+        "a CSRC count or extension length reaching past the packet is a bad parameter", arguments: SRTPProfile.allCases)
     func headerFieldsPastTheEnd(profile: SRTPProfile) throws {
         let (sender, receiver) = try Self.sessions(profile)
         let tag = [UInt8](repeating: 0xAA, count: profile.tagLength)
@@ -69,8 +73,9 @@ struct SRTPMalformedInputTests {
         #expect(throws: SRTPError.badParam) { try sender.protectRTCP([0x80, 201, 0, 1, 0, 0, 0]) }
     }
 
-    @Test("random headers with every CSRC count and extension length: protect and unprotect never crash",
-          arguments: SRTPProfile.allCases)
+    @Test(
+        "random headers with every CSRC count and extension length: protect and unprotect never crash",
+        arguments: SRTPProfile.allCases)
     func randomHeaders(profile: SRTPProfile) throws {
         let (sender, receiver) = try Self.sessions(profile)
         var rng = SplitMix64(seed: 0xC5_0C)

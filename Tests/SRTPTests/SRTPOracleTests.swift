@@ -1,7 +1,7 @@
 import LibSRTP
 import SRTP
-import Testing
 import TestSupport
+import Testing
 
 /// SRTPSession against libsrtp2 (LibSRTPSession, the oracle), both ways and both profiles: the same
 /// key and packets must give the same bytes, each side must unprotect what the other protected, and
@@ -13,21 +13,35 @@ struct SRTPOracleTests {
     /// 65500 … 65535, then 0 … 200: across a rollover.
     private static let wrappingSequence: [UInt16] = (65500...65535).map { UInt16($0) } + (0...200).map { UInt16($0) }
 
-    private static func payload(_ n: Int) -> [UInt8] { (0..<(20 + n % 90)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ n) } }
-
-    private static func senders(_ profile: SRTPProfile, key: SRTPKey, ssrc: SRTPSession.SSRCSelection = .specific(ssrc))
-        throws -> (SRTPSession, LibSRTPSession) {
-        (try SRTPSession(direction: .outbound, key: key, ssrc: ssrc, profile: profile),
-         try LibSRTPSession(direction: .outbound, key: key, ssrc: ssrc, profile: profile))
+    private static func payload(_ n: Int) -> [UInt8] {
+        (0..<(20 + n % 90)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ n) }
     }
 
-    private static func receivers(_ profile: SRTPProfile, key: SRTPKey, ssrc: SRTPSession.SSRCSelection = .specific(ssrc))
-        throws -> (SRTPSession, LibSRTPSession) {
-        (try SRTPSession(direction: .inbound, key: key, ssrc: ssrc, profile: profile),
-         try LibSRTPSession(direction: .inbound, key: key, ssrc: ssrc, profile: profile))
+    private static func senders(
+        _ profile: SRTPProfile, key: SRTPKey, ssrc: SRTPSession.SSRCSelection = .specific(ssrc)
+    )
+        throws -> (SRTPSession, LibSRTPSession)
+    {
+        (
+            try SRTPSession(direction: .outbound, key: key, ssrc: ssrc, profile: profile),
+            try LibSRTPSession(direction: .outbound, key: key, ssrc: ssrc, profile: profile)
+        )
     }
 
-    @Test("same bytes as libsrtp across a rollover, and each unprotects the other's packets", arguments: SRTPProfile.allCases)
+    private static func receivers(
+        _ profile: SRTPProfile, key: SRTPKey, ssrc: SRTPSession.SSRCSelection = .specific(ssrc)
+    )
+        throws -> (SRTPSession, LibSRTPSession)
+    {
+        (
+            try SRTPSession(direction: .inbound, key: key, ssrc: ssrc, profile: profile),
+            try LibSRTPSession(direction: .inbound, key: key, ssrc: ssrc, profile: profile)
+        )
+    }
+
+    @Test(
+        "same bytes as libsrtp across a rollover, and each unprotects the other's packets",
+        arguments: SRTPProfile.allCases)
     func rtpAcrossRollover(profile: SRTPProfile) throws {
         let key = SRTPTestPackets.key(100, profile)
         let (ours, theirs) = try Self.senders(profile, key: key)
@@ -51,7 +65,8 @@ struct SRTPOracleTests {
             (Array(1...15), [0, 0, 0]), ([], []), ([9], []),
         ]
         for (n, (csrcs, words)) in shapes.enumerated() {
-            let plain = SRTPTestPackets.rtp(seq: UInt16(n), ssrc: Self.ssrc, payload: Self.payload(n), csrcs: csrcs, extensionWords: words)
+            let plain = SRTPTestPackets.rtp(
+                seq: UInt16(n), ssrc: Self.ssrc, payload: Self.payload(n), csrcs: csrcs, extensionWords: words)
             let fromLibsrtp = try theirs.protect(plain)
             let fromUs = try ours.protect(plain)
             #expect(fromUs == fromLibsrtp, "shape \(n)")
@@ -62,8 +77,9 @@ struct SRTPOracleTests {
         }
     }
 
-    @Test("reordered, lost and duplicated packets around a rollover: we accept and reject exactly what libsrtp does",
-          arguments: SRTPProfile.allCases)
+    @Test(
+        "reordered, lost and duplicated packets around a rollover: we accept and reject exactly what libsrtp does",
+        arguments: SRTPProfile.allCases)
     func reorderingMatchesLibsrtp(profile: SRTPProfile) throws {
         let key = SRTPTestPackets.key(102, profile)
         let (ours, _) = try Self.senders(profile, key: key)
@@ -80,10 +96,10 @@ struct SRTPOracleTests {
         var deliveries: [[UInt8]] = []
         for (index, packet) in protected.enumerated() {
             deliveries.append(packet)
-            if index % 13 == 0 { deliveries.append(packet) }                     // duplicate at once
+            if index % 13 == 0 { deliveries.append(packet) }  // duplicate at once
             if index % 31 == 0, index >= 20 { deliveries.append(protected[index - 20]) }  // 20 late, seen before
         }
-        deliveries.append(protected[0])        // ~230 packets late: outside the 128 window
+        deliveries.append(protected[0])  // ~230 packets late: outside the 128 window
         var accepted = 0
         for (index, packet) in deliveries.enumerated() {
             let mine = Result { () throws(SRTPError) in try oursIn.unprotect(packet) }
@@ -132,7 +148,8 @@ struct SRTPOracleTests {
     func tamperingRejectedLikeLibsrtp(profile: SRTPProfile) throws {
         let key = SRTPTestPackets.key(105, profile)
         let (ours, _) = try Self.senders(profile, key: key)
-        let plain = SRTPTestPackets.rtp(seq: 7, ssrc: Self.ssrc, payload: Self.payload(7), csrcs: [3], extensionWords: [1])
+        let plain = SRTPTestPackets.rtp(
+            seq: 7, ssrc: Self.ssrc, payload: Self.payload(7), csrcs: [3], extensionWords: [1])
         let protected = try ours.protect(plain)
         let report = try ours.protectRTCP(SRTPTestPackets.rtcp(ssrc: Self.ssrc))
         for index in [0, 1, 5, 9, 13, 20, plain.count - 1, plain.count, protected.count - 1] {
@@ -148,7 +165,8 @@ struct SRTPOracleTests {
             tampered[index] ^= 0x01
             let (oursIn, theirsIn) = try Self.receivers(profile, key: key)
             let mine = Result { () throws(SRTPError) in try oursIn.unprotectRTCP(tampered) }
-            #expect(mine == Result { () throws(SRTPError) in try theirsIn.unprotectRTCP(tampered) }, "RTCP byte \(index)")
+            #expect(
+                mine == Result { () throws(SRTPError) in try theirsIn.unprotectRTCP(tampered) }, "RTCP byte \(index)")
             #expect(throws: SRTPError.self) { try mine.get() }
         }
         let wrong = SRTPTestPackets.key(106, profile)
@@ -159,17 +177,23 @@ struct SRTPOracleTests {
         #expect(throws: SRTPError.authFail) { try theirsIn.unprotectRTCP(report) }
     }
 
-    @Test("the sender refuses a repeated sequence number like libsrtp, unless repeats are allowed",
-          arguments: SRTPProfile.allCases)
+    @Test(
+        "the sender refuses a repeated sequence number like libsrtp, unless repeats are allowed",
+        arguments: SRTPProfile.allCases)
     func repeatTransmit(profile: SRTPProfile) throws {
         let key = SRTPTestPackets.key(107, profile)
         for allow in [false, true] {
-            let ours = try SRTPSession(direction: .outbound, key: key, ssrc: .specific(Self.ssrc), allowRepeatTransmit: allow, profile: profile)
-            let theirs = try LibSRTPSession(direction: .outbound, key: key, ssrc: .specific(Self.ssrc), allowRepeatTransmit: allow, profile: profile)
+            let ours = try SRTPSession(
+                direction: .outbound, key: key, ssrc: .specific(Self.ssrc), allowRepeatTransmit: allow, profile: profile
+            )
+            let theirs = try LibSRTPSession(
+                direction: .outbound, key: key, ssrc: .specific(Self.ssrc), allowRepeatTransmit: allow, profile: profile
+            )
             for seq: UInt16 in [10, 11, 10, 12, 11, 300, 10] {
                 let plain = SRTPTestPackets.rtp(seq: seq, ssrc: Self.ssrc)
                 let mine = Result { () throws(SRTPError) in try ours.protect(plain) }
-                #expect(mine == Result { () throws(SRTPError) in try theirs.protect(plain) }, "seq \(seq), allow \(allow)")
+                #expect(
+                    mine == Result { () throws(SRTPError) in try theirs.protect(plain) }, "seq \(seq), allow \(allow)")
             }
         }
     }

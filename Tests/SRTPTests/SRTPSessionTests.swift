@@ -1,6 +1,6 @@
 import SRTP
-import Testing
 import TestSupport
+import Testing
 
 /// SRTPSession on its own: round trips, replay, rollover, errors, for both profiles.
 @Suite("SRTP sessions")
@@ -27,7 +27,7 @@ struct SRTPSessionTests {
             let protected = try sender.protect(plain)
             #expect(protected.count == plain.count + SRTPSession.rtpOverhead)
             #expect(protected.count == plain.count + 10)
-            #expect(protected[..<12] == plain[..<12])             // header stays in the clear
+            #expect(protected[..<12] == plain[..<12])  // header stays in the clear
             #expect(protected[12..<plain.count] != plain[12...])  // payload does not
             #expect(try receiver.unprotect(protected) == plain)
         }
@@ -139,9 +139,9 @@ struct SRTPSessionTests {
             let protected = try sender.protectRTCP(keepAlive)
             #expect(protected.count == keepAlive.count + SRTPSession.rtcpOverhead)
             #expect(protected.count == keepAlive.count + 14)
-            #expect(protected != previous)                      // fresh SRTCP index each time
-            #expect(protected[..<8] == keepAlive[..<8])          // first 8 bytes in the clear
-            #expect((192...223).contains(protected[1]))          // still looks like RTCP on a muxed port
+            #expect(protected != previous)  // fresh SRTCP index each time
+            #expect(protected[..<8] == keepAlive[..<8])  // first 8 bytes in the clear
+            #expect((192...223).contains(protected[1]))  // still looks like RTCP on a muxed port
             let plain = try receiver.unprotectRTCP(protected)
             #expect(plain == keepAlive)
             #expect(throws: SRTPError.replayFail) { try receiver.unprotectRTCP(protected) }
@@ -188,7 +188,8 @@ struct SRTPSessionTests {
         #expect(SRTPProfile.aeadAES128GCM.keyLength == 28)
         #expect(SRTPProfile.aesCM128HMACSHA1_80.rtpOverhead == 10 && SRTPProfile.aesCM128HMACSHA1_80.rtcpOverhead == 14)
         #expect(SRTPProfile.aeadAES128GCM.rtpOverhead == 16 && SRTPProfile.aeadAES128GCM.rtcpOverhead == 20)
-        let gcm = try SRTPSession(direction: .outbound, key: Self.key(32, .aeadAES128GCM), ssrc: .any, profile: .aeadAES128GCM)
+        let gcm = try SRTPSession(
+            direction: .outbound, key: Self.key(32, .aeadAES128GCM), ssrc: .any, profile: .aeadAES128GCM)
         #expect(gcm.rtpOverhead == 16 && gcm.rtcpOverhead == 20 && gcm.suiteName == "AEAD_AES_128_GCM")
         #expect(SRTPSession.rtpTrailerCapacity >= 16 && SRTPSession.rtcpTrailerCapacity >= 20)
         let plain = Self.packet(seq: 3)
@@ -211,15 +212,21 @@ struct SRTPSessionTests {
         let room = profile.rtpOverhead - 1
         var buffer = plain + [UInt8](repeating: 0, count: room)
         buffer.withUnsafeMutableBytes { raw in
-            #expect(throws: SRTPError.insufficientCapacity(needed: plain.count + profile.rtpOverhead, available: plain.count + room)) {
+            #expect(
+                throws: SRTPError.insufficientCapacity(
+                    needed: plain.count + profile.rtpOverhead, available: plain.count + room)
+            ) {
                 try sender.protect(raw, length: plain.count)
             }
-            #expect(throws: SRTPError.insufficientCapacity(needed: plain.count + profile.rtcpOverhead, available: plain.count + room)) {
+            #expect(
+                throws: SRTPError.insufficientCapacity(
+                    needed: plain.count + profile.rtcpOverhead, available: plain.count + room)
+            ) {
                 try sender.protectRTCP(raw, length: plain.count)
             }
             #expect(throws: SRTPError.badParam) { try sender.protect(raw, length: -1) }
         }
-        #expect(buffer == plain + [UInt8](repeating: 0, count: room))   // untouched
+        #expect(buffer == plain + [UInt8](repeating: 0, count: room))  // untouched
     }
 
     @Test func wrongDirection() throws {

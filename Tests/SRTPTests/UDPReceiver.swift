@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -31,7 +32,9 @@ final class UDPReceiver {
     /// The next datagram already waiting in the socket's buffer, or nil if there is none.
     func receiveWaiting() -> [UInt8]? {
         var buffer = [UInt8](repeating: 0, count: 2048)
-        let count = buffer.withUnsafeMutableBytes { Glibc.recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+        let count = buffer.withUnsafeMutableBytes {
+            Glibc.recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT))
+        }
         return count >= 0 ? Array(buffer[..<count]) : nil
     }
 

@@ -10,7 +10,8 @@ public actor Recorder<Message: Sendable> {
     private var buffer: [Message] = []
     private var cursor = 0
     private var finished = false
-    private var waiters: [(id: UUID, predicate: @Sendable (Message) -> Bool, continuation: CheckedContinuation<Message, Error>)] = []
+    private var waiters:
+        [(id: UUID, predicate: @Sendable (Message) -> Bool, continuation: CheckedContinuation<Message, Error>)] = []
     private var finishWaiters: [(id: UUID, continuation: CheckedContinuation<Void, Error>)] = []
 
     /// `describe` names a message in failure reports (the messages not yet taken).
@@ -27,7 +28,9 @@ public actor Recorder<Message: Sendable> {
         finished = true
         for waiter in finishWaiters { waiter.continuation.resume() }
         finishWaiters.removeAll()
-        for waiter in waiters { waiter.continuation.resume(throwing: TestFailure("connection closed while waiting; unread: \(unread())")) }
+        for waiter in waiters {
+            waiter.continuation.resume(throwing: TestFailure("connection closed while waiting; unread: \(unread())"))
+        }
         waiters.removeAll()
     }
 
@@ -47,7 +50,9 @@ public actor Recorder<Message: Sendable> {
 
     /// The next message (after the ones already taken) that matches; earlier non-matching ones are skipped.
     /// Throws after `timeout` (scaled), or when the stream finishes first.
-    public func next(timeout: Duration, what: String, where predicate: @escaping @Sendable (Message) -> Bool) async throws -> Message {
+    public func next(
+        timeout: Duration, what: String, where predicate: @escaping @Sendable (Message) -> Bool
+    ) async throws -> Message {
         if let index = buffer[cursor...].firstIndex(where: predicate) {
             cursor = index + 1
             return buffer[index]
@@ -69,7 +74,8 @@ public actor Recorder<Message: Sendable> {
             waiter.continuation.resume(throwing: TestFailure("timed out waiting for \(what); unread: \(unread())"))
         }
         if let index = finishWaiters.firstIndex(where: { $0.id == id }) {
-            finishWaiters.remove(at: index).continuation.resume(throwing: TestFailure("timed out waiting for the connection to close"))
+            finishWaiters.remove(at: index).continuation.resume(
+                throwing: TestFailure("timed out waiting for the connection to close"))
         }
     }
 

@@ -6,7 +6,9 @@ import Foundation
 /// and every wait is what the test says.
 public enum TestTimeouts {
     public static let scale: Double = {
-        guard let text = ProcessInfo.processInfo.environment["PTT_TEST_TIMEOUT_SCALE"], let value = Double(text), value >= 1 else { return 1 }
+        guard let text = ProcessInfo.processInfo.environment["PTT_TEST_TIMEOUT_SCALE"], let value = Double(text),
+            value >= 1
+        else { return 1 }
         return value
     }()
 
@@ -25,8 +27,10 @@ extension Duration {
 
 /// Waits until `condition` holds, checking every `interval`; throws with `what` after `timeout` (as given:
 /// callers scale it where they mean to).
-public func eventually(_ what: String, timeout: Duration = TestTimeouts.eventWait, interval: Duration = .milliseconds(20),
-                       _ condition: () async throws -> Bool) async throws {
+public func eventually(
+    _ what: String, timeout: Duration = TestTimeouts.eventWait, interval: Duration = .milliseconds(20),
+    _ condition: () async throws -> Bool
+) async throws {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if try await condition() { return }

@@ -18,7 +18,9 @@ public struct ToolResult: Sendable {
 public enum ToolRun {
     /// Runs `tool` with `arguments`; output is captured through files (no pipe to fill up). A tool still
     /// running after `timeout` is killed and the call throws.
-    public static func run(_ tool: String, _ arguments: [String], timeout: Duration = .seconds(60)) async throws -> ToolResult {
+    public static func run(
+        _ tool: String, _ arguments: [String], timeout: Duration = .seconds(60)
+    ) async throws -> ToolResult {
         let directory = FileManager.default.temporaryDirectory
         let outURL = directory.appendingPathComponent("tool-\(UUID().uuidString).out")
         let errURL = directory.appendingPathComponent("tool-\(UUID().uuidString).err")
@@ -61,11 +63,14 @@ public enum ToolRun {
             }
         }
         if watch.state.withLock({ $0.timedOut }) {
-            throw ToolRunError(description: "\(tool) \(arguments.joined(separator: " ")) was still running after \(timeout) and was killed")
+            throw ToolRunError(
+                description:
+                    "\(tool) \(arguments.joined(separator: " ")) was still running after \(timeout) and was killed")
         }
-        return ToolResult(status: status,
-                          stdout: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
-                          stderr: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")
+        return ToolResult(
+            status: status,
+            stdout: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
+            stderr: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")
     }
 }
 

@@ -4,7 +4,10 @@ import Foundation
 public enum Tools {
     /// The absolute path of `name` on PATH (or in /usr/bin, /usr/sbin), or nil.
     public static func path(_ name: String) -> String? {
-        let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") + ["/usr/bin", "/usr/sbin"]
+        let directories =
+            (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") + [
+                "/usr/bin", "/usr/sbin",
+            ]
         return directories.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 

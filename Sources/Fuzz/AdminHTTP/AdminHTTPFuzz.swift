@@ -35,7 +35,10 @@ enum AdminHTTPFuzz {
         }
         let split = input.count / 2
         for part in [input[..<split], input[split...]] {
-            guard (try? channel.writeInbound(channel.allocator.buffer(bytes: UnsafeRawBufferPointer(rebasing: part)))) != nil else { break }
+            guard
+                (try? channel.writeInbound(channel.allocator.buffer(bytes: UnsafeRawBufferPointer(rebasing: part))))
+                    != nil
+            else { break }
             channel.embeddedEventLoop.run()
         }
         channel.embeddedEventLoop.run()

@@ -6,7 +6,8 @@ import PTTServer
 enum ConfigFuzz {
     static func run(_ input: UnsafeRawBufferPointer) {
         guard let config = try? JSONDecoder().decode(ServerConfiguration.self, from: Data(input)),
-              (try? config.validate()) != nil else { return }
+            (try? config.validate()) != nil
+        else { return }
         do {
             let again = try JSONDecoder().decode(ServerConfiguration.self, from: JSONEncoder().encode(config))
             try again.validate()

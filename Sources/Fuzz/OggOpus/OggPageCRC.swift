@@ -10,7 +10,8 @@ enum OggPageCRC {
     static func fix(_ bytes: inout [UInt8]) {
         var offset = 0
         while offset + 27 <= bytes.count {
-            guard bytes[offset] == 0x4F, bytes[offset + 1] == 0x67, bytes[offset + 2] == 0x67, bytes[offset + 3] == 0x53 else {
+            guard bytes[offset] == 0x4F, bytes[offset + 1] == 0x67, bytes[offset + 2] == 0x67, bytes[offset + 3] == 0x53
+            else {
                 offset += 1
                 continue
             }

@@ -10,10 +10,15 @@ enum OpusPacketFuzz {
         guard let info = try? OpusPacket.validate(bytes) else { return }
         precondition(info.totalSamples <= OpusPacket.maxSamples, "validate accepted more than 120 ms")
         precondition((1...48).contains(info.frameCount), "impossible frame count")
-        precondition(OpusFraming.frameCount(of: bytes) == info.frameCount, "the TOC reading and libopus disagree on the frame count")
-        precondition(OpusFraming.samplesPerFrame(toc: bytes[0]) == info.samplesPerFrame, "the TOC reading and libopus disagree on the frame size")
-        precondition(OpusFraming.sampleCount(of: bytes) == info.totalSamples,
-                     "the TOC reading and libopus disagree on the duration")
+        precondition(
+            OpusFraming.frameCount(of: bytes) == info.frameCount,
+            "the TOC reading and libopus disagree on the frame count")
+        precondition(
+            OpusFraming.samplesPerFrame(toc: bytes[0]) == info.samplesPerFrame,
+            "the TOC reading and libopus disagree on the frame size")
+        precondition(
+            OpusFraming.sampleCount(of: bytes) == info.totalSamples,
+            "the TOC reading and libopus disagree on the duration")
         do {
             let pcm = try decoder.decode([UInt8](bytes))
             precondition(pcm.count == info.totalSamples * 2, "decoded a different duration than validated")

@@ -15,7 +15,9 @@ enum RTPFuzz {
             checkRewrite(bytes, header, validatingPadding: validatingPadding)
         }
         for requireReportFirst in [true, false] {
-            guard let count = try? RTCPCompound.validate(bytes, requireReportFirst: requireReportFirst) else { continue }
+            guard let count = try? RTCPCompound.validate(bytes, requireReportFirst: requireReportFirst) else {
+                continue
+            }
             var seen = 0
             var total = 0
             try? RTCPCompound.forEachPacket(in: bytes, requireReportFirst: requireReportFirst) { header, packet in
@@ -35,7 +37,8 @@ enum RTPFuzz {
     private static func checkRewrite(_ bytes: UnsafeRawBufferPointer, _ header: RTPHeader, validatingPadding: Bool) {
         var copy = [UInt8](bytes)
         do {
-            try RTPHeader.rewrite(&copy, sequenceNumber: 0x1234, timestamp: 0xDEAD_BEEF, ssrc: 0x5A5A_5A5A, marker: !header.marker)
+            try RTPHeader.rewrite(
+                &copy, sequenceNumber: 0x1234, timestamp: 0xDEAD_BEEF, ssrc: 0x5A5A_5A5A, marker: !header.marker)
             var again = try RTPHeader.parse(copy, validatingPadding: validatingPadding)
             again.sequenceNumber = header.sequenceNumber
             again.timestamp = header.timestamp

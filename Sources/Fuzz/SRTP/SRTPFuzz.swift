@@ -9,9 +9,10 @@ import SRTP
 /// state, and random bytes never do. Modes 2 and 3 make fresh sessions (so replay state never
 /// carries from one input to the next); that costs microseconds.
 enum SRTPFuzz {
-    static let keys: [SRTPProfile: SRTPKey] = Dictionary(uniqueKeysWithValues: SRTPProfile.allCases.map { profile in
-        (profile, try! SRTPKey(bytes: (0..<profile.keyLength).map { UInt8($0 &* 7 &+ 1) }))
-    })
+    static let keys: [SRTPProfile: SRTPKey] = Dictionary(
+        uniqueKeysWithValues: SRTPProfile.allCases.map { profile in
+            (profile, try! SRTPKey(bytes: (0..<profile.keyLength).map { UInt8($0 &* 7 &+ 1) }))
+        })
     static let shared: [SRTPProfile: SRTPSession] = keys.mapValues { key in
         try! SRTPSession(direction: .inbound, key: key, ssrc: .any, profile: key.profile)
     }
@@ -28,15 +29,19 @@ enum SRTPFuzz {
         }
     }
 
-    private static func session(_ direction: SRTPSession.Direction, _ profile: SRTPProfile) throws(SRTPError) -> SRTPSession {
+    private static func session(
+        _ direction: SRTPSession.Direction, _ profile: SRTPProfile
+    ) throws(SRTPError) -> SRTPSession {
         try SRTPSession(direction: direction, key: keys[profile]!, ssrc: .any, profile: profile)
     }
 
     private static func roundTrip(_ packet: [UInt8], rtcp: Bool, profile: SRTPProfile) {
         guard let sender = try? session(.outbound, profile),
-              let protected = try? (rtcp ? sender.protectRTCP(packet) : sender.protect(packet)) else { return }
-        precondition(protected.count == packet.count + (rtcp ? profile.rtcpOverhead : profile.rtpOverhead),
-                     "protect added an unexpected number of bytes")
+            let protected = try? (rtcp ? sender.protectRTCP(packet) : sender.protect(packet))
+        else { return }
+        precondition(
+            protected.count == packet.count + (rtcp ? profile.rtcpOverhead : profile.rtpOverhead),
+            "protect added an unexpected number of bytes")
         do {
             let receiver = try session(.inbound, profile)
             let clear = try rtcp ? receiver.unprotectRTCP(protected) : receiver.unprotect(protected)
@@ -49,7 +54,8 @@ enum SRTPFuzz {
         let bit = packet.reduce(0) { $0 &* 31 &+ Int($1) } & 0x7FFF_FFFF
         forged[(bit / 8) % forged.count] ^= UInt8(1 << (bit % 8))
         if let receiver = try? session(.inbound, profile),
-           (try? rtcp ? receiver.unprotectRTCP(forged) : receiver.unprotect(forged)) != nil {
+            (try? rtcp ? receiver.unprotectRTCP(forged) : receiver.unprotect(forged)) != nil
+        {
             preconditionFailure("a forged packet was accepted")
         }
     }

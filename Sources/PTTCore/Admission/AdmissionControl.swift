@@ -90,7 +90,9 @@ public struct AdmissionControl: Sendable {
     }
 
     /// An admitted connection closed; `authenticated` tells whether it ever completed a `hello`.
-    public mutating func connectionClosed(from address: String, loopback: Bool, authenticated: Bool, now: PTTInstant) -> Notice? {
+    public mutating func connectionClosed(
+        from address: String, loopback: Bool, authenticated: Bool, now: PTTInstant
+    ) -> Notice? {
         open = max(0, open - 1)
         if loopback && limits.exemptLoopback { return nil }
         guard var entry = entries[address] else { return nil }

@@ -44,7 +44,8 @@ public struct ConnectionLimits: Sendable, Equatable {
 
 extension ConnectionLimits: Codable {
     public enum CodingKeys: String, CodingKey {
-        case helloTimeoutMs, closeGraceMs, outboundQueueBytes, maxPendingHellos, perAddressConnections, failedHellosPerAddress
+        case helloTimeoutMs, closeGraceMs, outboundQueueBytes, maxPendingHellos, perAddressConnections,
+            failedHellosPerAddress
         case failedHelloWindowSeconds, addressBlockSeconds, exemptLoopback, adminMaxConnections
         case adminIdleTimeoutMs, adminRequestTimeoutMs
     }
@@ -54,20 +55,38 @@ extension ConnectionLimits: Codable {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let defaults = ConnectionLimits()
-        helloTimeout = .milliseconds(try c.decodeInteger(.helloTimeoutMs, in: 100...600_000, default: defaults.helloTimeout.milliseconds))
-        closeGrace = .milliseconds(try c.decodeInteger(.closeGraceMs, in: 10...60_000, default: defaults.closeGrace.milliseconds))
-        outboundQueueBytes = Int(try c.decodeInteger(.outboundQueueBytes, in: Int64(Self.minimumOutboundQueueBytes)...(1 << 30),
-                                           default: Int64(defaults.outboundQueueBytes)))
-        maxPendingHellos = Int(try c.decodeInteger(.maxPendingHellos, in: 1...1_000_000, default: Int64(defaults.maxPendingHellos)))
-        perAddressConnections = Int(try c.decodeInteger(.perAddressConnections, in: 1...1_000_000, default: Int64(defaults.perAddressConnections)))
-        failedHellosPerAddress = Int(try c.decodeInteger(.failedHellosPerAddress, in: 1...1_000_000, default: Int64(defaults.failedHellosPerAddress)))
-        failedHelloWindow = .seconds(try c.decodeInteger(.failedHelloWindowSeconds, in: 1...86_400, default: defaults.failedHelloWindow.components.seconds))
-        addressBlock = .seconds(try c.decodeInteger(.addressBlockSeconds, in: 0...86_400, default: defaults.addressBlock.components.seconds))
+        helloTimeout = .milliseconds(
+            try c.decodeInteger(.helloTimeoutMs, in: 100...600_000, default: defaults.helloTimeout.milliseconds))
+        closeGrace = .milliseconds(
+            try c.decodeInteger(.closeGraceMs, in: 10...60_000, default: defaults.closeGrace.milliseconds))
+        outboundQueueBytes = Int(
+            try c.decodeInteger(
+                .outboundQueueBytes, in: Int64(Self.minimumOutboundQueueBytes)...(1 << 30),
+                default: Int64(defaults.outboundQueueBytes)))
+        maxPendingHellos = Int(
+            try c.decodeInteger(.maxPendingHellos, in: 1...1_000_000, default: Int64(defaults.maxPendingHellos)))
+        perAddressConnections = Int(
+            try c.decodeInteger(
+                .perAddressConnections, in: 1...1_000_000, default: Int64(defaults.perAddressConnections)))
+        failedHellosPerAddress = Int(
+            try c.decodeInteger(
+                .failedHellosPerAddress, in: 1...1_000_000, default: Int64(defaults.failedHellosPerAddress)))
+        failedHelloWindow = .seconds(
+            try c.decodeInteger(
+                .failedHelloWindowSeconds, in: 1...86_400, default: defaults.failedHelloWindow.components.seconds))
+        addressBlock = .seconds(
+            try c.decodeInteger(.addressBlockSeconds, in: 0...86_400, default: defaults.addressBlock.components.seconds)
+        )
         exemptLoopback = try c.decodeIfPresent(Bool.self, forKey: .exemptLoopback) ?? defaults.exemptLoopback
-        adminMaxConnections = Int(try c.decodeInteger(.adminMaxConnections, in: 1...100_000, default: Int64(defaults.adminMaxConnections)))
-        adminIdleTimeout = .milliseconds(try c.decodeInteger(.adminIdleTimeoutMs, in: 100...3_600_000, default: defaults.adminIdleTimeout.milliseconds))
-        adminRequestTimeout = .milliseconds(try c.decodeInteger(.adminRequestTimeoutMs, in: 100...600_000,
-                                                      default: defaults.adminRequestTimeout.milliseconds))
+        adminMaxConnections = Int(
+            try c.decodeInteger(.adminMaxConnections, in: 1...100_000, default: Int64(defaults.adminMaxConnections)))
+        adminIdleTimeout = .milliseconds(
+            try c.decodeInteger(
+                .adminIdleTimeoutMs, in: 100...3_600_000, default: defaults.adminIdleTimeout.milliseconds))
+        adminRequestTimeout = .milliseconds(
+            try c.decodeInteger(
+                .adminRequestTimeoutMs, in: 100...600_000,
+                default: defaults.adminRequestTimeout.milliseconds))
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -13,7 +13,10 @@ public struct StoredAnnouncement: Sendable, Equatable {
     /// Not delivered after this (wall-clock time: it survives restarts).
     public var expiresAt: Date
 
-    public init(id: String, member: MemberID, channel: ChannelID, collapseID: String?, text: String, createdAt: Date, expiresAt: Date) {
+    public init(
+        id: String, member: MemberID, channel: ChannelID, collapseID: String?, text: String, createdAt: Date,
+        expiresAt: Date
+    ) {
         self.id = id; self.member = member; self.channel = channel; self.collapseID = collapseID; self.text = text
         self.createdAt = createdAt; self.expiresAt = expiresAt
     }
@@ -45,7 +48,9 @@ public struct AnnouncementBook: Sendable {
 
     public init(perMemberLimit: Int, stored: [StoredAnnouncement] = []) {
         self.perMemberLimit = max(1, perMemberLimit)
-        for announcement in stored.sorted(by: Self.order) { byMember[announcement.member, default: []].append(announcement) }
+        for announcement in stored.sorted(by: Self.order) {
+            byMember[announcement.member, default: []].append(announcement)
+        }
     }
 
     static func order(_ a: StoredAnnouncement, _ b: StoredAnnouncement) -> Bool {
@@ -102,7 +107,9 @@ public struct AnnouncementBook: Sendable {
     }
 
     /// The deliverable announcements of a member (not expired), oldest first, and the expired ones to remove.
-    public func deliverable(to member: MemberID, now: Date) -> (live: [StoredAnnouncement], expired: [StoredAnnouncement]) {
+    public func deliverable(
+        to member: MemberID, now: Date
+    ) -> (live: [StoredAnnouncement], expired: [StoredAnnouncement]) {
         let all = byMember[member] ?? []
         return (all.filter { $0.expiresAt > now }, all.filter { $0.expiresAt <= now })
     }

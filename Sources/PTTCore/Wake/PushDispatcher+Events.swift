@@ -18,8 +18,10 @@ extension PushDispatcher {
 
     /// A write to a connection finished (`error` describes a failure): it is counted, and the connection's next
     /// pushes are written.
-    public mutating func writeFinished(_ item: OutboxItem<Payload>, on connection: UInt64, error: String?,
-                                       now: PTTInstant) -> [Action] {
+    public mutating func writeFinished(
+        _ item: OutboxItem<Payload>, on connection: UInt64, error: String?,
+        now: PTTInstant
+    ) -> [Action] {
         if let count = inFlightWrites[connection] {
             inFlightWrites[connection] = count > 1 ? count - 1 : nil
         }
@@ -36,7 +38,9 @@ extension PushDispatcher {
         inFlightWrites[connection] = nil
         var actions: [Action] = []
         if var outbox = outboxes.removeValue(forKey: connection) {
-            for item in outbox.removeAll() { expired(item, transport: .localPush, reason: .disconnected, into: &actions) }
+            for item in outbox.removeAll() {
+                expired(item, transport: .localPush, reason: .disconnected, into: &actions)
+            }
         }
         rearmSweep(into: &actions)
         return actions
@@ -55,11 +59,16 @@ extension PushDispatcher {
     // MARK: APNs
 
     /// Queues a push for APNs and sends what it can.
-    public mutating func queueAPNs(_ item: OutboxItem<Payload>, token: [UInt8], now: PTTInstant, wallNow: Date) -> [Action] {
-        let job = OutboxItem(id: item.id, kind: item.kind, member: item.member, priority: item.priority, deadline: item.deadline,
-                             burst: item.burst, payload: APNsJob(token: token, payload: item.payload))
+    public mutating func queueAPNs(
+        _ item: OutboxItem<Payload>, token: [UInt8], now: PTTInstant, wallNow: Date
+    ) -> [Action] {
+        let job = OutboxItem(
+            id: item.id, kind: item.kind, member: item.member, priority: item.priority, deadline: item.deadline,
+            burst: item.burst, payload: APNsJob(token: token, payload: item.payload))
         var actions: [Action] = []
-        if let dropped = apnsOutbox.enqueue(job) { expired(dropped, transport: .apns, reason: .overflow, into: &actions) }
+        if let dropped = apnsOutbox.enqueue(job) {
+            expired(dropped, transport: .apns, reason: .overflow, into: &actions)
+        }
         pumpAPNs(now: now, wallNow: wallNow, into: &actions)
         rearmSweep(into: &actions)
         return actions
@@ -67,8 +76,10 @@ extension PushDispatcher {
 
     /// APNs answered one push (or the request could not be made): it is counted with `outcome` and `reason`,
     /// the back-off follows `health`, and the next pushes are sent.
-    public mutating func apnsAnswered(_ item: OutboxItem<APNsJob>, outcome: PushOutcome, reason: String?, health: APNsHealth,
-                                      now: PTTInstant, wallNow: Date) -> [Action] {
+    public mutating func apnsAnswered(
+        _ item: OutboxItem<APNsJob>, outcome: PushOutcome, reason: String?, health: APNsHealth,
+        now: PTTInstant, wallNow: Date
+    ) -> [Action] {
         apnsInFlight = max(0, apnsInFlight - 1)
         var actions: [Action] = [.record(PushRecord(item, transport: .apns, outcome: outcome, reason: reason))]
         switch health {
@@ -95,7 +106,8 @@ extension PushDispatcher {
     /// A talk burst ended: its wakes still waiting are dropped (zero expiry: never later).
     public mutating func burstEnded(_ burst: BurstID) -> [Action] {
         var actions: [Action] = []
-        expireWaiting(.burstEnded, local: { $0.expire(burst: burst) }, apns: { $0.expire(burst: burst) }, into: &actions)
+        expireWaiting(
+            .burstEnded, local: { $0.expire(burst: burst) }, apns: { $0.expire(burst: burst) }, into: &actions)
         rearmSweep(into: &actions)
         return actions
     }
@@ -139,18 +151,24 @@ extension PushDispatcher {
         }
     }
 
-    private mutating func expireWaiting(_ reason: PushExpiry, local: (inout PushOutbox<Payload>) -> [OutboxItem<Payload>],
-                                        apns: (inout PushOutbox<APNsJob>) -> [OutboxItem<APNsJob>],
-                                        into actions: inout [Action]) {
+    private mutating func expireWaiting(
+        _ reason: PushExpiry, local: (inout PushOutbox<Payload>) -> [OutboxItem<Payload>],
+        apns: (inout PushOutbox<APNsJob>) -> [OutboxItem<APNsJob>],
+        into actions: inout [Action]
+    ) {
         for connection in Array(outboxes.keys) {
-            for item in local(&outboxes[connection]!) { expired(item, transport: .localPush, reason: reason, into: &actions) }
+            for item in local(&outboxes[connection]!) {
+                expired(item, transport: .localPush, reason: reason, into: &actions)
+            }
             if outboxes[connection]!.isEmpty { outboxes[connection] = nil }
         }
         for item in apns(&apnsOutbox) { expired(item, transport: .apns, reason: reason, into: &actions) }
     }
 
     /// Counts a push that was never handed over. Announcements stay stored, so only wakes and leaves count.
-    private func expired<P>(_ item: OutboxItem<P>, transport: WakeRoute, reason: PushExpiry, into actions: inout [Action]) {
+    private func expired<P>(
+        _ item: OutboxItem<P>, transport: WakeRoute, reason: PushExpiry, into actions: inout [Action]
+    ) {
         guard item.kind != .announce else { return }
         actions.append(.record(PushRecord(expired: item, transport: transport, reason: reason)))
     }

@@ -12,7 +12,10 @@ public struct OutboxItem<Payload: Sendable>: Sendable {
     public var burst: BurstID?
     public var payload: Payload
 
-    public init(id: String, kind: PushKind, member: MemberID, priority: Int, deadline: PTTInstant, burst: BurstID? = nil, payload: Payload) {
+    public init(
+        id: String, kind: PushKind, member: MemberID, priority: Int, deadline: PTTInstant, burst: BurstID? = nil,
+        payload: Payload
+    ) {
         self.id = id; self.kind = kind; self.member = member; self.priority = priority; self.deadline = deadline
         self.burst = burst; self.payload = payload
     }

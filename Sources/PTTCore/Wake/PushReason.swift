@@ -13,7 +13,8 @@ public enum PushReason {
     /// `reason` when it is empty (no reason) or at most ``maxLength`` ASCII letters, digits, spaces and
     /// hyphens; ``other`` otherwise.
     public static func bounded(_ reason: String) -> String {
-        let plain = reason.utf8.count <= maxLength
+        let plain =
+            reason.utf8.count <= maxLength
             && reason.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == " ") }
         return plain ? reason : other
     }

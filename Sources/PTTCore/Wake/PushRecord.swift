@@ -8,8 +8,10 @@ public struct PushRecord: Sendable, Equatable {
     public var reason: String?
     public var burst: BurstID?
 
-    public init(kind: PushKind, member: MemberID, transport: WakeRoute, outcome: PushOutcome, reason: String? = nil,
-                burst: BurstID? = nil) {
+    public init(
+        kind: PushKind, member: MemberID, transport: WakeRoute, outcome: PushOutcome, reason: String? = nil,
+        burst: BurstID? = nil
+    ) {
         self.kind = kind
         self.member = member
         self.transport = transport
@@ -20,12 +22,15 @@ public struct PushRecord: Sendable, Equatable {
 
     /// The outcome of a push that was never handed over.
     public init<P>(expired item: OutboxItem<P>, transport: WakeRoute, reason: PushExpiry) {
-        self.init(kind: item.kind, member: item.member, transport: transport, outcome: .expired, reason: reason.rawValue,
-                  burst: item.burst)
+        self.init(
+            kind: item.kind, member: item.member, transport: transport, outcome: .expired, reason: reason.rawValue,
+            burst: item.burst)
     }
 
     /// The outcome of a push that was handed over.
     public init<P>(_ item: OutboxItem<P>, transport: WakeRoute, outcome: PushOutcome, reason: String? = nil) {
-        self.init(kind: item.kind, member: item.member, transport: transport, outcome: outcome, reason: reason, burst: item.burst)
+        self.init(
+            kind: item.kind, member: item.member, transport: transport, outcome: outcome, reason: reason,
+            burst: item.burst)
     }
 }

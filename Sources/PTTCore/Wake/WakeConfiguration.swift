@@ -19,8 +19,10 @@ public struct WakeConfiguration: Sendable, Equatable {
     /// The longest TTL an announcement may have (30 days, as APNs stores notifications).
     public static let maxAnnouncementTTL: Duration = .seconds(30 * 86_400)
 
-    public init(maxDelay: Duration = .seconds(2), outboxCapacity: Int = 256, storedPerMember: Int = 32,
-                announcementTTL: Duration = .seconds(3600), apnsConcurrency: Int = 64) {
+    public init(
+        maxDelay: Duration = .seconds(2), outboxCapacity: Int = 256, storedPerMember: Int = 32,
+        announcementTTL: Duration = .seconds(3600), apnsConcurrency: Int = 64
+    ) {
         self.maxDelay = maxDelay; self.outboxCapacity = outboxCapacity; self.storedPerMember = storedPerMember
         self.announcementTTL = announcementTTL; self.apnsConcurrency = apnsConcurrency
     }
@@ -36,12 +38,18 @@ extension WakeConfiguration: Codable {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let defaults = WakeConfiguration()
-        maxDelay = .milliseconds(try c.decodeInteger(.maxDelayMs, in: 1...60_000, default: defaults.maxDelay.milliseconds))
-        outboxCapacity = Int(try c.decodeInteger(.outboxCapacity, in: 1...100_000, default: Int64(defaults.outboxCapacity)))
-        storedPerMember = Int(try c.decodeInteger(.storedPerMember, in: 1...1000, default: Int64(defaults.storedPerMember)))
-        announcementTTL = .seconds(try c.decodeInteger(.announcementTtlSeconds, in: 1...Self.maxAnnouncementTTL.components.seconds,
-                                             default: defaults.announcementTTL.components.seconds))
-        apnsConcurrency = Int(try c.decodeInteger(.apnsConcurrency, in: 1...1000, default: Int64(defaults.apnsConcurrency)))
+        maxDelay = .milliseconds(
+            try c.decodeInteger(.maxDelayMs, in: 1...60_000, default: defaults.maxDelay.milliseconds))
+        outboxCapacity = Int(
+            try c.decodeInteger(.outboxCapacity, in: 1...100_000, default: Int64(defaults.outboxCapacity)))
+        storedPerMember = Int(
+            try c.decodeInteger(.storedPerMember, in: 1...1000, default: Int64(defaults.storedPerMember)))
+        announcementTTL = .seconds(
+            try c.decodeInteger(
+                .announcementTtlSeconds, in: 1...Self.maxAnnouncementTTL.components.seconds,
+                default: defaults.announcementTTL.components.seconds))
+        apnsConcurrency = Int(
+            try c.decodeInteger(.apnsConcurrency, in: 1...1000, default: Int64(defaults.apnsConcurrency)))
     }
 
     public func encode(to encoder: any Encoder) throws {

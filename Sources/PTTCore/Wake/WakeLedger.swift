@@ -12,7 +12,9 @@ public struct WakeLedger<Time: Sendable>: Sendable {
             self.kind = kind; self.transport = transport; self.outcome = outcome; self.reason = reason
         }
         public static func < (a: Key, b: Key) -> Bool {
-            (a.kind.rawValue, a.transport.rawValue, a.outcome.rawValue, a.reason) < (b.kind.rawValue, b.transport.rawValue, b.outcome.rawValue, b.reason)
+            (a.kind.rawValue, a.transport.rawValue, a.outcome.rawValue, a.reason) < (
+                b.kind.rawValue, b.transport.rawValue, b.outcome.rawValue, b.reason
+            )
         }
     }
 
@@ -32,11 +34,14 @@ public struct WakeLedger<Time: Sendable>: Sendable {
     public init() {}
 
     /// Counts one outcome; wakes and leaves also become the member's last.
-    public mutating func record(_ kind: PushKind, member: MemberID, transport: WakeRoute, outcome: PushOutcome,
-                                reason: String? = nil, burst: BurstID? = nil, at time: Time) {
+    public mutating func record(
+        _ kind: PushKind, member: MemberID, transport: WakeRoute, outcome: PushOutcome,
+        reason: String? = nil, burst: BurstID? = nil, at time: Time
+    ) {
         counts[Key(kind: kind, transport: transport, outcome: outcome, reason: reason ?? ""), default: 0] += 1
         if kind != .announce {
-            last[member] = Entry(at: time, kind: kind, transport: transport, outcome: outcome, reason: reason, burst: burst)
+            last[member] = Entry(
+                at: time, kind: kind, transport: transport, outcome: outcome, reason: reason, burst: burst)
         }
     }
 

@@ -65,8 +65,10 @@ public struct WakePolicy: Sendable {
     /// before, and the burst that ended, if one did. Calling it again for the same burst decides only
     /// members not decided yet, so nobody is woken twice in a burst; their deadline is still the burst's
     /// first start plus `maxDelay` (a later `now` does not extend it).
-    public mutating func burstStarted(_ burst: BurstID, in channel: ChannelID, speaker: MemberID,
-                                      candidates: [WakeCandidate], now: PTTInstant) -> (decisions: [WakeDecision], ended: BurstID?) {
+    public mutating func burstStarted(
+        _ burst: BurstID, in channel: ChannelID, speaker: MemberID,
+        candidates: [WakeCandidate], now: PTTInstant
+    ) -> (decisions: [WakeDecision], ended: BurstID?) {
         var ended: BurstID?
         var state: Burst
         if let running = bursts[channel], running.id == burst {
@@ -82,8 +84,11 @@ public struct WakePolicy: Sendable {
             if candidate.route == .none {
                 decisions.append(.expired(member: candidate.member, burst: burst, reason: .noRoute))
             } else {
-                decisions.append(.wake(WakeOrder(member: candidate.member, channel: channel, burst: burst,
-                                                 route: candidate.route, deadline: deadline)))
+                decisions.append(
+                    .wake(
+                        WakeOrder(
+                            member: candidate.member, channel: channel, burst: burst,
+                            route: candidate.route, deadline: deadline)))
             }
         }
         bursts[channel] = state

@@ -64,8 +64,11 @@ final class AdminDeadlines: ChannelDuplexHandler, @unchecked Sendable {
             let (handler, context) = loopBound.value
             handler.timer = nil
             handler.metrics.admin.timedOut(phase)
-            handler.logger.info("closing admin connection at its \(phase.rawValue) deadline", metadata: [
-                "remote": "\(context.channel.remoteAddress.map { "\($0)" } ?? "unknown")"])
+            handler.logger.info(
+                "closing admin connection at its \(phase.rawValue) deadline",
+                metadata: [
+                    "remote": "\(context.channel.remoteAddress.map { "\($0)" } ?? "unknown")"
+                ])
             context.close(promise: nil)
         }
     }

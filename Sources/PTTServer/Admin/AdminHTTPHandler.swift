@@ -49,7 +49,12 @@ package final class AdminHTTPHandler: ChannelInboundHandler, @unchecked Sendable
         guard authorized(head) else {
             metrics.admin.unauthorized.increment()
             logger.notice("admin request without the right token", metadata: ["path": "\(head.uri)"])
-            return write(context: context, .error(AdminError(.unauthorized, "missing or wrong admin token (Authorization: Bearer <data dir>/admin-token)")), keepAlive: keepAlive)
+            return write(
+                context: context,
+                .error(
+                    AdminError(
+                        .unauthorized, "missing or wrong admin token (Authorization: Bearer <data dir>/admin-token)")),
+                keepAlive: keepAlive)
         }
         let router = self.router
         let body = self.body
@@ -60,7 +65,8 @@ package final class AdminHTTPHandler: ChannelInboundHandler, @unchecked Sendable
             let (handler, context) = loopBound.value
             switch result {
             case .success(let response): handler.write(context: context, response, keepAlive: keepAlive)
-            case .failure(let error): handler.write(context: context, .error(AdminError(.internal, "\(error)")), keepAlive: false)
+            case .failure(let error):
+                handler.write(context: context, .error(AdminError(.internal, "\(error)")), keepAlive: false)
             }
         }
     }
@@ -78,9 +84,13 @@ package final class AdminHTTPHandler: ChannelInboundHandler, @unchecked Sendable
         headers.add(name: "content-type", value: response.contentType)
         headers.add(name: "content-length", value: "\(response.body.count)")
         headers.add(name: "connection", value: keepAlive ? "keep-alive" : "close")
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: response.status, headers: headers))), promise: nil)
+        context.write(
+            wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: response.status, headers: headers))),
+            promise: nil)
         if !response.body.isEmpty {
-            context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: response.body)))), promise: nil)
+            context.write(
+                wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: response.body)))),
+                promise: nil)
         }
         let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
         context.triggerUserOutboundEvent(AdminResponseSent(), promise: nil)

@@ -33,9 +33,10 @@ package struct AdminRouter {
     }
 
     func route(method: HTTPMethod, path: String, body: [UInt8]) -> AdminResponse {
-        let segments = path.split(separator: "?", maxSplits: 1).first.map(String.init).map {
-            $0.split(separator: "/").map { String($0).removingPercentEncoding ?? String($0) }
-        } ?? []
+        let segments =
+            path.split(separator: "?", maxSplits: 1).first.map(String.init).map {
+                $0.split(separator: "/").map { String($0).removingPercentEncoding ?? String($0) }
+            } ?? []
         do {
             switch (method, segments.count, segments.first, segments.count > 1 ? segments[1] : "") {
             case (.GET, 1, "metrics", _):
@@ -55,7 +56,8 @@ package struct AdminRouter {
                 try plane.admin.revokeFloor(segments[2])
                 return AdminResponse(status: .noContent)
             case (.POST, 4, "api", "channels") where segments[3] == "announce":
-                return .json(try plane.admin.announce(segments[2], decode(AnnounceRequest.self, body)), status: .created)
+                return .json(
+                    try plane.admin.announce(segments[2], decode(AnnounceRequest.self, body)), status: .created)
             case (.GET, 2, "api", "wakes"):
                 return .json(plane.admin.wakeTotals())
             case (.DELETE, 5, "api", "channels") where segments[3] == "members":

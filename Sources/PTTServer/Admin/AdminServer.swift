@@ -11,8 +11,10 @@ final class AdminServer: Sendable {
 
     /// Connections beyond `limits.adminMaxConnections` are closed at accept; each one has an idle and a
     /// request deadline (``AdminDeadlines``), so slow or silent clients cannot hold descriptors.
-    static func bind(host: String, port: Int, group: EventLoopGroup, router: AdminRouter, token: String,
-                     limits: ConnectionLimits, metrics: ServerMetrics, logger: Logger) async throws -> AdminServer {
+    static func bind(
+        host: String, port: Int, group: EventLoopGroup, router: AdminRouter, token: String,
+        limits: ConnectionLimits, metrics: ServerMetrics, logger: Logger
+    ) async throws -> AdminServer {
         let open = Atomic<Int>(0)
         let idle = TimeAmount.nanoseconds(limits.adminIdleTimeout.nanoseconds)
         let request = TimeAmount.nanoseconds(limits.adminRequestTimeout.nanoseconds)
@@ -23,7 +25,8 @@ final class AdminServer: Sendable {
                 guard open.add(1, ordering: .relaxed).newValue <= limits.adminMaxConnections else {
                     open.subtract(1, ordering: .relaxed)
                     metrics.admin.connectionsRefused.increment()
-                    logger.warning("admin connection refused: limit reached", metadata: ["limit": "\(limits.adminMaxConnections)"])
+                    logger.warning(
+                        "admin connection refused: limit reached", metadata: ["limit": "\(limits.adminMaxConnections)"])
                     return child.close()
                 }
                 metrics.admin.connectionsOpen.increment()
@@ -32,9 +35,11 @@ final class AdminServer: Sendable {
                     metrics.admin.connectionsOpen.decrement()
                 }
                 return child.eventLoop.makeCompletedFuture {
-                    try child.pipeline.syncOperations.addHandler(AdminDeadlines(idleTimeout: idle, requestTimeout: request, metrics: metrics, logger: logger))
+                    try child.pipeline.syncOperations.addHandler(
+                        AdminDeadlines(idleTimeout: idle, requestTimeout: request, metrics: metrics, logger: logger))
                     try child.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                    try child.pipeline.syncOperations.addHandler(AdminHTTPHandler(router: router, token: token, metrics: metrics, logger: logger))
+                    try child.pipeline.syncOperations.addHandler(
+                        AdminHTTPHandler(router: router, token: token, metrics: metrics, logger: logger))
                 }
             }
             .bind(host: host, port: port).get()

@@ -18,7 +18,8 @@ public struct DataDirectory: Sendable {
 
     /// Creates the directory (mode 0700) if missing.
     public func create() throws {
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
 
     /// Writes a file atomically, readable by its owner only.

@@ -31,7 +31,10 @@ struct DescriptorBudget: Equatable {
             if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limits = raised }
         }
         let soft = limits.rlim_cur == rlim_t.max ? Int.max : Int(clamping: limits.rlim_cur)
-        return DescriptorBudget(limit: soft, maxControlConnections: allowed(configuredMax: configuredMax, adminMaxConnections: adminMaxConnections, limit: soft))
+        return DescriptorBudget(
+            limit: soft,
+            maxControlConnections: allowed(
+                configuredMax: configuredMax, adminMaxConnections: adminMaxConnections, limit: soft))
     }
 
     /// Connections that fit under `limit` descriptors after the reserve and the admin connections (at least 1).

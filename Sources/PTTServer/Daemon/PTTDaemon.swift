@@ -7,8 +7,8 @@ import NIOSSL
 import PTTCore
 import PTTProtocol
 import PTTRelay
-import ServiceLifecycle
 import PTTStore
+import ServiceLifecycle
 
 /// The whole `pttd` server: storage, control listener, admin listener. A swift-service-lifecycle `Service`.
 ///
@@ -58,8 +58,10 @@ public final class PTTDaemon: Service, @unchecked Sendable {
         var adminToken: String
     }
 
-    public init(configuration: ServerConfiguration, dataDirectory: DataDirectory, logger: Logger,
-                clock: any PTTClock = UptimeClock(), wallClock: any WallClock = SystemWallClock(), group: EventLoopGroup? = nil) {
+    public init(
+        configuration: ServerConfiguration, dataDirectory: DataDirectory, logger: Logger,
+        clock: any PTTClock = UptimeClock(), wallClock: any WallClock = SystemWallClock(), group: EventLoopGroup? = nil
+    ) {
         self.configuration = configuration
         self.dataDirectory = dataDirectory
         self.logger = logger
@@ -92,8 +94,9 @@ public final class PTTDaemon: Service, @unchecked Sendable {
             tlsConfiguration.shutdownTimeout = .nanoseconds(configuration.limits.closeGrace.nanoseconds)
             tls = try NIOSSLContext(configuration: tlsConfiguration)
             fingerprint = identity.fingerprint
-            logger.notice(created ? "created a self-signed TLS certificate" : "loaded TLS certificate",
-                          metadata: ["sha256": "\(identity.fingerprint)", "file": "\(dataDirectory.certificate)"])
+            logger.notice(
+                created ? "created a self-signed TLS certificate" : "loaded TLS certificate",
+                metadata: ["sha256": "\(identity.fingerprint)", "file": "\(dataDirectory.certificate)"])
         } else {
             logger.warning("TLS is off: control connections are in clear text (--no-tls)")
         }
@@ -101,7 +104,11 @@ public final class PTTDaemon: Service, @unchecked Sendable {
         var apns: APNsClient?
         if let settings = configuration.apns {
             apns = try APNsClient(settings: settings, eventLoopGroup: group, logger: logger)
-            logger.notice("APNs configured", metadata: ["endpoint": "\(settings.baseURL)", "topic": "\(settings.topic)", "keyId": "\(settings.keyId)"])
+            logger.notice(
+                "APNs configured",
+                metadata: [
+                    "endpoint": "\(settings.baseURL)", "topic": "\(settings.topic)", "keyId": "\(settings.keyId)",
+                ])
         } else {
             logger.info("APNs not configured: wakes go over Local Push connections only")
         }
@@ -110,8 +117,10 @@ public final class PTTDaemon: Service, @unchecked Sendable {
         // The relay's own thread: control and admin connections run on `group`, never on it.
         let relayGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         do {
-            try await listen(store: store, adminToken: adminToken, tls: tls, fingerprint: fingerprint, apns: apns, planeGroup: planeGroup,
-                             relayGroup: relayGroup)
+            try await listen(
+                store: store, adminToken: adminToken, tls: tls, fingerprint: fingerprint, apns: apns,
+                planeGroup: planeGroup,
+                relayGroup: relayGroup)
         } catch {
             await apns?.shutdown()
             try? await planeGroup.shutdownGracefully()
@@ -121,52 +130,72 @@ public final class PTTDaemon: Service, @unchecked Sendable {
     }
 
     /// Builds the control plane and binds the relay, control and admin listeners.
-    private func listen(store: Store, adminToken: String, tls: NIOSSLContext?, fingerprint: String?, apns: APNsClient?,
-                        planeGroup: MultiThreadedEventLoopGroup, relayGroup: MultiThreadedEventLoopGroup) async throws {
+    private func listen(
+        store: Store, adminToken: String, tls: NIOSSLContext?, fingerprint: String?, apns: APNsClient?,
+        planeGroup: MultiThreadedEventLoopGroup, relayGroup: MultiThreadedEventLoopGroup
+    ) async throws {
         let controlLoop = planeGroup.next()
         let relayLoop = relayGroup.next()
-        let plane = try ControlPlane(eventLoop: controlLoop, configuration: configuration, store: store, metrics: metrics,
-                                     clock: clock, wallClock: wallClock, apns: apns, logger: logger)
-        let relay = MediaRelay(eventLoop: relayLoop, secure: configuration.mediaSecurity == .srtp,
-                               implicitFloorRequest: configuration.implicitFloorRequest,
-                               silenceTimeout: configuration.mediaSilenceTimeout, metrics: metrics.relay, logger: logger)
+        let plane = try ControlPlane(
+            eventLoop: controlLoop, configuration: configuration, store: store, metrics: metrics,
+            clock: clock, wallClock: wallClock, apns: apns, logger: logger)
+        let relay = MediaRelay(
+            eventLoop: relayLoop, secure: configuration.mediaSecurity == .srtp,
+            implicitFloorRequest: configuration.implicitFloorRequest,
+            silenceTimeout: configuration.mediaSilenceTimeout, metrics: metrics.relay, logger: logger)
         try await relay.bind(host: configuration.controlHost, port: configuration.mediaPort)
         relay.report = { report in plane.eventLoop.execute { plane.relayLink.reported(report) } }
         try await controlLoop.submit { plane.start(relay: relay) }.get()
-        let descriptors = DescriptorBudget.raise(configuredMax: configuration.maxConnections,
-                                                 adminMaxConnections: configuration.limits.adminMaxConnections)
+        let descriptors = DescriptorBudget.raise(
+            configuredMax: configuration.maxConnections,
+            adminMaxConnections: configuration.limits.adminMaxConnections)
         if descriptors.maxControlConnections < configuration.maxConnections {
-            logger.warning("fewer control connections than maxConnections: the descriptor limit does not allow more", metadata: [
-                "maxConnections": "\(configuration.maxConnections)", "allowed": "\(descriptors.maxControlConnections)",
-                "descriptorLimit": "\(descriptors.limit)"])
+            logger.warning(
+                "fewer control connections than maxConnections: the descriptor limit does not allow more",
+                metadata: [
+                    "maxConnections": "\(configuration.maxConnections)",
+                    "allowed": "\(descriptors.maxControlConnections)",
+                    "descriptorLimit": "\(descriptors.limit)",
+                ])
         }
-        let control = try await ControlServer.bind(host: configuration.controlHost, port: configuration.controlPort, group: group,
-                                                   tls: tls, plane: plane, configuration: configuration,
-                                                   maxConnections: descriptors.maxControlConnections, clock: clock,
-                                                   metrics: metrics, logger: logger)
+        let control = try await ControlServer.bind(
+            host: configuration.controlHost, port: configuration.controlPort, group: group,
+            tls: tls, plane: plane, configuration: configuration,
+            maxConnections: descriptors.maxControlConnections, clock: clock,
+            metrics: metrics, logger: logger)
         let admin: AdminServer
         do {
-            admin = try await AdminServer.bind(host: configuration.adminHost, port: configuration.adminPort, group: group,
-                                               router: AdminRouter(plane: plane, metrics: metrics), token: adminToken,
-                                               limits: configuration.limits, metrics: metrics, logger: logger)
+            admin = try await AdminServer.bind(
+                host: configuration.adminHost, port: configuration.adminPort, group: group,
+                router: AdminRouter(plane: plane, metrics: metrics), token: adminToken,
+                limits: configuration.limits, metrics: metrics, logger: logger)
         } catch {
             try? await control.channel.close()
             await relay.close()
             throw error
         }
         let adminHost = configuration.adminHost.contains(":") ? "[\(configuration.adminHost)]" : configuration.adminHost
-        let info = RuntimeInfo(pid: getpid(), controlHost: configuration.controlHost, controlPort: control.port, mediaPort: relay.port,
-                               adminURL: "http://\(adminHost):\(admin.port)", tls: configuration.tls, fingerprint: fingerprint)
+        let info = RuntimeInfo(
+            pid: getpid(), controlHost: configuration.controlHost, controlPort: control.port, mediaPort: relay.port,
+            adminURL: "http://\(adminHost):\(admin.port)", tls: configuration.tls, fingerprint: fingerprint)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         try dataDirectory.writePrivate(try encoder.encode(info), to: dataDirectory.runtimeInfo)
-        state = .running(Running(plane: plane, planeGroup: planeGroup, relayGroup: relayGroup, control: control, admin: admin, relay: relay, apns: apns, info: info, adminToken: adminToken))
-        let directory = try await plane.eventLoop.submit { (plane.directory.channels.count, plane.directory.users.count, plane.directory.memberships.count) }.get()
-        logger.notice("pttd listening", metadata: [
-            "control": "\(configuration.controlHost):\(control.port)\(configuration.tls ? " (TLS)" : "")",
-            "media": "udp \(configuration.controlHost):\(relay.port) (\(configuration.mediaSecurity))",
-            "admin": "\(info.adminURL)", "data": "\(dataDirectory.path)",
-            "channels": "\(directory.0)", "users": "\(directory.1)", "memberships": "\(directory.2)"])
+        state = .running(
+            Running(
+                plane: plane, planeGroup: planeGroup, relayGroup: relayGroup, control: control, admin: admin,
+                relay: relay, apns: apns, info: info, adminToken: adminToken))
+        let directory = try await plane.eventLoop.submit {
+            (plane.directory.channels.count, plane.directory.users.count, plane.directory.memberships.count)
+        }.get()
+        logger.notice(
+            "pttd listening",
+            metadata: [
+                "control": "\(configuration.controlHost):\(control.port)\(configuration.tls ? " (TLS)" : "")",
+                "media": "udp \(configuration.controlHost):\(relay.port) (\(configuration.mediaSecurity))",
+                "admin": "\(info.adminURL)", "data": "\(dataDirectory.path)",
+                "channels": "\(directory.0)", "users": "\(directory.1)", "memberships": "\(directory.2)",
+            ])
     }
 
     /// Stops listening, tells connected clients the server is shutting down, and closes them.
@@ -203,13 +232,14 @@ public final class PTTDaemon: Service, @unchecked Sendable {
     public func run() async throws {
         try await start()
         guard let running else { return }
-        let listeners = ServiceGroup(configuration: .init(
-            services: [
-                .init(service: ListenerService(name: "relay", channel: running.relay.datagramChannel!)),
-                .init(service: ListenerService(name: "control", channel: running.control.channel)),
-                .init(service: ListenerService(name: "admin", channel: running.admin.channel)),
-            ],
-            logger: logger))
+        let listeners = ServiceGroup(
+            configuration: .init(
+                services: [
+                    .init(service: ListenerService(name: "relay", channel: running.relay.datagramChannel!)),
+                    .init(service: ListenerService(name: "control", channel: running.control.channel)),
+                    .init(service: ListenerService(name: "admin", channel: running.admin.channel)),
+                ],
+                logger: logger))
         do {
             try await withGracefulShutdownHandler {
                 try await listeners.run()

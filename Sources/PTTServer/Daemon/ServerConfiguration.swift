@@ -64,9 +64,13 @@ extension ServerConfiguration: Codable {
         config.adminHost = try c.decodeIfPresent(String.self, forKey: .adminHost) ?? config.adminHost
         config.adminPort = try c.decodeIfPresent(Int.self, forKey: .adminPort) ?? config.adminPort
         config.tls = try c.decodeIfPresent(Bool.self, forKey: .tls) ?? config.tls
-        if let ms = try c.decodeIfPresent(Int.self, forKey: .heartbeatIntervalMs) { config.heartbeatInterval = .milliseconds(ms) }
-        config.heartbeatMissLimit = try c.decodeIfPresent(Int.self, forKey: .heartbeatMissLimit) ?? config.heartbeatMissLimit
-        config.createChannelsOnJoin = try c.decodeIfPresent(Bool.self, forKey: .createChannelsOnJoin) ?? config.createChannelsOnJoin
+        if let ms = try c.decodeIfPresent(Int.self, forKey: .heartbeatIntervalMs) {
+            config.heartbeatInterval = .milliseconds(ms)
+        }
+        config.heartbeatMissLimit =
+            try c.decodeIfPresent(Int.self, forKey: .heartbeatMissLimit) ?? config.heartbeatMissLimit
+        config.createChannelsOnJoin =
+            try c.decodeIfPresent(Bool.self, forKey: .createChannelsOnJoin) ?? config.createChannelsOnJoin
         if let text = try c.decodeIfPresent(String.self, forKey: .mediaSecurity) {
             guard let security = MediaSecurity(rawValue: text) else {
                 throw ConfigurationError.invalid("mediaSecurity must be \(MediaSecurity.spelled), got '\(text)'")
@@ -75,8 +79,11 @@ extension ServerConfiguration: Codable {
         }
         config.floor = try c.decodeIfPresent(FloorConfiguration.self, forKey: .floor) ?? config.floor
         config.maxConnections = try c.decodeIfPresent(Int.self, forKey: .maxConnections) ?? config.maxConnections
-        config.implicitFloorRequest = try c.decodeIfPresent(Bool.self, forKey: .implicitFloorRequest) ?? config.implicitFloorRequest
-        if let ms = try c.decodeIfPresent(Int.self, forKey: .mediaSilenceTimeoutMs) { config.mediaSilenceTimeout = .milliseconds(ms) }
+        config.implicitFloorRequest =
+            try c.decodeIfPresent(Bool.self, forKey: .implicitFloorRequest) ?? config.implicitFloorRequest
+        if let ms = try c.decodeIfPresent(Int.self, forKey: .mediaSilenceTimeoutMs) {
+            config.mediaSilenceTimeout = .milliseconds(ms)
+        }
         config.wake = try c.decodeIfPresent(WakeConfiguration.self, forKey: .wake) ?? config.wake
         config.apns = try c.decodeIfPresent(APNsSettings.self, forKey: .apns)
         config.limits = try c.decodeIfPresent(ConnectionLimits.self, forKey: .limits) ?? config.limits
@@ -115,7 +122,9 @@ extension ServerConfiguration: Codable {
         guard heartbeatMissLimit >= 1 else { throw .invalid("heartbeatMissLimit must be at least 1") }
         guard mediaSilenceTimeout >= .seconds(1) else { throw .invalid("mediaSilenceTimeoutMs must be at least 1000") }
         guard maxConnections >= 1 else { throw .invalid("maxConnections must be at least 1") }
-        guard memberEventsUpTo >= 0 else { throw .invalid("memberEventsUpTo must be at least 0, got \(memberEventsUpTo)") }
+        guard memberEventsUpTo >= 0 else {
+            throw .invalid("memberEventsUpTo must be at least 0, got \(memberEventsUpTo)")
+        }
         do {
             try apns?.validate()
         } catch {
@@ -147,11 +156,15 @@ extension ServerConfiguration: Codable {
 public enum ConfigurationError: Error, CustomStringConvertible, Equatable {
     case invalid(String)
     public var description: String {
-        switch self { case .invalid(let message): message }
+        switch self {
+        case .invalid(let message): message
+        }
     }
 
     static func describe(_ error: DecodingError) -> String {
-        func path(_ context: DecodingError.Context) -> String { context.codingPath.map(\.stringValue).joined(separator: ".") }
+        func path(_ context: DecodingError.Context) -> String {
+            context.codingPath.map(\.stringValue).joined(separator: ".")
+        }
         switch error {
         case .typeMismatch(let type, let context): return "'\(path(context))' should be \(type)"
         case .valueNotFound(let type, let context): return "'\(path(context))' is null, expected \(type)"

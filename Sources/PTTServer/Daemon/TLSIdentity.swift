@@ -15,7 +15,9 @@ public struct TLSIdentity: Sendable {
 
     /// Loads the identity from `directory`, creating it first if either file is missing.
     /// - Returns: the identity and whether it was created now.
-    public static func loadOrCreate(in directory: DataDirectory, commonName: String = "pttd") throws -> (TLSIdentity, created: Bool) {
+    public static func loadOrCreate(
+        in directory: DataDirectory, commonName: String = "pttd"
+    ) throws -> (TLSIdentity, created: Bool) {
         let fm = FileManager.default
         if fm.fileExists(atPath: directory.certificate), fm.fileExists(atPath: directory.privateKey) {
             let certPEM = try String(contentsOfFile: directory.certificate, encoding: .utf8)
@@ -59,7 +61,8 @@ public struct TLSIdentity: Sendable {
     public func serverConfiguration() throws -> TLSConfiguration {
         let certificate = try NIOSSLCertificate(bytes: certificateDER, format: .der)
         let key = try NIOSSLPrivateKey(bytes: Array(privateKeyPEM.utf8), format: .pem)
-        var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: [.certificate(certificate)], privateKey: .privateKey(key))
+        var configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: [.certificate(certificate)], privateKey: .privateKey(key))
         configuration.minimumTLSVersion = .tlsv12
         return configuration
     }

@@ -18,11 +18,14 @@ public final class AdminMetrics: Sendable {
 
     init(_ registry: PrometheusCollectorRegistry) {
         connectionsOpen = registry.makeGauge(name: "ptt_admin_connections", help: "Admin API connections open now")
-        connectionsRefused = registry.makeCounter(name: "ptt_admin_connections_refused_total", help: "Admin API connections refused at the limit")
+        connectionsRefused = registry.makeCounter(
+            name: "ptt_admin_connections_refused_total", help: "Admin API connections refused at the limit")
         requests = registry.makeCounter(name: "ptt_admin_requests_total", help: "Admin API requests")
-        unauthorized = registry.makeCounter(name: "ptt_admin_unauthorized_total", help: "Admin API requests without the right token")
-        timeouts = registry.labelledCounters("ptt_admin_connections_timed_out_total", "Admin API connections closed at a deadline",
-                                             key: "phase", AdminDeadlinePhase.self)
+        unauthorized = registry.makeCounter(
+            name: "ptt_admin_unauthorized_total", help: "Admin API requests without the right token")
+        timeouts = registry.labelledCounters(
+            "ptt_admin_connections_timed_out_total", "Admin API connections closed at a deadline",
+            key: "phase", AdminDeadlinePhase.self)
     }
 
     public func timedOut(_ phase: AdminDeadlinePhase) { timeouts[phase]?.increment() }

@@ -19,13 +19,16 @@ public final class ChannelMetrics: Sendable {
         channels = registry.makeGauge(name: "ptt_channels", help: "Channels")
         members = registry.makeGauge(name: "ptt_members", help: "Channel memberships")
         joins = registry.makeCounter(name: "ptt_joins_total", help: "Join requests that succeeded")
-        joinBatches = registry.makeCounter(name: "ptt_join_batches_total", help: "Storage writes that stored one or more joins together")
+        joinBatches = registry.makeCounter(
+            name: "ptt_join_batches_total", help: "Storage writes that stored one or more joins together")
         leaves = registry.makeCounter(name: "ptt_leaves_total", help: "Memberships ended by the member")
         kicks = registry.makeCounter(name: "ptt_kicks_total", help: "Memberships ended by an operator")
         floorGrants = registry.makeCounter(name: "ptt_floor_grants_total", help: "Floor grants")
         floorQueued = registry.makeCounter(name: "ptt_floor_queued_total", help: "Floor requests queued")
-        floorDenies = registry.labelledCounters("ptt_floor_denies_total", "Floor requests denied", key: "cause", FloorDenyCause.self)
-        floorRevokes = registry.labelledCounters("ptt_floor_revokes_total", "Floors revoked", key: "cause", FloorRevokeCause.self)
+        floorDenies = registry.labelledCounters(
+            "ptt_floor_denies_total", "Floor requests denied", key: "cause", FloorDenyCause.self)
+        floorRevokes = registry.labelledCounters(
+            "ptt_floor_revokes_total", "Floors revoked", key: "cause", FloorRevokeCause.self)
     }
 
     public func floorDenied(cause: FloorDenyCause) { floorDenies[cause]?.increment() }

@@ -40,19 +40,30 @@ public final class ControlMetrics: Sendable {
 
     init(_ registry: PrometheusCollectorRegistry) {
         connectionsOpen = registry.makeGauge(name: "ptt_control_connections", help: "Control connections open now")
-        connectionsAccepted = registry.makeCounter(name: "ptt_control_connections_accepted_total", help: "Control connections accepted")
-        addressesBlocked = registry.makeCounter(name: "ptt_addresses_blocked_total", help: "Source addresses blocked after repeated failed hellos")
-        sessionsInMemory = registry.makeGauge(name: "ptt_control_sessions_in_memory", help: "Control session objects alive (closed ones are freed)")
-        sessionsReplaced = registry.makeCounter(name: "ptt_sessions_replaced_total", help: "Sessions closed because the same device and role connected again")
-        heartbeatsMissed = registry.makeCounter(name: "ptt_heartbeats_missed_total", help: "Heartbeats not acknowledged in time")
-        sessionsTimedOut = registry.makeCounter(name: "ptt_sessions_timed_out_total", help: "Sessions closed after missing heartbeats")
-        refused = registry.labelledCounters("ptt_control_connections_refused_total", "Control connections refused at accept",
-                                            key: "reason", AdmissionControl.Refusal.self)
-        closed = registry.labelledCounters("ptt_control_connections_closed_total", "Control connections closed by the server for cost",
-                                           key: "reason", ControlCloseReason.self)
-        framesRejected = registry.labelledCounters("ptt_control_frames_rejected_total", "Control frames rejected", key: "reason",
-                                                   FrameRejection.self)
-        authFailures = registry.labelledCounters("ptt_auth_failures_total", "Hellos refused", key: "reason", HelloRefusal.self)
+        connectionsAccepted = registry.makeCounter(
+            name: "ptt_control_connections_accepted_total", help: "Control connections accepted")
+        addressesBlocked = registry.makeCounter(
+            name: "ptt_addresses_blocked_total", help: "Source addresses blocked after repeated failed hellos")
+        sessionsInMemory = registry.makeGauge(
+            name: "ptt_control_sessions_in_memory", help: "Control session objects alive (closed ones are freed)")
+        sessionsReplaced = registry.makeCounter(
+            name: "ptt_sessions_replaced_total",
+            help: "Sessions closed because the same device and role connected again")
+        heartbeatsMissed = registry.makeCounter(
+            name: "ptt_heartbeats_missed_total", help: "Heartbeats not acknowledged in time")
+        sessionsTimedOut = registry.makeCounter(
+            name: "ptt_sessions_timed_out_total", help: "Sessions closed after missing heartbeats")
+        refused = registry.labelledCounters(
+            "ptt_control_connections_refused_total", "Control connections refused at accept",
+            key: "reason", AdmissionControl.Refusal.self)
+        closed = registry.labelledCounters(
+            "ptt_control_connections_closed_total", "Control connections closed by the server for cost",
+            key: "reason", ControlCloseReason.self)
+        framesRejected = registry.labelledCounters(
+            "ptt_control_frames_rejected_total", "Control frames rejected", key: "reason",
+            FrameRejection.self)
+        authFailures = registry.labelledCounters(
+            "ptt_auth_failures_total", "Hellos refused", key: "reason", HelloRefusal.self)
     }
 
     public func connectionRefused(_ reason: AdmissionControl.Refusal) { refused[reason]?.increment() }

@@ -15,7 +15,9 @@ public final class PushMetrics: Sendable {
         self.registry = registry
         // Shown at 0 from the start, like the other labelled counters.
         for kind in PushKind.allCases {
-            for transport in [WakeRoute.localPush, .apns] { _ = counter(PushLabels(kind: kind, transport: transport, outcome: .sent, reason: "")) }
+            for transport in [WakeRoute.localPush, .apns] {
+                _ = counter(PushLabels(kind: kind, transport: transport, outcome: .sent, reason: ""))
+            }
         }
     }
 
@@ -24,7 +26,8 @@ public final class PushMetrics: Sendable {
     /// one once ``maxLabelSets`` label sets exist is counted as `other`, so a misbehaving peer cannot grow
     /// `/metrics` without bound.
     public func count(kind: PushKind, transport: WakeRoute, outcome: PushOutcome, reason: String) {
-        counter(PushLabels(kind: kind, transport: transport, outcome: outcome, reason: PushReason.bounded(reason))).increment()
+        counter(PushLabels(kind: kind, transport: transport, outcome: outcome, reason: PushReason.bounded(reason)))
+            .increment()
     }
 
     private func counter(_ labels: PushLabels) -> Counter {
@@ -37,8 +40,11 @@ public final class PushMetrics: Sendable {
             }
             let counter = registry.makeCounter(
                 name: "ptt_pushes_total",
-                labels: [("kind", labels.kind.rawValue), ("transport", labels.transport.rawValue), ("outcome", labels.outcome.rawValue),
-                         ("reason", labels.reason)],
+                labels: [
+                    ("kind", labels.kind.rawValue), ("transport", labels.transport.rawValue),
+                    ("outcome", labels.outcome.rawValue),
+                    ("reason", labels.reason),
+                ],
                 help: "Pushes (wakes, leaves, announcements) by transport and outcome")
             counters[labels] = counter
             return counter

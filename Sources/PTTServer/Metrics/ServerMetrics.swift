@@ -27,15 +27,20 @@ public final class ServerMetrics: Sendable {
         channels = ChannelMetrics(registry)
         pushes = PushMetrics(registry)
         admin = AdminMetrics(registry)
-        let mediaDrops = registry.labelledCounters("ptt_media_packets_dropped_total", "Datagrams dropped by the relay",
-                                                   key: "reason", RelayDropReason.self)
+        let mediaDrops = registry.labelledCounters(
+            "ptt_media_packets_dropped_total", "Datagrams dropped by the relay",
+            key: "reason", RelayDropReason.self)
         relay = RelayMetrics(
-            received: registry.makeCounter(name: "ptt_media_packets_received_total", help: "UDP datagrams received by the relay"),
-            forwarded: registry.makeCounter(name: "ptt_media_packets_forwarded_total", help: "RTP packets sent to listeners"),
-            addressChanges: registry.makeCounter(name: "ptt_media_address_changes_total",
-                                                 help: "Members whose media address moved (roaming, NAT rebinding)"),
-            sendBufferFull: registry.makeCounter(name: "ptt_media_send_buffer_full_total",
-                                                 help: "Copies that found the socket's send buffer full and waited in the relay's queue"),
+            received: registry.makeCounter(
+                name: "ptt_media_packets_received_total", help: "UDP datagrams received by the relay"),
+            forwarded: registry.makeCounter(
+                name: "ptt_media_packets_forwarded_total", help: "RTP packets sent to listeners"),
+            addressChanges: registry.makeCounter(
+                name: "ptt_media_address_changes_total",
+                help: "Members whose media address moved (roaming, NAT rebinding)"),
+            sendBufferFull: registry.makeCounter(
+                name: "ptt_media_send_buffer_full_total",
+                help: "Copies that found the socket's send buffer full and waited in the relay's queue"),
             drop: { mediaDrops[$0]! })
     }
 
@@ -48,6 +53,9 @@ extension PrometheusCollectorRegistry {
     func labelledCounters<Label: RawRepresentable & CaseIterable & Hashable>(
         _ name: String, _ help: String, key: String, _ label: Label.Type
     ) -> [Label: Counter] where Label.RawValue == String {
-        Dictionary(uniqueKeysWithValues: Label.allCases.map { ($0, makeCounter(name: name, labels: [(key, $0.rawValue)], help: help)) })
+        Dictionary(
+            uniqueKeysWithValues: Label.allCases.map {
+                ($0, makeCounter(name: name, labels: [(key, $0.rawValue)], help: help))
+            })
     }
 }

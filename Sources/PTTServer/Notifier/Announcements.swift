@@ -37,47 +37,58 @@ final class Announcements: @unchecked Sendable {
         }
         let ttl = request.ttlSeconds.map { Duration.seconds($0) } ?? plane.configuration.wake.announcementTTL
         guard ttl >= .seconds(1), ttl <= WakeConfiguration.maxAnnouncementTTL else {
-            throw AdminError(.badRequest, "ttlSeconds must be 1 to \(WakeConfiguration.maxAnnouncementTTL.components.seconds)")
+            throw AdminError(
+                .badRequest, "ttlSeconds must be 1 to \(WakeConfiguration.maxAnnouncementTTL.components.seconds)")
         }
         let now = context.wallClock.now()
         let expiresAt = now.addingTimeInterval(TimeInterval(ttl.components.seconds))
         let members = plane.directory.members(of: channel.id)
         let announcements = members.map {
-            StoredAnnouncement(id: UUID().uuidString.lowercased(), member: $0.id, channel: channel.id, collapseID: request.collapseId,
-                               text: text, createdAt: now, expiresAt: expiresAt)
+            StoredAnnouncement(
+                id: UUID().uuidString.lowercased(), member: $0.id, channel: channel.id, collapseID: request.collapseId,
+                text: text, createdAt: now, expiresAt: expiresAt)
         }
         let plan = book.planAdd(announcements)
         do { try commit(plan.changes) } catch {
             throw AdminError(.internal, "could not store the announcement: \(Store.describe(error))")
         }
         for old in plan.overflowed {
-            plane.notifier.record(PushRecord(kind: .announce, member: old.member, transport: .none, outcome: .expired,
-                                             reason: PushExpiry.overflow.rawValue))
+            plane.notifier.record(
+                PushRecord(
+                    kind: .announce, member: old.member, transport: .none, outcome: .expired,
+                    reason: PushExpiry.overflow.rawValue))
         }
         // A replaced announcement still waiting in an outbox is not handed over any more.
         for old in plan.replaced { plane.notifier.withdraw(id: old.id) }
         var handed = 0
         for announcement in announcements {
             guard let membership = plane.directory.memberships[announcement.member],
-                  let session = plane.sessions.pushProviderSession(of: membership) ?? plane.sessions.appSession(of: membership)
+                let session = plane.sessions.pushProviderSession(of: membership)
+                    ?? plane.sessions.appSession(of: membership)
             else { continue }
             queue(announcement, to: session, channel: channel)
             handed += 1
         }
         armExpiry()
-        plane.logger.info("announcement stored", metadata: [
-            "channel": "\(channel.name)", "members": "\(members.count)", "handed": "\(handed)",
-            "replaced": "\(plan.replaced.count)", "expires": "\(expiresAt.iso8601)"])
-        return AnnounceResponse(channel: channel.name, members: members.count, handedNow: handed, replaced: plan.replaced.count,
-                                expiresAt: expiresAt.iso8601)
+        plane.logger.info(
+            "announcement stored",
+            metadata: [
+                "channel": "\(channel.name)", "members": "\(members.count)", "handed": "\(handed)",
+                "replaced": "\(plan.replaced.count)", "expires": "\(expiresAt.iso8601)",
+            ])
+        return AnnounceResponse(
+            channel: channel.name, members: members.count, handedNow: handed, replaced: plan.replaced.count,
+            expiresAt: expiresAt.iso8601)
     }
 
     private func queue(_ announcement: StoredAnnouncement, to session: ControlSession, channel: PTTCore.Channel) {
         let left = announcement.expiresAt.timeIntervalSince(context.wallClock.now())
         let deadline = context.clock.now() + .milliseconds(Int64(max(0, left) * 1000))
-        plane.notifier.queue(OutboxItem(id: announcement.id, kind: .announce, member: announcement.member, priority: 5,
-                                        deadline: deadline, payload: PushFrames.announcement(announcement, channelName: channel.name)),
-                             to: session)
+        plane.notifier.queue(
+            OutboxItem(
+                id: announcement.id, kind: .announce, member: announcement.member, priority: 5,
+                deadline: deadline, payload: PushFrames.announcement(announcement, channelName: channel.name)),
+            to: session)
     }
 
     /// Writes announcement changes to storage, then applies them; on a storage failure nothing changes.
@@ -109,7 +120,8 @@ final class Announcements: @unchecked Sendable {
         for membership in plane.directory.memberships(user: device.user, device: device.device) {
             guard book.announcement(ack.id, for: membership.id) != nil else { continue }
             do { try commit([.remove(id: ack.id)]) } catch { return }
-            plane.notifier.record(PushRecord(kind: .announce, member: membership.id, transport: .localPush, outcome: .acknowledged))
+            plane.notifier.record(
+                PushRecord(kind: .announce, member: membership.id, transport: .localPush, outcome: .acknowledged))
             armExpiry()
             return
         }
@@ -123,8 +135,10 @@ final class Announcements: @unchecked Sendable {
         guard !expired.isEmpty else { return }
         do { try commit(expired.map { .remove(id: $0.id) }) } catch { return }
         for announcement in expired {
-            plane.notifier.record(PushRecord(kind: .announce, member: announcement.member, transport: .none, outcome: .expired,
-                                             reason: PushExpiry.ttl.rawValue))
+            plane.notifier.record(
+                PushRecord(
+                    kind: .announce, member: announcement.member, transport: .none, outcome: .expired,
+                    reason: PushExpiry.ttl.rawValue))
         }
     }
 

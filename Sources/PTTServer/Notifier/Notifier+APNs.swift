@@ -9,15 +9,18 @@ extension Notifier {
     /// (priority 10, expiration 0).
     func send(_ item: OutboxItem<PushDispatcher<PushFrame>.APNsJob>) {
         func failed(_ reason: String) {
-            execute(dispatcher.apnsAnswered(item, outcome: .failed, reason: reason, health: .unchanged, now: context.clock.now(),
-                                            wallNow: context.wallClock.now()))
+            execute(
+                dispatcher.apnsAnswered(
+                    item, outcome: .failed, reason: reason, health: .unchanged, now: context.clock.now(),
+                    wallNow: context.wallClock.now()))
         }
         // The dispatcher sends nothing to APNs unless it is configured.
         guard let apns = context.apns else { return failed(PushExpiry.noRoute.rawValue) }
         let notification: APNsNotification
         do {
-            notification = try .pushToTalk(deviceToken: item.payload.token, payload: item.payload.payload.payload,
-                                           apnsID: UUID(uuidString: item.payload.payload.id))
+            notification = try .pushToTalk(
+                deviceToken: item.payload.token, payload: item.payload.payload.payload,
+                apnsID: UUID(uuidString: item.payload.payload.id))
         } catch {
             return failed("encoding")
         }
@@ -44,8 +47,10 @@ extension Notifier {
             reason = Self.failureCategory(failure)
         }
         let wasBackingOff = dispatcher.backoff.until
-        execute(dispatcher.apnsAnswered(item, outcome: counted, reason: reason, health: health, now: context.clock.now(),
-                                        wallNow: context.wallClock.now()))
+        execute(
+            dispatcher.apnsAnswered(
+                item, outcome: counted, reason: reason, health: health, now: context.clock.now(),
+                wallNow: context.wallClock.now()))
         if let until = dispatcher.backoff.until, until != wasBackingOff {
             plane.logger.warning("backing off APNs", metadata: ["until": "\(until.iso8601)", "answer": "\(outcome)"])
         }
@@ -57,7 +62,9 @@ extension Notifier {
         let text = reason.lowercased()
         if text.contains("timeout") || text.contains("timed out") || text.contains("deadline") { return "timeout" }
         if text.contains("refused") { return "connection-refused" }
-        if text.contains("tls") || text.contains("ssl") || text.contains("certificate") || text.contains("handshake") { return "tls" }
+        if text.contains("tls") || text.contains("ssl") || text.contains("certificate") || text.contains("handshake") {
+            return "tls"
+        }
         return "transport"
     }
 
@@ -68,9 +75,11 @@ extension Notifier {
         membership.pushToken = nil
         do {
             try plane.commit([.putMembership(membership)])
-            plane.logger.notice("removed a push token APNs refused", metadata: ["member": "\(member)", "answer": "\(reason)"])
+            plane.logger.notice(
+                "removed a push token APNs refused", metadata: ["member": "\(member)", "answer": "\(reason)"])
         } catch {
-            plane.logger.error("could not remove a dead push token", metadata: ["member": "\(member)", "error": "\(error)"])
+            plane.logger.error(
+                "could not remove a dead push token", metadata: ["member": "\(member)", "error": "\(error)"])
         }
     }
 }

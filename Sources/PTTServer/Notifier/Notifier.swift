@@ -22,8 +22,9 @@ final class Notifier: @unchecked Sendable {
         self.plane = plane
         let wake = plane.configuration.wake
         policy = WakePolicy(configuration: wake)
-        dispatcher = PushDispatcher(outboxCapacity: wake.outboxCapacity, apnsConcurrency: wake.apnsConcurrency,
-                                    apnsConfigured: plane.context.apns != nil)
+        dispatcher = PushDispatcher(
+            outboxCapacity: wake.outboxCapacity, apnsConcurrency: wake.apnsConcurrency,
+            apnsConfigured: plane.context.apns != nil)
         startedAt = plane.context.wallClock.now()
     }
 
@@ -31,8 +32,9 @@ final class Notifier: @unchecked Sendable {
 
     /// How a member would be woken now.
     func wakeRoute(_ membership: Membership) -> WakeRoute {
-        WakeRoute.choose(localPushConnected: plane.sessions.pushProviderSession(of: membership) != nil,
-                         hasPushToken: membership.pushToken != nil, apnsConfigured: context.apns != nil)
+        WakeRoute.choose(
+            localPushConnected: plane.sessions.pushProviderSession(of: membership) != nil,
+            hasPushToken: membership.pushToken != nil, apnsConfigured: context.apns != nil)
     }
 
     /// A member took the floor: a new talk burst. Members that cannot hear it are woken, once.
@@ -44,26 +46,37 @@ final class Notifier: @unchecked Sendable {
         let candidates = directory.members(of: channel).map {
             WakeCandidate(member: $0.id, audioReachable: plane.relayLink.audioReachable($0.id), route: wakeRoute($0))
         }
-        let (decisions, ended) = policy.burstStarted(burst, in: channel, speaker: speaker, candidates: candidates, now: context.clock.now())
+        let (decisions, ended) = policy.burstStarted(
+            burst, in: channel, speaker: speaker, candidates: candidates, now: context.clock.now())
         if let ended { execute(dispatcher.burstEnded(ended)) }
         let sentAt = context.wallClock.now()
         var woken = 0
         for decision in decisions {
             switch decision {
             case .expired(let member, let burst, let reason):
-                record(PushRecord(kind: .wake, member: member, transport: .none, outcome: .expired, reason: reason.rawValue, burst: burst))
+                record(
+                    PushRecord(
+                        kind: .wake, member: member, transport: .none, outcome: .expired, reason: reason.rawValue,
+                        burst: burst))
             case .wake(let order):
                 guard let membership = directory.memberships[order.member] else { continue }
-                let frame = PushFrames.wake(channel: channel, speaker: speakerMembership.displayName, burst: burst, sentAt: sentAt)
+                let frame = PushFrames.wake(
+                    channel: channel, speaker: speakerMembership.displayName, burst: burst, sentAt: sentAt)
                 woken += 1
-                handOver(OutboxItem(id: frame.id, kind: .wake, member: order.member, priority: frame.priority,
-                                    deadline: order.deadline, burst: burst, payload: frame), to: membership, via: order.route)
+                handOver(
+                    OutboxItem(
+                        id: frame.id, kind: .wake, member: order.member, priority: frame.priority,
+                        deadline: order.deadline, burst: burst, payload: frame), to: membership, via: order.route)
             }
         }
         if !decisions.isEmpty {
-            plane.logger.info("waking members for a talk burst", metadata: [
-                "channel": "\(directory.channels[channel]?.name ?? channel.description)", "burst": "\(burst)",
-                "speaker": "\(speakerMembership.displayName)", "woken": "\(woken)", "unreachable": "\(decisions.count - woken)"])
+            plane.logger.info(
+                "waking members for a talk burst",
+                metadata: [
+                    "channel": "\(directory.channels[channel]?.name ?? channel.description)", "burst": "\(burst)",
+                    "speaker": "\(speakerMembership.displayName)", "woken": "\(woken)",
+                    "unreachable": "\(decisions.count - woken)",
+                ])
         }
     }
 
@@ -78,9 +91,11 @@ final class Notifier: @unchecked Sendable {
     func sendLeave(to membership: Membership, reason: String) {
         guard plane.sessions.appSession(of: membership) == nil else { return }  // a connected app gets `left`
         let frame = PushFrames.leave(channel: membership.channel, reason: reason, sentAt: context.wallClock.now())
-        handOver(OutboxItem(id: frame.id, kind: .leave, member: membership.id, priority: frame.priority,
-                            deadline: context.clock.now() + plane.configuration.wake.maxDelay, payload: frame),
-                 to: membership, via: wakeRoute(membership))
+        handOver(
+            OutboxItem(
+                id: frame.id, kind: .leave, member: membership.id, priority: frame.priority,
+                deadline: context.clock.now() + plane.configuration.wake.maxDelay, payload: frame),
+            to: membership, via: wakeRoute(membership))
     }
 
     /// Queues a wake or leave on the member's route: its Local Push connection, or APNs with its token. With no
@@ -91,13 +106,17 @@ final class Notifier: @unchecked Sendable {
             if let session = plane.sessions.pushProviderSession(of: membership) { return queue(item, to: session) }
         case .apns:
             if let token = membership.pushToken {
-                return execute(dispatcher.queueAPNs(item, token: token, now: context.clock.now(), wallNow: context.wallClock.now()))
+                return execute(
+                    dispatcher.queueAPNs(item, token: token, now: context.clock.now(), wallNow: context.wallClock.now())
+                )
             }
         case .none:
             break
         }
-        record(PushRecord(kind: item.kind, member: membership.id, transport: .none, outcome: .expired,
-                          reason: PushExpiry.noRoute.rawValue, burst: item.burst))
+        record(
+            PushRecord(
+                kind: item.kind, member: membership.id, transport: .none, outcome: .expired,
+                reason: PushExpiry.noRoute.rawValue, burst: item.burst))
     }
 
     /// Queues a push for a connection.
@@ -127,7 +146,9 @@ final class Notifier: @unchecked Sendable {
             switch action {
             case .write(let item, let connection):
                 guard let session = plane.sessions.records[connection]?.session else {
-                    execute(dispatcher.writeFinished(item, on: connection, error: "write: closed", now: context.clock.now()))
+                    execute(
+                        dispatcher.writeFinished(item, on: connection, error: "write: closed", now: context.clock.now())
+                    )
                     continue
                 }
                 session.send(.push(item.payload)) { [self] result in
@@ -160,22 +181,33 @@ final class Notifier: @unchecked Sendable {
     /// Counts an outcome: in the ledger (admin API), in `/metrics`, and in the log for failures.
     func record(_ record: PushRecord) {
         let (kind, member, outcome, reason) = (record.kind, record.member, record.outcome, record.reason)
-        ledger.record(kind, member: member, transport: record.transport, outcome: outcome, reason: reason, burst: record.burst,
-                      at: context.wallClock.now())
+        ledger.record(
+            kind, member: member, transport: record.transport, outcome: outcome, reason: reason, burst: record.burst,
+            at: context.wallClock.now())
         if plane.directory.memberships[member] == nil { ledger.forget(member) }  // a leave outlives its membership
         context.metrics.pushes.count(kind: kind, transport: record.transport, outcome: outcome, reason: reason ?? "")
         let logger = plane.logger
         switch outcome {
         case .sent, .acknowledged:
-            logger.debug("push \(outcome.rawValue)", metadata: ["kind": "\(kind.rawValue)", "member": "\(member)",
-                                                                "transport": "\(record.transport.rawValue)"])
+            logger.debug(
+                "push \(outcome.rawValue)",
+                metadata: [
+                    "kind": "\(kind.rawValue)", "member": "\(member)",
+                    "transport": "\(record.transport.rawValue)",
+                ])
         case .expired where reason == PushExpiry.noRoute.rawValue && kind == .wake:
             // Counted in the burst's summary line: one line per unreachable member would flood the log.
-            logger.debug("push expired", metadata: ["kind": "\(kind.rawValue)", "member": "\(member)", "reason": "\(reason ?? "-")"])
+            logger.debug(
+                "push expired",
+                metadata: ["kind": "\(kind.rawValue)", "member": "\(member)", "reason": "\(reason ?? "-")"])
         case .expired, .rejected, .failed:
-            logger.info("push \(outcome.rawValue)", metadata: ["kind": "\(kind.rawValue)", "member": "\(member)",
-                                                              "transport": "\(record.transport.rawValue)", "reason": "\(reason ?? "-")",
-                                                              "burst": "\(record.burst?.rawValue ?? "-")"])
+            logger.info(
+                "push \(outcome.rawValue)",
+                metadata: [
+                    "kind": "\(kind.rawValue)", "member": "\(member)",
+                    "transport": "\(record.transport.rawValue)", "reason": "\(reason ?? "-")",
+                    "burst": "\(record.burst?.rawValue ?? "-")",
+                ])
         }
     }
 }

@@ -8,22 +8,29 @@ enum PushFrames {
 
     /// A pushtotalk wake for a talk burst: priority 10, expiration 0 (now or never).
     static func wake(channel: ChannelID, speaker: String, burst: BurstID, sentAt: Date) -> PushFrame {
-        PushFrame(id: UUID().uuidString.lowercased(), pushType: PushFrame.pushToTalk, priority: 10, expiration: 0,
-                  payload: PushPayload(channel: channel.description, activeSpeaker: speaker, burst: burst.rawValue,
-                                       sentAt: milliseconds(sentAt)))
+        PushFrame(
+            id: UUID().uuidString.lowercased(), pushType: PushFrame.pushToTalk, priority: 10, expiration: 0,
+            payload: PushPayload(
+                channel: channel.description, activeSpeaker: speaker, burst: burst.rawValue,
+                sentAt: milliseconds(sentAt)))
     }
 
     /// A pushtotalk message telling the app to leave a channel: priority 10, expiration 0.
     static func leave(channel: ChannelID, reason: String, sentAt: Date) -> PushFrame {
-        PushFrame(id: UUID().uuidString.lowercased(), pushType: PushFrame.pushToTalk, priority: 10, expiration: 0,
-                  payload: PushPayload(channel: channel.description, sentAt: milliseconds(sentAt), leaveChannel: true, reason: reason))
+        PushFrame(
+            id: UUID().uuidString.lowercased(), pushType: PushFrame.pushToTalk, priority: 10, expiration: 0,
+            payload: PushPayload(
+                channel: channel.description, sentAt: milliseconds(sentAt), leaveChannel: true, reason: reason))
     }
 
     /// A stored announcement: priority 5, expiring at its TTL, with its collapse id.
     static func announcement(_ a: StoredAnnouncement, channelName: String) -> PushFrame {
-        PushFrame(id: a.id, pushType: PushFrame.alert, priority: 5, expiration: Int64(a.expiresAt.timeIntervalSince1970.rounded(.up)),
-                  collapseId: a.collapseID,
-                  payload: PushPayload(aps: APS(alert: APS.Alert(title: channelName, body: a.text)), channel: a.channel.description,
-                                       sentAt: milliseconds(a.createdAt), announcement: a.text))
+        PushFrame(
+            id: a.id, pushType: PushFrame.alert, priority: 5,
+            expiration: Int64(a.expiresAt.timeIntervalSince1970.rounded(.up)),
+            collapseId: a.collapseID,
+            payload: PushPayload(
+                aps: APS(alert: APS.Alert(title: channelName, body: a.text)), channel: a.channel.description,
+                sentAt: milliseconds(a.createdAt), announcement: a.text))
     }
 }

@@ -40,19 +40,23 @@ extension AdminOperations {
         let device = SessionTable.DeviceKey(m)
         let roles = plane.sessions.liveRoles(of: device)
         return MemberStatus(
-            id: m.id.rawValue, name: m.displayName, user: m.user, device: m.device, priority: m.priority, receiveOnly: m.receiveOnly,
+            id: m.id.rawValue, name: m.displayName, user: m.user, device: m.device, priority: m.priority,
+            receiveOnly: m.receiveOnly,
             connected: roles.contains(.app), connections: roles.map(\.rawValue), pushToken: m.pushToken != nil,
-            audioReachable: plane.relayLink.audioReachable(m.id), droppedNotHolder: plane.relayLink.droppedPackets(of: m.id),
+            audioReachable: plane.relayLink.audioReachable(m.id),
+            droppedNotHolder: plane.relayLink.droppedPackets(of: m.id),
             lastHeartbeat: plane.sessions.lastHeartbeat[device]?.iso8601,
-            joinedAt: m.joinedAt.iso8601, ssrc: m.ssrc, wakeRoute: plane.notifier.wakeRoute(m).rawValue, lastWake: lastWake(of: m.id))
+            joinedAt: m.joinedAt.iso8601, ssrc: m.ssrc, wakeRoute: plane.notifier.wakeRoute(m).rawValue,
+            lastWake: lastWake(of: m.id))
     }
 
     /// `GET /api/users`.
     func listUsers() -> [UserStatus] {
         let counts = Dictionary(grouping: directory.memberships.values, by: \.user).mapValues(\.count)
         return directory.users.values.sorted { $0.name < $1.name }.map {
-            UserStatus(name: $0.name, priority: $0.priority, receiveOnly: $0.receiveOnly, memberships: counts[$0.name] ?? 0,
-                       createdAt: $0.createdAt.iso8601)
+            UserStatus(
+                name: $0.name, priority: $0.priority, receiveOnly: $0.receiveOnly, memberships: counts[$0.name] ?? 0,
+                createdAt: $0.createdAt.iso8601)
         }
     }
 
@@ -62,8 +66,9 @@ extension AdminOperations {
         let context = plane.context
         let wallNow = context.wallClock.now()
         let counts = notifier.ledger.counts.sorted { $0.key < $1.key }.map {
-            WakeCount(kind: $0.key.kind.rawValue, transport: $0.key.transport.rawValue, outcome: $0.key.outcome.rawValue,
-                      reason: $0.key.reason, count: $0.value)
+            WakeCount(
+                kind: $0.key.kind.rawValue, transport: $0.key.transport.rawValue, outcome: $0.key.outcome.rawValue,
+                reason: $0.key.reason, count: $0.value)
         }
         let backoff = notifier.dispatcher.backoff
         return WakeTotals(
@@ -77,8 +82,10 @@ extension AdminOperations {
     /// The last wake or leave of a member.
     private func lastWake(of member: MemberID) -> LastWakeStatus? {
         plane.notifier.ledger.last[member].map {
-            LastWakeStatus(at: $0.at.iso8601, kind: $0.kind.rawValue, transport: $0.transport.rawValue, outcome: $0.outcome.rawValue,
-                           reason: $0.reason, burst: $0.burst?.rawValue)
+            LastWakeStatus(
+                at: $0.at.iso8601, kind: $0.kind.rawValue, transport: $0.transport.rawValue,
+                outcome: $0.outcome.rawValue,
+                reason: $0.reason, burst: $0.burst?.rawValue)
         }
     }
 }

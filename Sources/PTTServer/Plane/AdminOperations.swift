@@ -17,7 +17,9 @@ final class AdminOperations: @unchecked Sendable {
 
     /// A channel by name or id, or `not-found`.
     func channel(_ reference: String) throws(AdminError) -> Channel {
-        guard let channel = directory.channel(named: reference) else { throw AdminError(.notFound, "no channel '\(reference)'") }
+        guard let channel = directory.channel(named: reference) else {
+            throw AdminError(.notFound, "no channel '\(reference)'")
+        }
         return channel
     }
 
@@ -25,15 +27,17 @@ final class AdminOperations: @unchecked Sendable {
     func createChannel(_ request: CreateChannelRequest) throws(AdminError) -> ChannelSummary {
         let channel: Channel
         do {
-            channel = try directory.planCreateChannel(name: request.name, imageURL: request.imageURL, now: plane.context.wallClock.now())
+            channel = try directory.planCreateChannel(
+                name: request.name, imageURL: request.imageURL, now: plane.context.wallClock.now())
         } catch {
             if case .channelExists = error { throw AdminError(.conflict, error.description) }
             throw AdminError(.badRequest, error.description)
         }
         try commit([.putChannel(channel)])
         plane.logger.info("channel created", metadata: ["channel": "\(channel.name)", "id": "\(channel.id)"])
-        return ChannelSummary(id: channel.id.description, name: channel.name, imageURL: channel.imageURL, members: 0, connected: 0,
-                              floor: "idle", speaker: nil, queueLength: 0)
+        return ChannelSummary(
+            id: channel.id.description, name: channel.name, imageURL: channel.imageURL, members: 0, connected: 0,
+            floor: "idle", speaker: nil, queueLength: 0)
     }
 
     /// `DELETE /api/channels/NAME`: every member is told (`left`, or a leave push), the floor goes.
@@ -63,7 +67,9 @@ final class AdminOperations: @unchecked Sendable {
     /// `POST /api/channels/NAME/revoke`.
     func revokeFloor(_ reference: String) throws(AdminError) {
         let channel = try channel(reference)
-        guard plane.floors[channel.id]?.holder != nil else { throw AdminError(.conflict, "the floor of '\(channel.name)' is idle") }
+        guard plane.floors[channel.id]?.holder != nil else {
+            throw AdminError(.conflict, "the floor of '\(channel.name)' is idle")
+        }
         plane.floors.event(channel.id) { floor, now in floor.revoke(now: now) }
     }
 
@@ -78,15 +84,19 @@ final class AdminOperations: @unchecked Sendable {
         let salt = SecretHasher.makeSalt()
         let user: User
         do {
-            user = try directory.planAddUser(User(
-                name: request.name, secretHash: SecretHasher.hash(secret: secret, salt: salt), salt: salt,
-                priority: request.priority ?? 0, receiveOnly: request.receiveOnly ?? false, createdAt: plane.context.wallClock.now()))
+            user = try directory.planAddUser(
+                User(
+                    name: request.name, secretHash: SecretHasher.hash(secret: secret, salt: salt), salt: salt,
+                    priority: request.priority ?? 0, receiveOnly: request.receiveOnly ?? false,
+                    createdAt: plane.context.wallClock.now()))
         } catch {
             if case .userExists = error { throw AdminError(.conflict, error.description) }
             throw AdminError(.badRequest, error.description)
         }
         try commit([.putUser(user)])
-        plane.logger.info("user added", metadata: ["user": "\(user.name)", "priority": "\(user.priority)", "receiveOnly": "\(user.receiveOnly)"])
+        plane.logger.info(
+            "user added",
+            metadata: ["user": "\(user.name)", "priority": "\(user.priority)", "receiveOnly": "\(user.receiveOnly)"])
         return AddUserResponse(name: user.name, secret: secret)
     }
 
@@ -108,6 +118,8 @@ final class AdminOperations: @unchecked Sendable {
     }
 
     private func commit(_ changes: [DirectoryChange]) throws(AdminError) {
-        do { try plane.commit(changes) } catch { throw AdminError(.internal, "could not store the change: \(Store.describe(error))") }
+        do { try plane.commit(changes) } catch {
+            throw AdminError(.internal, "could not store the change: \(Store.describe(error))")
+        }
     }
 }

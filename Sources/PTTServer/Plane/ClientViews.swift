@@ -11,6 +11,7 @@ extension ChannelInfo {
 extension MemberInfo {
     /// A member as other members see it.
     init(_ m: Membership) {
-        self.init(id: m.id.rawValue, name: m.displayName, user: m.user, priority: m.priority, receiveOnly: m.receiveOnly)
+        self.init(
+            id: m.id.rawValue, name: m.displayName, user: m.user, priority: m.priority, receiveOnly: m.receiveOnly)
     }
 }

@@ -7,34 +7,50 @@ extension ControlPlane {
     func handleHello(_ hello: Hello, from session: ControlSession) {
         func refuse(_ code: ErrorCode, _ message: String, reason: HelloRefusal) {
             context.metrics.control.helloRefused(reason)
-            logger.notice("hello refused", metadata: ["code": "\(code.rawValue)", "user": "\(hello.user)", "remote": "\(session.remoteAddress)"])
+            logger.notice(
+                "hello refused",
+                metadata: ["code": "\(code.rawValue)", "user": "\(hello.user)", "remote": "\(session.remoteAddress)"])
             session.close(with: ErrorFrame(code: code, message: message))
         }
         guard hello.version == ProtocolVersion.current else {
-            return refuse(.unsupportedVersion, "protocol version \(hello.version) is not supported; this server speaks \(ProtocolVersion.current)", reason: .unsupportedVersion)
+            return refuse(
+                .unsupportedVersion,
+                "protocol version \(hello.version) is not supported; this server speaks \(ProtocolVersion.current)",
+                reason: .unsupportedVersion)
         }
         guard (1...128).contains(hello.device.count) else {
             return refuse(.badRequest, "device must be 1 to 128 characters", reason: .badRequest)
         }
         guard let user = directory.users[hello.user],
-              SecretHasher.verify(secret: hello.secret, salt: user.salt, expected: user.secretHash) else {
+            SecretHasher.verify(secret: hello.secret, salt: user.salt, expected: user.secretHash)
+        else {
             return refuse(.badCredentials, "unknown user or wrong secret", reason: .badCredentials)
         }
         let device = SessionTable.DeviceKey(user: user.name, device: hello.device)
         let key = SessionTable.SessionKey(device: device, role: hello.role)
         if let stale = sessions.authenticate(session, as: key, at: context.wallClock.now()) {
             context.metrics.control.sessionsReplaced.increment()
-            logger.info("replacing stale session", metadata: ["user": "\(user.name)", "device": "\(hello.device)", "role": "\(hello.role.rawValue)"])
-            stale.close(with: ErrorFrame(code: .replaced, message: "a newer connection for this device and role replaced this one"))
+            logger.info(
+                "replacing stale session",
+                metadata: ["user": "\(user.name)", "device": "\(hello.device)", "role": "\(hello.role.rawValue)"])
+            stale.close(
+                with: ErrorFrame(
+                    code: .replaced, message: "a newer connection for this device and role replaced this one"))
         }
-        logger.info("session started", metadata: ["user": "\(user.name)", "device": "\(hello.device)", "role": "\(hello.role.rawValue)",
-                                                  "remote": "\(session.remoteAddress)", "client": "\(hello.client ?? "-")"])
+        logger.info(
+            "session started",
+            metadata: [
+                "user": "\(user.name)", "device": "\(hello.device)", "role": "\(hello.role.rawValue)",
+                "remote": "\(session.remoteAddress)", "client": "\(hello.client ?? "-")",
+            ])
         let joined = directory.memberships(user: user.name, device: hello.device).map {
             memberships.joined(for: $0, re: nil, listMembers: false, in: directory)
         }
-        session.send(.welcome(Welcome(
-            version: ProtocolVersion.current, server: "pttd", session: "\(session.id)",
-            heartbeatIntervalMs: Int(configuration.heartbeatInterval.milliseconds), memberships: joined)))
+        session.send(
+            .welcome(
+                Welcome(
+                    version: ProtocolVersion.current, server: "pttd", session: "\(session.id)",
+                    heartbeatIntervalMs: Int(configuration.heartbeatInterval.milliseconds), memberships: joined)))
         session.authenticated()
         announcements.deliverStored(to: session, device: device, role: hello.role)
     }

@@ -40,10 +40,14 @@ public final class ControlPlane: @unchecked Sendable {
     var configuration: ServerConfiguration { context.configuration }
     var logger: Logger { context.logger }
 
-    package init(eventLoop: EventLoop, configuration: ServerConfiguration, store: Store, metrics: ServerMetrics, clock: any PTTClock,
-                 wallClock: any WallClock = SystemWallClock(), apns: APNsClient? = nil, logger: Logger) throws {
-        context = PlaneContext(eventLoop: eventLoop, configuration: configuration, metrics: metrics, clock: clock,
-                               wallClock: wallClock, apns: apns, logger: logger)
+    package init(
+        eventLoop: EventLoop, configuration: ServerConfiguration, store: Store, metrics: ServerMetrics,
+        clock: any PTTClock,
+        wallClock: any WallClock = SystemWallClock(), apns: APNsClient? = nil, logger: Logger
+    ) throws {
+        context = PlaneContext(
+            eventLoop: eventLoop, configuration: configuration, metrics: metrics, clock: clock,
+            wallClock: wallClock, apns: apns, logger: logger)
         self.store = store
         directory = try store.load()
         let stored = try store.loadAnnouncements()
@@ -86,7 +90,11 @@ public final class ControlPlane: @unchecked Sendable {
         let key = sessions.closed(session)
         notifier.sessionClosed(session)
         if let key {
-            logger.info("session ended", metadata: ["user": "\(key.device.user)", "device": "\(key.device.device)", "role": "\(key.role.rawValue)"])
+            logger.info(
+                "session ended",
+                metadata: [
+                    "user": "\(key.device.user)", "device": "\(key.device.device)", "role": "\(key.role.rawValue)",
+                ])
         }
     }
 
@@ -123,7 +131,8 @@ public final class ControlPlane: @unchecked Sendable {
         case .pushAck(let ack): announcements.acknowledged(ack, device: device)
         default:
             context.metrics.control.frameRejected(.badRequest)
-            session.send(.error(ErrorFrame(code: .badRequest, message: "'\(message.type)' is not a request a client can send")))
+            session.send(
+                .error(ErrorFrame(code: .badRequest, message: "'\(message.type)' is not a request a client can send")))
         }
     }
 
@@ -170,7 +179,8 @@ public final class ControlPlane: @unchecked Sendable {
     func broadcast(_ message: ControlMessage, to members: [Membership]) {
         let frame: ControlFrame
         do { frame = try ControlFrame(message) } catch {
-            return logger.error("cannot encode a broadcast", metadata: ["type": "\(message.type)", "error": "\(error)"])
+            return logger.error(
+                "cannot encode a broadcast", metadata: ["type": "\(message.type)", "error": "\(error)"])
         }
         ControlSession.send(frame, to: members.compactMap(sessions.appSession(of:)))
     }

@@ -25,7 +25,10 @@ struct FloorActionFrames {
             case .granted(let member, let talkTime):
                 metrics.channels.floorGrants.increment()
                 plane.logger.info("floor granted", metadata: ["channel": "\(found.name)", "member": "\(member)"])
-                send(.floorGranted(FloorGranted(re: reply(to: member), channel: info, talkTimeMs: Int(talkTime.milliseconds))), to: member)
+                send(
+                    .floorGranted(
+                        FloorGranted(re: reply(to: member), channel: info, talkTimeMs: Int(talkTime.milliseconds))),
+                    to: member)
             case .denied(let member, let cause):
                 metrics.channels.floorDenied(cause: cause)
                 send(.floorDenied(FloorDenied(re: reply(to: member), channel: info, cause: cause.rawValue)), to: member)
@@ -36,10 +39,15 @@ struct FloorActionFrames {
                 send(.floorQueueCancelled(FloorChannelEvent(channel: info)), to: member)
             case .preemptionPending(let holder, let by, let grace):
                 guard let pre = plane.directory.memberships[by] else { continue }
-                send(.floorRevokePending(FloorRevokePending(channel: info, by: MemberInfo(pre), graceMs: Int(grace.milliseconds))), to: holder)
+                send(
+                    .floorRevokePending(
+                        FloorRevokePending(channel: info, by: MemberInfo(pre), graceMs: Int(grace.milliseconds))),
+                    to: holder)
             case .revoked(let member, let cause):
                 metrics.channels.floorRevoked(cause: cause)
-                plane.logger.info("floor revoked", metadata: ["channel": "\(found.name)", "member": "\(member)", "cause": "\(cause.rawValue)"])
+                plane.logger.info(
+                    "floor revoked",
+                    metadata: ["channel": "\(found.name)", "member": "\(member)", "cause": "\(cause.rawValue)"])
                 send(.floorRevoked(FloorRevoked(channel: info, cause: cause.rawValue)), to: member)
             case .taken(let member):
                 guard let holder = plane.directory.memberships[member] else { continue }

@@ -31,7 +31,9 @@ final class Floors: @unchecked Sendable {
     var holders: [(ChannelID, MemberID)] { floors.compactMap { channel, floor in floor.holder.map { (channel, $0) } } }
 
     /// Runs one floor event for a channel, executes the actions it returns and re-arms the channel's timer.
-    func event(_ channel: ChannelID, requester: Requester? = nil, _ event: (inout FloorControl, PTTInstant) -> [FloorAction]) {
+    func event(
+        _ channel: ChannelID, requester: Requester? = nil, _ event: (inout FloorControl, PTTInstant) -> [FloorAction]
+    ) {
         var floor = floors[channel] ?? FloorControl(configuration: context.configuration.floor)
         let holderBefore = floor.holder
         let actions = event(&floor, context.clock.now())
@@ -66,16 +68,21 @@ final class Floors: @unchecked Sendable {
     func state(of channel: ChannelID) -> FloorState {
         guard let floor = floors[channel], let holder = floor.holder else { return FloorState(state: "idle") }
         let snapshot = floor.snapshot(now: context.clock.now())
-        return FloorState(state: "taken", holder: plane.directory.memberships[holder].map(MemberInfo.init),
-                          talkTimeLeftMs: snapshot.talkTimeLeft.map { Int($0.milliseconds) },
-                          queue: snapshot.queue.prefix(FloorState.maxQueueListed).map(\.rawValue), queueLength: snapshot.queue.count)
+        return FloorState(
+            state: "taken", holder: plane.directory.memberships[holder].map(MemberInfo.init),
+            talkTimeLeftMs: snapshot.talkTimeLeft.map { Int($0.milliseconds) },
+            queue: snapshot.queue.prefix(FloorState.maxQueueListed).map(\.rawValue), queueLength: snapshot.queue.count)
     }
 
     /// `floor-request`.
     func request(_ command: FloorCommand, device: SessionTable.DeviceKey, from session: ControlSession) {
-        guard let (channel, membership) = plane.memberships.lookup(command.channel, device: device, re: command.id,
-                                                                   session: session) else { return }
-        let candidate = FloorCandidate(member: membership.id, priority: membership.priority, receiveOnly: membership.receiveOnly)
+        guard
+            let (channel, membership) = plane.memberships.lookup(
+                command.channel, device: device, re: command.id,
+                session: session)
+        else { return }
+        let candidate = FloorCandidate(
+            member: membership.id, priority: membership.priority, receiveOnly: membership.receiveOnly)
         let count = plane.directory.memberCount(of: channel.id)
         event(channel.id, requester: Requester(member: membership.id, session: session, re: command.id)) { floor, now in
             floor.request(candidate, memberCount: count, now: now)
@@ -85,8 +92,11 @@ final class Floors: @unchecked Sendable {
     /// `floor-release`. Every release gets the same answer, whether the member held the floor, waited in the queue
     /// (then floor-queue-cancelled follows) or neither; the events that follow tell where the floor stands.
     func release(_ command: FloorCommand, device: SessionTable.DeviceKey, from session: ControlSession) {
-        guard let (channel, membership) = plane.memberships.lookup(command.channel, device: device, re: command.id,
-                                                                   session: session) else { return }
+        guard
+            let (channel, membership) = plane.memberships.lookup(
+                command.channel, device: device, re: command.id,
+                session: session)
+        else { return }
         session.send(.floorReleased(FloorChannelEvent(re: command.id, channel: ChannelInfo(channel))))
         event(channel.id) { floor, now in floor.release(membership.id, now: now) }
     }

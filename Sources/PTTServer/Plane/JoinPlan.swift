@@ -28,8 +28,10 @@ struct JoinPlan {
 
     /// Plans `join` for `device` in `directory`, which is left with the plan applied (the next join of a batch is
     /// planned against it). On a refusal `directory` may hold part of the plan: throw it away.
-    static func make(_ join: Join, device: SessionTable.DeviceKey, in directory: inout ChannelDirectory,
-                     configuration: ServerConfiguration, now: Date) throws(Refusal) -> JoinPlan {
+    static func make(
+        _ join: Join, device: SessionTable.DeviceKey, in directory: inout ChannelDirectory,
+        configuration: ServerConfiguration, now: Date
+    ) throws(Refusal) -> JoinPlan {
         var changes: [DirectoryChange] = []
         var found = directory.channel(named: join.channel)
         if found == nil {
@@ -47,20 +49,25 @@ struct JoinPlan {
         guard let channel = found else { throw Refusal(code: .noSuchChannel, message: "no channel '\(join.channel)'") }
         var token: [UInt8]?
         if let hex = join.pushToken {
-            guard let bytes = HexCoding.decode(hex) else { throw Refusal(code: .badRequest, message: "pushToken is not hex") }
+            guard let bytes = HexCoding.decode(hex) else {
+                throw Refusal(code: .badRequest, message: "pushToken is not hex")
+            }
             token = bytes
         }
         guard let suite = MediaSuite.choose(from: join.srtpSuites) else {
             let spoken = MediaSuite.allCases.map(\.rawValue).joined(separator: ", ")
-            throw Refusal(code: .badRequest, message: "none of the SRTP suites offered is supported; this server speaks \(spoken)")
+            throw Refusal(
+                code: .badRequest, message: "none of the SRTP suites offered is supported; this server speaks \(spoken)"
+            )
         }
         directory.apply(changes)
         var planned: (membership: Membership, isNew: Bool)
         var random = SecureRandom()
         do {
-            planned = try directory.planJoin(channel: channel.id, user: device.user, device: device.device,
-                                             displayName: join.displayName, receiveOnly: join.receiveOnly ?? false,
-                                             pushToken: token, mediaSuite: suite, now: now, random: &random)
+            planned = try directory.planJoin(
+                channel: channel.id, user: device.user, device: device.device,
+                displayName: join.displayName, receiveOnly: join.receiveOnly ?? false,
+                pushToken: token, mediaSuite: suite, now: now, random: &random)
         } catch {
             throw Refusal(code: .badRequest, message: error.description)
         }
@@ -71,7 +78,8 @@ struct JoinPlan {
         let others = planned.isNew ? directory.members(of: channel.id).filter(\.memberEvents) : []
         changes.append(.putMembership(planned.membership))
         directory.apply([.putMembership(planned.membership)])
-        return JoinPlan(channel: channel, membership: planned.membership, isNew: planned.isNew,
-                        createdChannel: changes.count > 1, changes: changes, others: others)
+        return JoinPlan(
+            channel: channel, membership: planned.membership, isNew: planned.isNew,
+            createdChannel: changes.count > 1, changes: changes, others: others)
     }
 }

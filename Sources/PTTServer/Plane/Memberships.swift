@@ -18,13 +18,16 @@ final class Memberships: @unchecked Sendable {
     private var context: PlaneContext { plane.context }
 
     /// Finds the channel and this device's membership in it, or answers with an error.
-    func lookup(_ reference: String, device: SessionTable.DeviceKey, re: Int?,
-                session: ControlSession) -> (Channel, Membership)? {
+    func lookup(
+        _ reference: String, device: SessionTable.DeviceKey, re: Int?,
+        session: ControlSession
+    ) -> (Channel, Membership)? {
         guard let channel = plane.directory.channel(named: reference) else {
             plane.sendError(session, re: re, .noSuchChannel, "no channel '\(reference)'")
             return nil
         }
-        guard let membership = plane.directory.membership(channel: channel.id, user: device.user, device: device.device) else {
+        guard let membership = plane.directory.membership(channel: channel.id, user: device.user, device: device.device)
+        else {
             plane.sendError(session, re: re, .notAMember, "not a member of channel '\(channel.name)'")
             return nil
         }
@@ -39,8 +42,9 @@ final class Memberships: @unchecked Sendable {
         var planning = batch.takeDirectory() ?? plane.directory
         let plan: JoinPlan
         do {
-            plan = try JoinPlan.make(join, device: device, in: &planning, configuration: context.configuration,
-                                     now: context.wallClock.now())
+            plan = try JoinPlan.make(
+                join, device: device, in: &planning, configuration: context.configuration,
+                now: context.wallClock.now())
         } catch {
             // Answers stay in order: the joins this connection sent before go out first.
             flushJoins()
@@ -48,9 +52,11 @@ final class Memberships: @unchecked Sendable {
             return false
         }
         let answer = joined(for: plan.membership, re: join.id, in: planning)
-        batch.add(JoinBatch.Entry(session: session, channel: plan.channel, membership: plan.membership, isNew: plan.isNew,
-                                  createdChannel: plan.createdChannel, answer: answer, others: plan.others),
-                  changes: plan.changes, directory: planning)
+        batch.add(
+            JoinBatch.Entry(
+                session: session, channel: plan.channel, membership: plan.membership, isNew: plan.isNew,
+                createdChannel: plan.createdChannel, answer: answer, others: plan.others),
+            changes: plan.changes, directory: planning)
         if !batch.flushQueued {
             batch.flushQueued = true
             context.eventLoop.execute { self.flushJoins() }
@@ -70,7 +76,9 @@ final class Memberships: @unchecked Sendable {
             try plane.commit(flushing.changes)
         } catch {
             for entry in flushing.entries {
-                plane.sendError(entry.session, re: entry.answer.re, .internal, "could not store the membership: \(Store.describe(error))")
+                plane.sendError(
+                    entry.session, re: entry.answer.re, .internal,
+                    "could not store the membership: \(Store.describe(error))")
                 entry.session.requestDone()
             }
             return
@@ -79,11 +87,17 @@ final class Memberships: @unchecked Sendable {
         for entry in flushing.entries {
             context.metrics.channels.joins.increment()
             if entry.createdChannel {
-                plane.logger.info("channel created on join", metadata: ["channel": "\(entry.channel.name)", "by": "\(entry.membership.user)"])
+                plane.logger.info(
+                    "channel created on join",
+                    metadata: ["channel": "\(entry.channel.name)", "by": "\(entry.membership.user)"])
             }
-            plane.logger.info("joined", metadata: ["channel": "\(entry.channel.name)", "member": "\(entry.membership.id)",
-                                                   "user": "\(entry.membership.user)", "device": "\(entry.membership.device)",
-                                                   "new": "\(entry.isNew)"])
+            plane.logger.info(
+                "joined",
+                metadata: [
+                    "channel": "\(entry.channel.name)", "member": "\(entry.membership.id)",
+                    "user": "\(entry.membership.user)", "device": "\(entry.membership.device)",
+                    "new": "\(entry.isNew)",
+                ])
             entry.session.send(.joined(entry.answer))
             entry.session.requestDone()
             if entry.isNew {
@@ -95,7 +109,9 @@ final class Memberships: @unchecked Sendable {
 
     /// `leave`: ends this device's membership of a channel.
     func leave(_ leave: Leave, device: SessionTable.DeviceKey, from session: ControlSession) {
-        guard let (channel, membership) = lookup(leave.channel, device: device, re: leave.id, session: session) else { return }
+        guard let (channel, membership) = lookup(leave.channel, device: device, re: leave.id, session: session) else {
+            return
+        }
         do {
             try end(membership, in: channel, reason: "left", re: leave.id, requester: session)
             context.metrics.channels.leaves.increment()
@@ -106,7 +122,8 @@ final class Memberships: @unchecked Sendable {
 
     /// `push-token`: stores the membership's APNs push token.
     func registerPushToken(_ request: PushToken, device: SessionTable.DeviceKey, from session: ControlSession) {
-        guard let (channel, membership) = lookup(request.channel, device: device, re: request.id, session: session) else { return }
+        guard let (channel, membership) = lookup(request.channel, device: device, re: request.id, session: session)
+        else { return }
         guard let token = HexCoding.decode(request.token) else {
             return plane.sendError(session, re: request.id, .badRequest, "token is not hex")
         }
@@ -116,19 +133,26 @@ final class Memberships: @unchecked Sendable {
         } catch let error as DirectoryError {
             return plane.sendError(session, re: request.id, .badRequest, error.description)
         } catch {
-            return plane.sendError(session, re: request.id, .internal, "could not store the token: \(Store.describe(error))")
+            return plane.sendError(
+                session, re: request.id, .internal, "could not store the token: \(Store.describe(error))")
         }
-        plane.logger.info("push token registered", metadata: ["channel": "\(channel.name)", "member": "\(membership.id)", "bytes": "\(token.count)"])
+        plane.logger.info(
+            "push token registered",
+            metadata: ["channel": "\(channel.name)", "member": "\(membership.id)", "bytes": "\(token.count)"])
         session.send(.pushTokenRegistered(PushTokenRegistered(re: request.id, channel: ChannelInfo(channel))))
     }
 
     /// Ends a membership (leave, kick or user removal): stores it, frees the floor, tells the member's sessions
     /// and the other members; a member ended by someone else whose app is not connected is told with a push.
-    func end(_ membership: Membership, in channel: Channel, reason: String, re: Int? = nil,
-             requester: ControlSession? = nil) throws {
+    func end(
+        _ membership: Membership, in channel: Channel, reason: String, re: Int? = nil,
+        requester: ControlSession? = nil
+    ) throws {
         try plane.commit([.removeMembership(membership.id)])
         if requester == nil { plane.notifier.sendLeave(to: membership, reason: reason) }
-        plane.logger.info("membership ended", metadata: ["channel": "\(channel.name)", "member": "\(membership.id)", "reason": "\(reason)"])
+        plane.logger.info(
+            "membership ended",
+            metadata: ["channel": "\(channel.name)", "member": "\(membership.id)", "reason": "\(reason)"])
         var told = Set<UInt64>()
         if let requester {
             requester.send(.left(Left(re: re, channel: ChannelInfo(channel), reason: reason)))
@@ -138,18 +162,23 @@ final class Memberships: @unchecked Sendable {
             session.send(.left(Left(channel: ChannelInfo(channel), reason: reason)))
         }
         plane.floors.event(channel.id) { floor, now in floor.memberLeft(membership.id, now: now) }
-        plane.broadcast(.memberLeft(MemberEvent(channel: ChannelInfo(channel), member: MemberInfo(membership))),
-                        to: plane.directory.members(of: channel.id).filter(\.memberEvents))
+        plane.broadcast(
+            .memberLeft(MemberEvent(channel: ChannelInfo(channel), member: MemberInfo(membership))),
+            to: plane.directory.members(of: channel.id).filter(\.memberEvents))
     }
 
     /// The `joined` view of a membership; `listMembers: false` for `welcome`, which can hold many memberships.
     /// `directory` is the one the membership is in (a join batch's, before it is stored).
     func joined(for m: Membership, re: Int?, listMembers: Bool = true, in directory: ChannelDirectory) -> Joined {
         let channel = directory.channels[m.channel]!
-        let listed = listMembers ? directory.oldestMembers(of: channel.id, limit: Joined.maxMembersListed).map(MemberInfo.init) : []
-        return Joined(re: re, channel: ChannelInfo(channel), member: MemberInfo(m), media: mediaParameters(m),
-                      floor: plane.floors.state(of: channel.id), members: listed, memberCount: directory.memberCount(of: channel.id),
-                      memberEvents: m.memberEvents)
+        let listed =
+            listMembers
+            ? directory.oldestMembers(of: channel.id, limit: Joined.maxMembersListed).map(MemberInfo.init) : []
+        return Joined(
+            re: re, channel: ChannelInfo(channel), member: MemberInfo(m), media: mediaParameters(m),
+            floor: plane.floors.state(of: channel.id), members: listed,
+            memberCount: directory.memberCount(of: channel.id),
+            memberEvents: m.memberEvents)
     }
 
     /// How a member sends and receives audio: its SSRCs, the relay's port, and its SRTP key when media is secured.

@@ -40,13 +40,14 @@ final class RelayLink: @unchecked Sendable {
     /// Tells the relay what a stored set of directory changes changed: joins and leaves, never a whole channel again.
     func apply(_ diff: DirectoryDiff) {
         guard let relay, !diff.steps.isEmpty else { return }
-        relay.apply(diff.steps.map {
-            switch $0 {
-            case .join(let membership): .join(Self.relayMember(membership))
-            case .leave(let id): .leave(id)
-            case .removeChannel(let id): .removeChannel(id)
-            }
-        })
+        relay.apply(
+            diff.steps.map {
+                switch $0 {
+                case .join(let membership): .join(Self.relayMember(membership))
+                case .leave(let id): .leave(id)
+                case .removeChannel(let id): .removeChannel(id)
+                }
+            })
     }
 
     /// A membership ended: what the relay reported of it goes.
@@ -74,7 +75,8 @@ final class RelayLink: @unchecked Sendable {
             heard[member] = plane.context.clock.now()
             droppedNotHolder[member] = dropped
             guard talking else { return }
-            let candidate = FloorCandidate(member: member, priority: membership.priority, receiveOnly: membership.receiveOnly)
+            let candidate = FloorCandidate(
+                member: member, priority: membership.priority, receiveOnly: membership.receiveOnly)
             let count = plane.directory.memberCount(of: channel)
             let implicit = plane.configuration.implicitFloorRequest
             plane.floors.event(channel) { floor, now in
@@ -85,7 +87,8 @@ final class RelayLink: @unchecked Sendable {
 
     /// The relay's view of a membership.
     static func relayMember(_ membership: Membership) -> RelayMemberConfig {
-        RelayMemberConfig(id: membership.id, channel: membership.channel, ssrc: membership.ssrc, listenSSRC: membership.listenSSRC,
-                          key: membership.mediaKey, suite: membership.mediaSuite, receiveOnly: membership.receiveOnly)
+        RelayMemberConfig(
+            id: membership.id, channel: membership.channel, ssrc: membership.ssrc, listenSSRC: membership.listenSSRC,
+            key: membership.mediaKey, suite: membership.mediaSuite, receiveOnly: membership.receiveOnly)
     }
 }

@@ -17,10 +17,13 @@ final class ControlServer: Sendable {
     let channel: NIOCore.Channel
     private let admission: NIOLockedValueBox<AdmissionControl>
 
-    static func bind(host: String, port: Int, group: EventLoopGroup, tls: NIOSSLContext?, plane: ControlPlane,
-                     configuration: ServerConfiguration, maxConnections: Int, clock: any PTTClock,
-                     metrics: ServerMetrics, logger: Logger) async throws -> ControlServer {
-        let admission = NIOLockedValueBox(AdmissionControl(limits: configuration.limits, maxConnections: maxConnections))
+    static func bind(
+        host: String, port: Int, group: EventLoopGroup, tls: NIOSSLContext?, plane: ControlPlane,
+        configuration: ServerConfiguration, maxConnections: Int, clock: any PTTClock,
+        metrics: ServerMetrics, logger: Logger
+    ) async throws -> ControlServer {
+        let admission = NIOLockedValueBox(
+            AdmissionControl(limits: configuration.limits, maxConnections: maxConnections))
         let nextSessionID = Atomic<UInt64>(0)
         let heartbeatInterval = configuration.heartbeatInterval
         let missLimit = configuration.heartbeatMissLimit
@@ -30,7 +33,9 @@ final class ControlServer: Sendable {
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.maxMessagesPerRead, value: 16)
             .serverChannelInitializer { server in
-                server.eventLoop.makeCompletedFuture { try server.pipeline.syncOperations.addHandler(HelloGateHandler(gate: gate)) }
+                server.eventLoop.makeCompletedFuture {
+                    try server.pipeline.syncOperations.addHandler(HelloGateHandler(gate: gate))
+                }
             }
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -38,17 +43,25 @@ final class ControlServer: Sendable {
             // Control frames are small: start each connection's read buffer at 512 bytes, not NIO's 2048 (a
             // connection that reads more gets a larger one). With thousands of idle members, that buffer is
             // most of what a connection keeps between reads.
-            .childChannelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65_536))
+            .childChannelOption(
+                .recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65_536)
+            )
             .childChannelInitializer { child in
                 let remote = child.remoteAddress
                 let address = remote?.ipAddress ?? "unknown"
                 let loopback = remote.map(Self.isLoopback) ?? false
-                let decision = admission.withLockedValue { $0.connectionOpened(from: address, loopback: loopback, now: clock.now()) }
+                let decision = admission.withLockedValue {
+                    $0.connectionOpened(from: address, loopback: loopback, now: clock.now())
+                }
                 if case .refuse(let why, let first) = decision {
                     metrics.control.connectionRefused(why)
                     if first {
-                        logger.warning("control connection refused", metadata: [
-                            "remote": "\(address)", "reason": "\(why.rawValue)", "limit": "\(Self.limitText(why, configuration.limits, maxConnections))"])
+                        logger.warning(
+                            "control connection refused",
+                            metadata: [
+                                "remote": "\(address)", "reason": "\(why.rawValue)",
+                                "limit": "\(Self.limitText(why, configuration.limits, maxConnections))",
+                            ])
                     }
                     return child.close()
                 }
@@ -58,22 +71,28 @@ final class ControlServer: Sendable {
                 child.closeFuture.whenComplete { _ in
                     let authenticated = outcome.authenticated.load(ordering: .relaxed)
                     let notice = admission.withLockedValue {
-                        $0.connectionClosed(from: address, loopback: loopback, authenticated: authenticated, now: clock.now())
+                        $0.connectionClosed(
+                            from: address, loopback: loopback, authenticated: authenticated, now: clock.now())
                     }
                     if case .blocked(let address, let failures, let until) = notice {
                         metrics.control.addressesBlocked.increment()
-                        logger.warning("address blocked after failed hellos", metadata: [
-                            "remote": "\(address)", "failures": "\(failures)",
-                            "seconds": "\(until.since(clock.now()).components.seconds)"])
+                        logger.warning(
+                            "address blocked after failed hellos",
+                            metadata: [
+                                "remote": "\(address)", "failures": "\(failures)",
+                                "seconds": "\(until.since(clock.now()).components.seconds)",
+                            ])
                     }
                 }
                 return child.eventLoop.makeCompletedFuture {
                     let sync = child.pipeline.syncOperations
                     if let tls { try sync.addHandler(NIOSSLServerHandler(context: tls)) }
                     try sync.addHandler(ByteToMessageHandler(ControlFrameDecoder()))
-                    try sync.addHandler(ControlSessionHandler(
-                        plane: plane, metrics: metrics, sessionID: id, heartbeatInterval: heartbeatInterval,
-                        heartbeatMissLimit: missLimit, limits: limits, outcome: outcome, gate: gate, logger: logger))
+                    try sync.addHandler(
+                        ControlSessionHandler(
+                            plane: plane, metrics: metrics, sessionID: id, heartbeatInterval: heartbeatInterval,
+                            heartbeatMissLimit: missLimit, limits: limits, outcome: outcome, gate: gate, logger: logger)
+                    )
                 }
             }
             .bind(host: host, port: port).get()
@@ -100,11 +119,14 @@ final class ControlServer: Sendable {
         }
     }
 
-    private static func limitText(_ why: AdmissionControl.Refusal, _ limits: ConnectionLimits, _ maxConnections: Int) -> String {
+    private static func limitText(
+        _ why: AdmissionControl.Refusal, _ limits: ConnectionLimits, _ maxConnections: Int
+    ) -> String {
         switch why {
         case .serverFull: "\(maxConnections) connections"
         case .addressFull: "\(limits.perAddressConnections) connections per address"
-        case .addressBlocked: "\(limits.failedHellosPerAddress) failed hellos in \(limits.failedHelloWindow.components.seconds) s"
+        case .addressBlocked:
+            "\(limits.failedHellosPerAddress) failed hellos in \(limits.failedHelloWindow.components.seconds) s"
         }
     }
 }

@@ -29,7 +29,8 @@ public final class ControlSession: Sendable, Hashable, CustomStringConvertible {
     /// for the socket look like a slow reader (the bound is at least 128 KiB).
     static let flushThreshold = 16 * 1024
 
-    init(id: UInt64, channel: NIOCore.Channel, limits: ConnectionLimitsInEffect, metrics: ServerMetrics, logger: Logger) {
+    init(id: UInt64, channel: NIOCore.Channel, limits: ConnectionLimitsInEffect, metrics: ServerMetrics, logger: Logger)
+    {
         self.id = id
         self.channel = channel
         self.remoteAddress = channel.remoteAddress.map { "\($0)" } ?? "unknown"
@@ -107,8 +108,12 @@ public final class ControlSession: Sendable, Hashable, CustomStringConvertible {
             promise?.fail(ChannelError.outputClosed)
             if beginClosing() {
                 metrics.control.connectionClosed(.slowReader)
-                logger.notice("closing control connection: the peer does not read",
-                              metadata: ["session": "\(id)", "remote": "\(remoteAddress)", "queuedBytes": "\(queued - size)", "limit": "\(queueLimit)"])
+                logger.notice(
+                    "closing control connection: the peer does not read",
+                    metadata: [
+                        "session": "\(id)", "remote": "\(remoteAddress)", "queuedBytes": "\(queued - size)",
+                        "limit": "\(queueLimit)",
+                    ])
                 channel.close(promise: nil)
             }
             return

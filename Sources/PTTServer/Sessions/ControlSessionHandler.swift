@@ -42,18 +42,25 @@ final class ControlSessionHandler: ChannelDuplexHandler, @unchecked Sendable {
     private var helloTimer: Scheduled<Void>?
 
     /// `outcome` records whether the connection authenticated, for admission control when it closes.
-    init(plane: ControlPlane, metrics: ServerMetrics, sessionID: UInt64, heartbeatInterval: Duration, heartbeatMissLimit: Int,
-         limits: ConnectionLimitsInEffect, outcome: ConnectionOutcome, gate: HelloGate, logger: Logger) {
-        setup = Setup(plane: plane, metrics: metrics, sessionID: sessionID, heartbeatInterval: .nanoseconds(heartbeatInterval.nanoseconds),
-                      limits: limits, outcome: outcome, gate: gate)
+    init(
+        plane: ControlPlane, metrics: ServerMetrics, sessionID: UInt64, heartbeatInterval: Duration,
+        heartbeatMissLimit: Int,
+        limits: ConnectionLimitsInEffect, outcome: ConnectionOutcome, gate: HelloGate, logger: Logger
+    ) {
+        setup = Setup(
+            plane: plane, metrics: metrics, sessionID: sessionID,
+            heartbeatInterval: .nanoseconds(heartbeatInterval.nanoseconds),
+            limits: limits, outcome: outcome, gate: gate)
         self.logger = logger
         self.logger[metadataKey: "session"] = "\(sessionID)"
-        self.state = ControlSessionStateMachine(maxRequestsInFlight: Self.maxRequestsInFlight, heartbeatMissLimit: heartbeatMissLimit)
+        self.state = ControlSessionStateMachine(
+            maxRequestsInFlight: Self.maxRequestsInFlight, heartbeatMissLimit: heartbeatMissLimit)
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
-        session = ControlSession(id: setup.sessionID, channel: context.channel, limits: setup.limits, metrics: setup.metrics, logger: logger)
+        session = ControlSession(
+            id: setup.sessionID, channel: context.channel, limits: setup.limits, metrics: setup.metrics, logger: logger)
         if context.channel.isActive { run(state.channelActive()) }
     }
 
@@ -87,12 +94,13 @@ final class ControlSessionHandler: ChannelDuplexHandler, @unchecked Sendable {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard session != nil else { return }
         let message = unwrapInboundIn(data)
-        let frame: ControlSessionStateMachine.Frame = switch message {
-        case .hello: .hello
-        case .heartbeat(let beat): .heartbeat(seq: beat.seq)
-        case .heartbeatAck(let ack): .heartbeatAck(seq: ack.seq)
-        default: .request
-        }
+        let frame: ControlSessionStateMachine.Frame =
+            switch message {
+            case .hello: .hello
+            case .heartbeat(let beat): .heartbeat(seq: beat.seq)
+            case .heartbeatAck(let ack): .heartbeatAck(seq: ack.seq)
+            default: .request
+            }
         run(state.received(frame), message: message)
     }
 
@@ -155,16 +163,20 @@ final class ControlSessionHandler: ChannelDuplexHandler, @unchecked Sendable {
             setup.metrics.control.heartbeatsMissed.increment()
             setup.metrics.control.sessionsTimedOut.increment()
             setup.metrics.control.connectionClosed(.heartbeatTimeout)
-            logger.info("closing session: heartbeats not acknowledged", metadata: ["missed": "\(missed)", "remote": "\(session.remoteAddress)"])
+            logger.info(
+                "closing session: heartbeats not acknowledged",
+                metadata: ["missed": "\(missed)", "remote": "\(session.remoteAddress)"])
             heartbeatTask?.cancel()
-            session.close(with: ErrorFrame(code: .heartbeatTimeout, message: "\(missed) heartbeats were not acknowledged"))
+            session.close(
+                with: ErrorFrame(code: .heartbeatTimeout, message: "\(missed) heartbeats were not acknowledged"))
             // The link is presumed dead: the plane forgets the session now (no events or wakes routed to
             // it), not when the socket finally closes.
             plane.eventLoop.execute { plane.sessionClosed(session) }
         case .closeForHelloTimeout:
             setup.metrics.control.connectionClosed(.helloTimeout)
             let rejection = ControlSessionStateMachine.Rejection(
-                code: .notAuthenticated, message: "no hello within \(setup.limits.helloTimeout.nanoseconds / 1_000_000) ms")
+                code: .notAuthenticated,
+                message: "no hello within \(setup.limits.helloTimeout.nanoseconds / 1_000_000) ms")
             closeRejected(rejection, session: session, afterAnswers: false)
         case .reject(let rejection):
             closeRejected(rejection, session: session, afterAnswers: false)
@@ -180,13 +192,21 @@ final class ControlSessionHandler: ChannelDuplexHandler, @unchecked Sendable {
     /// Answers a protocol violation with an `error` frame, counts it and closes the connection: at once, or
     /// (`afterAnswers`) once the requests already handed to the plane are answered, so a `join` followed by a
     /// bad frame in the same write gets its `joined`, then the error. Reading has stopped either way.
-    private func closeRejected(_ rejection: ControlSessionStateMachine.Rejection, session: ControlSession, afterAnswers: Bool) {
+    private func closeRejected(
+        _ rejection: ControlSessionStateMachine.Rejection, session: ControlSession, afterAnswers: Bool
+    ) {
         heartbeatTask?.cancel()
         let counted: Set<ErrorCode> = [.notAuthenticated, .alreadyAuthenticated, .frameTooLarge, .malformedFrame]
         if counted.contains(rejection.code) { setup.metrics.control.frameRejected(FrameRejection(rejection.code)) }
-        logger.info("closing control connection",
-                    metadata: ["code": "\(rejection.code.rawValue)", "why": "\(rejection.message)", "remote": "\(session.remoteAddress)"])
-        guard afterAnswers else { return session.close(with: ErrorFrame(code: rejection.code, message: rejection.message)) }
+        logger.info(
+            "closing control connection",
+            metadata: [
+                "code": "\(rejection.code.rawValue)", "why": "\(rejection.message)",
+                "remote": "\(session.remoteAddress)",
+            ])
+        guard afterAnswers else {
+            return session.close(with: ErrorFrame(code: rejection.code, message: rejection.message))
+        }
         // The plane answers every request it was handed; should it not within the grace period, close anyway.
         session.closeAtGraceDeadline()
     }
@@ -201,7 +221,9 @@ final class ControlSessionHandler: ChannelDuplexHandler, @unchecked Sendable {
 
     private func startHeartbeats(on eventLoop: EventLoop) {
         let loopBound = NIOLoopBound(self, eventLoop: eventLoop)
-        heartbeatTask = eventLoop.scheduleRepeatedTask(initialDelay: setup.heartbeatInterval, delay: setup.heartbeatInterval) { _ in
+        heartbeatTask = eventLoop.scheduleRepeatedTask(
+            initialDelay: setup.heartbeatInterval, delay: setup.heartbeatInterval
+        ) { _ in
             let handler = loopBound.value
             handler.run(handler.state.heartbeatDue())
         }

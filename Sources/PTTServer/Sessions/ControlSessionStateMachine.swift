@@ -100,7 +100,8 @@ struct ControlSessionStateMachine {
         switch frame {
         case .hello:
             if sawHello {
-                return reject(Rejection(code: .alreadyAuthenticated, message: "hello was already sent on this connection"))
+                return reject(
+                    Rejection(code: .alreadyAuthenticated, message: "hello was already sent on this connection"))
             }
             phase = .helloReceived
             requestsInFlight += 1

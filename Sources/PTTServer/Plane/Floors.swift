@@ -16,7 +16,8 @@ final class Floors: @unchecked Sendable {
 
     private unowned let plane: ControlPlane
     private var floors: [ChannelID: FloorControl] = [:]
-    private var timers: [ChannelID: Scheduled<Void>] = [:]
+    /// Each busy channel's timer and the deadline it is armed for.
+    private var timers: [ChannelID: (deadline: PTTInstant, task: Scheduled<Void>)] = [:]
 
     init(plane: ControlPlane) {
         self.plane = plane
@@ -46,22 +47,27 @@ final class Floors: @unchecked Sendable {
 
     /// A channel was deleted: its floor and timer go (its burst ends).
     func remove(_ channel: ChannelID) {
-        timers.removeValue(forKey: channel)?.cancel()
+        timers.removeValue(forKey: channel)?.task.cancel()
         floors[channel] = nil
         plane.notifier.burstEnded(in: channel)
     }
 
+    /// Keeps the channel's one timer at its floor's next deadline; an event that left the deadline as it was (a
+    /// report of someone talking without the floor, say) leaves the armed timer alone.
     private func armTimer(_ channel: ChannelID) {
-        timers.removeValue(forKey: channel)?.cancel()
         guard let deadline = floors[channel]?.nextDeadline else {
+            timers.removeValue(forKey: channel)?.task.cancel()
             if floors[channel]?.holder == nil { floors[channel] = nil }  // idle floors hold no state worth keeping
             return
         }
+        if timers[channel]?.deadline == deadline { return }
+        timers.removeValue(forKey: channel)?.task.cancel()
         let when = NIODeadline.uptimeNanoseconds(deadline.nanoseconds)
-        timers[channel] = context.eventLoop.scheduleTask(deadline: when) { [self] in
+        let task = context.eventLoop.scheduleTask(deadline: when) { [self] in
             timers[channel] = nil
             event(channel) { floor, now in floor.timersExpired(now: now) }
         }
+        timers[channel] = (deadline, task)
     }
 
     /// The `floor` of a channel as `joined` shows it.

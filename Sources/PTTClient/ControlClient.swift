@@ -91,6 +91,7 @@ public final class ControlClient: Sendable {
                     endpoint: label, expected: mismatch.expected, actual: mismatch.actual,
                     knownHostsFile: knownHosts.path)
             }
+            if let failure = pin.failure { throw failure }
             throw error
         }
         switch reply {

@@ -69,14 +69,18 @@ public struct KnownHosts: Sendable {
 }
 
 /// A known-hosts file that exists but cannot be used.
-public enum KnownHostsError: Error, CustomStringConvertible {
+public enum KnownHostsError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file could not be read, or is not UTF-8 text.
     case unreadable(path: String, reason: String)
+    /// A newly trusted server could not be written to the file.
+    case unwritable(path: String, reason: String)
 
     public var description: String {
         switch self {
         case .unreadable(let path, let reason):
             "cannot read the known hosts file \(path) (\(reason)); fix or remove it to pin servers again"
+        case .unwritable(let path, let reason):
+            "cannot write the known hosts file \(path) (\(reason))"
         }
     }
 }

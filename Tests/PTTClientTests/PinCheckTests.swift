@@ -105,5 +105,28 @@ struct PinCheckTests {
         #expect(check.verify([certificate], endpoint: "radio.local:7700", knownHosts: hosts) == .failed)
         #expect(check.pinnedNow == false)
         #expect(check.fingerprint == Fingerprint.sha256(der))
+        // The client reports why, instead of "the server closed the connection".
+        guard case .unwritable(let path, _) = try #require(check.failure) else {
+            Issue.record("expected unwritable, got \(String(describing: check.failure))")
+            return
+        }
+        #expect(path == directory + "/blocked/known_hosts")
+    }
+
+    @Test("a known_hosts that is not text fails the handshake and says which file")
+    func unreadableKnownHosts() throws {
+        let (hosts, directory) = Self.knownHosts()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try Data([0xFF, 0xFE, 0x00, 0x0A]).write(to: URL(fileURLWithPath: hosts.path))
+        let (certificate, _) = try Self.certificate()
+        let check = PinCheck()
+        #expect(check.verify([certificate], endpoint: "radio.local:7700", knownHosts: hosts) == .failed)
+        guard case .unreadable(let path, _) = try #require(check.failure) else {
+            Issue.record("expected unreadable, got \(String(describing: check.failure))")
+            return
+        }
+        #expect(path == hosts.path)
+        #expect(check.failure?.description.contains("fix or remove it") == true)
     }
 }

@@ -7,7 +7,7 @@ extension MediaRelay {
     /// Handles one datagram: authenticate, learn the address, decide (``RelayRules``), carry it out.
     func receive(_ envelope: AddressedEnvelope<ByteBuffer>, via handler: MediaRelayHandler) {
         metrics.received.increment()
-        let now = NIODeadline.now()
+        let now = clock()
         // Work on a copy in the relay's scratch space: decrypting in place in the received buffer would copy
         // it (it shares storage with the rest of the read batch), which allocates.
         let count = envelope.data.readableBytes
@@ -28,11 +28,14 @@ extension MediaRelay {
         guard let length = clear else { return metrics.dropped(.authentication) }
 
         // Authenticated: the member is here (and may have moved).
+        let previouslyHeard = member.lastHeard
+        let wasReachable = member.rawAddress.length != 0 && previouslyHeard.map { now - $0 <= silenceTimeout } == true
         if member.address != envelope.remoteAddress {
             if member.address != nil { metrics.addressChanges.increment() }
             member.address = envelope.remoteAddress
         }
         member.lastHeard = now
+        if !wasReachable { becameReachable(member, previouslyHeard: previouslyHeard, now: now) }
         if isRTCP { return reportHeard(member, talking: false, now: now) }
 
         let packet = UnsafeMutableRawBufferPointer(rebasing: bytes[0..<length])
@@ -103,6 +106,7 @@ extension MediaRelay {
         let (timestamp, startsBurst) = channels[speaker.channel]!.mapTimestamp(
             header.timestamp, from: speaker.config.ssrc, now: now)
         let marker = startsBurst || header.marker
+        if keeping.keepsBursts { keep(payload, timestamp: timestamp, marker: marker, from: speaker, now: now) }
         let members = channels[speaker.channel]!.members
         let maxLength = 16 + payload.count + MemberCrypto.maxTrailer
         handler.reserve(copies: members.count, maxLength: maxLength)
@@ -115,7 +119,8 @@ extension MediaRelay {
                 // per listener (at 1000 listeners it was a tenth of the relay's user-space time).
                 unowned(unsafe) let listener = listeners[index]
                 // The raw address, not `address`: reading a `SocketAddress` retains its storage box.
-                guard listener !== speaker, listener.rawAddress.length != 0 else { continue }
+                // A member playing kept packets gets this one from the kept burst, in its turn.
+                guard listener !== speaker, listener.rawAddress.length != 0, !listener.isPlaying else { continue }
                 if let heard = listener.lastHeard, now - heard > silenceTimeout { continue }
                 let listenSSRC = listener.config.listenSSRC
                 let sequence = listener.nextSequence

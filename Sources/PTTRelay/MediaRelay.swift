@@ -36,6 +36,10 @@ public final class MediaRelay: @unchecked Sendable {
     var membersByID: [MemberID: RelayMember] = [:]
     /// Packets that arrived on an idle floor while an implicit floor request is on its way, per channel.
     var held: [ChannelID: (hold: FloorHold, packets: [[UInt8]])] = [:]
+    /// Kept bursts and the members playing them (catch-up, replay).
+    var keeping: BurstKeeping
+    /// The relay's monotonic time (tests set their own).
+    var clock: () -> NIODeadline = { NIODeadline.now() }
     /// Where each datagram is decrypted and checked (one at a time, on the event loop).
     let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16)
     static let reportInterval = TimeAmount.milliseconds(250)
@@ -45,10 +49,14 @@ public final class MediaRelay: @unchecked Sendable {
     ///   - secure: SRTP with each member's key, or plain RTP.
     ///   - implicitFloorRequest: whether audio on an idle floor is held for an implicit floor request.
     ///   - silenceTimeout: a listener not heard from for this long gets nothing.
+    ///   - catchUp: whether bursts are kept, who catches up with them, and the bounds.
+    ///   - maxBurstDuration: a burst keeps packets from this long at most (the floor's longest talk time).
     public init(
-        eventLoop: EventLoop, secure: Bool, implicitFloorRequest: Bool, silenceTimeout: Duration, metrics: RelayMetrics,
-        logger: Logger
+        eventLoop: EventLoop, secure: Bool, implicitFloorRequest: Bool, silenceTimeout: Duration,
+        catchUp: CatchUpConfiguration = CatchUpConfiguration(mode: .off), maxBurstDuration: Duration = .seconds(32),
+        metrics: RelayMetrics, logger: Logger
     ) {
+        self.keeping = BurstKeeping(configuration: catchUp, maxDuration: maxBurstDuration)
         self.eventLoop = eventLoop
         self.secure = secure
         self.rules = RelayRules(holdsForImplicitRequest: implicitFloorRequest)
@@ -96,7 +104,11 @@ public final class MediaRelay: @unchecked Sendable {
     /// Closes the socket and drops the report callback (which refers to the control plane).
     public func close() async {
         try? await datagramChannel?.close()
-        try? await eventLoop.submit { self.report = nil }.get()
+        try? await eventLoop.submit {
+            self.report = nil
+            self.keeping.timer?.cancel()
+            self.keeping.timer = nil
+        }.get()
     }
 
     // MARK: Changes from the control plane
@@ -112,9 +124,11 @@ public final class MediaRelay: @unchecked Sendable {
         case .join(let config): join(config)
         case .leave(let id): leave(id)
         case .floor(let channel, let holder): setFloor(channel, holder: holder)
+        case .woken(let channel, let members): woken(channel, members)
         case .removeChannel(let id):
             guard let state = channels.removeValue(forKey: id) else { return }
             for member in state.members { forget(member) }
+            if let burst = state.burst { close(burst) }
             held[id] = nil
         }
     }
@@ -133,7 +147,10 @@ public final class MediaRelay: @unchecked Sendable {
         let member =
             existing.map { $0.replaced(by: config, crypto: crypto) } ?? RelayMember(config: config, crypto: crypto)
         if let existing {
-            if existing.channel != config.channel { channels[existing.channel]?.remove(existing.config.id) }
+            if existing.channel != config.channel {
+                channels[existing.channel]?.remove(existing.config.id)
+                settleBurst(existing.channel)
+            }
             forget(existing)
         }
         membersByID[config.id] = member
@@ -145,16 +162,19 @@ public final class MediaRelay: @unchecked Sendable {
         guard let member = membersByID[id] else { return }
         forget(member)
         channels[member.channel]?.remove(id)
+        settleBurst(member.channel)
         if channels[member.channel]?.isEmpty == true { channels[member.channel] = nil }
     }
 
     private func forget(_ member: RelayMember) {
+        endPlayback(of: member, .cancelled)
         if membersByID[member.config.id] === member { membersByID[member.config.id] = nil }
         if membersBySSRC[member.config.ssrc] === member { membersBySSRC[member.config.ssrc] = nil }
     }
 
     private func setFloor(_ channel: ChannelID, holder: MemberID?) {
         channels[channel, default: RelayChannelState(channel: channel)].setHolder(holder)
+        settleBurst(channel)
         releaseHeldPackets(channel)
     }
 
@@ -162,7 +182,7 @@ public final class MediaRelay: @unchecked Sendable {
     private func releaseHeldPackets(_ channel: ChannelID) {
         guard let waiting = held[channel], let state = channels[channel], state.holderSSRC != nil else { return }
         held[channel] = nil
-        let now = NIODeadline.now()
+        let now = clock()
         guard rules.releasesHold(waiting.hold, holderSSRC: state.holderSSRC, now: now),
             let speaker = membersBySSRC[waiting.hold.ssrc],
             let handler

@@ -9,6 +9,8 @@ public enum RelayChange: Sendable, Equatable {
     case leave(MemberID)
     /// The member allowed to send on a channel (nil: the floor is idle).
     case floor(ChannelID, holder: MemberID?)
+    /// Members woken for the burst that the channel's floor holder (as last told) starts: they may catch up with it.
+    case woken(ChannelID, [MemberID])
     /// A channel and every membership in it are gone.
     case removeChannel(ChannelID)
 }
@@ -46,4 +48,6 @@ public enum RelayReport: Sendable {
     /// An authenticated packet arrived from a member: media (`talking`) or a keep-alive; with the number of
     /// its packets dropped so far because it did not hold the floor.
     case heard(MemberID, channel: ChannelID, talking: Bool, droppedNotHolder: Int)
+    /// A recorded burst replayed to one member ended: played to its end, or cancelled (live audio, leaving).
+    case replayEnded(MemberID, channel: ChannelID, burst: Int64, outcome: PlaybackOutcome)
 }

@@ -18,6 +18,10 @@ struct RelayChannelState {
     var burstSSRC: UInt32?
     var lastOutTimestamp: UInt32 = 0
     var lastOutTime: NIODeadline?
+    /// Counts holder changes: a burst, and the members woken for it, belong to one generation.
+    private(set) var generation: UInt64 = 0
+    /// The current burst's kept packets (when bursts are kept), from its first packet on.
+    var burst: BurstBuffer?
 
     init(channel: ChannelID) {
         self.channel = channel
@@ -54,9 +58,18 @@ struct RelayChannelState {
 
     /// Who may send now.
     mutating func setHolder(_ id: MemberID?) {
+        if id != holder { generation &+= 1 }
         holder = id
         holderSSRC = id.flatMap { member($0)?.config.ssrc }
         if holderSSRC == nil { burstSSRC = nil }
+    }
+
+    /// The kept burst, once it no longer belongs to the floor's generation (the holder changed): the channel lets
+    /// go of it.
+    mutating func takeEndedBurst() -> BurstBuffer? {
+        guard let burst, burst.generation != generation || holder == nil else { return nil }
+        self.burst = nil
+        return burst
     }
 
     /// Maps an incoming timestamp into the channel's continuous timeline. Starts a new burst when the

@@ -18,6 +18,12 @@ final class RelayMember {
     var droppedNotHolder = 0
     /// The next sequence number of this member's listening stream (continuous across speakers).
     var nextSequence: UInt16
+    /// Kept packets going out to this member (a catch-up or a replay), if any: live copies skip it meanwhile.
+    var playback: Playback? { didSet { isPlaying = playback != nil } }
+    /// Whether `playback` is set, read per packet by the fan-out (reading `playback` would retain its buffer).
+    private(set) var isPlaying = false
+    /// The floor generation of its channel this member was last woken for (0: never).
+    var wokenGeneration: UInt64 = 0
 
     var channel: ChannelID { config.channel }
 
@@ -34,6 +40,7 @@ final class RelayMember {
         fresh.address = address
         fresh.lastHeard = lastHeard
         fresh.nextSequence = nextSequence
+        fresh.wokenGeneration = wokenGeneration
         return fresh
     }
 }

@@ -8,13 +8,16 @@ public struct RelayMetrics: Sendable {
     let addressChanges: Counter
     /// Copies that found the kernel's send buffer full and were queued in NIO until the socket took them.
     let sendBufferFull: Counter
+    /// Catch-ups and replays of kept packets.
+    let catchUp: CatchUpMetrics
     private let drops: [Counter]
 
     /// - Parameter drop: the counter for each reason (called once per reason, here).
     public init(
         received: Counter, forwarded: Counter, addressChanges: Counter, sendBufferFull: Counter,
-        drop: (RelayDropReason) -> Counter
+        catchUp: CatchUpMetrics = CatchUpMetrics(PrometheusCollectorRegistry()), drop: (RelayDropReason) -> Counter
     ) {
+        self.catchUp = catchUp
         self.received = received
         self.forwarded = forwarded
         self.addressChanges = addressChanges

@@ -24,7 +24,16 @@ struct MediaRelayHandlerTests {
         let id = ChannelID()
 
         /// - Parameter send: the relay's own sendmmsg, replaced (nil: no descriptor, every copy goes through NIO).
-        init(implicitFloorRequest: Bool = false, send: DatagramBatch.Send? = nil) throws {
+        /// The relay's clock, moved by ``advance(_:)`` together with the loop's.
+        final class Time: @unchecked Sendable {
+            var now = NIODeadline.uptimeNanoseconds(1_000_000_000)
+        }
+        let time = Time()
+
+        init(
+            implicitFloorRequest: Bool = false, catchUp: CatchUpConfiguration = CatchUpConfiguration(mode: .off),
+            send: DatagramBatch.Send? = nil
+        ) throws {
             let registry = self.registry
             func name(_ text: String) -> MetricNameDescriptor {
                 MetricNameDescriptor(metricName: text, unitName: "", helpText: text)
@@ -34,18 +43,28 @@ struct MediaRelayHandlerTests {
                 forwarded: registry.makeCounter(descriptor: name("forwarded")),
                 addressChanges: registry.makeCounter(descriptor: name("moved")),
                 sendBufferFull: registry.makeCounter(descriptor: name("full")),
+                catchUp: CatchUpMetrics(registry),
                 drop: { registry.makeCounter(descriptor: name("dropped"), labels: [("reason", $0.rawValue)]) })
             relay = MediaRelay(
                 eventLoop: loop, secure: false, implicitFloorRequest: implicitFloorRequest,
-                silenceTimeout: .seconds(30),
+                silenceTimeout: .seconds(30), catchUp: catchUp, maxBurstDuration: .seconds(32),
                 metrics: metrics, logger: Logger(label: "relay-test"))
+            let time = self.time
+            relay.clock = { time.now }
             channel = EmbeddedChannel(
                 handler: MediaRelayHandler(relay: relay, descriptor: send == nil ? nil : -1, send: send), loop: loop)
         }
 
-        func config(_ n: UInt32) -> RelayMemberConfig {
+        /// Moves the relay's clock and runs what the loop has due by then.
+        func advance(_ amount: TimeAmount) {
+            time.now = time.now + amount
+            loop.advanceTime(by: amount)
+        }
+
+        func config(_ n: UInt32, channel: ChannelID? = nil) -> RelayMemberConfig {
             RelayMemberConfig(
-                id: MemberID("m\(n)"), channel: id, ssrc: n, listenSSRC: n ^ 0x5A5A_5A5A, key: [], receiveOnly: false)
+                id: MemberID("m\(n)"), channel: channel ?? id, ssrc: n, listenSSRC: n ^ 0x5A5A_5A5A, key: [],
+                receiveOnly: false)
         }
 
         func address(_ n: UInt32) throws -> SocketAddress {

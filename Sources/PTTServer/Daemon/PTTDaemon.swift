@@ -142,7 +142,9 @@ public final class PTTDaemon: Service, @unchecked Sendable {
         let relay = MediaRelay(
             eventLoop: relayLoop, secure: configuration.mediaSecurity == .srtp,
             implicitFloorRequest: configuration.implicitFloorRequest,
-            silenceTimeout: configuration.mediaSilenceTimeout, metrics: metrics.relay, logger: logger)
+            silenceTimeout: configuration.mediaSilenceTimeout, catchUp: configuration.catchUp,
+            maxBurstDuration: configuration.floor.maxTalkTime + configuration.floor.endOfMediaTimeout,
+            metrics: metrics.relay, logger: logger)
         try await relay.bind(host: configuration.controlHost, port: configuration.mediaPort)
         relay.report = { report in plane.eventLoop.execute { plane.relayLink.reported(report) } }
         try await controlLoop.submit { plane.start(relay: relay) }.get()

@@ -8,7 +8,7 @@ import PTTProtocol
 /// The config file is JSON with these keys, all optional (Docs/OPERATIONS in README):
 /// `controlHost`, `controlPort`, `mediaPort`, `adminHost`, `adminPort`, `tls`, `heartbeatIntervalMs`,
 /// `heartbeatMissLimit`, `createChannelsOnJoin`, `mediaSecurity`, `implicitFloorRequest`, `mediaSilenceTimeoutMs`,
-/// `maxConnections`, `memberEventsUpTo`, `floor` (see ``FloorConfiguration``), `wake` (see ``WakeConfiguration``), `limits` (see
+/// `maxConnections`, `memberEventsUpTo`, `catchUp` (see ``CatchUpConfiguration``), `floor` (see ``FloorConfiguration``), `wake` (see ``WakeConfiguration``), `limits` (see
 /// ``ConnectionLimits``) and `apns` (see ``APNsSettings``).
 public struct ServerConfiguration: Sendable, Equatable {
     /// Address the control listener binds (all interfaces by default: devices on the LAN connect here).
@@ -39,6 +39,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var wake = WakeConfiguration()
     /// APNs credentials; without them wakes go over Local Push connections only.
     public var apns: APNsSettings?
+    /// Who hears the current burst from its start when they reach the relay during it, and how much is kept.
+    public var catchUp = CatchUpConfiguration()
     /// Deadlines, queue bounds and per-address limits of control and admin connections.
     public var limits = ConnectionLimits()
     /// A member whose `join` does not say `memberEvents` is told of other members joining and leaving
@@ -52,7 +54,7 @@ extension ServerConfiguration: Codable {
     enum CodingKeys: String, CodingKey {
         case controlHost, controlPort, mediaPort, adminHost, adminPort, tls, heartbeatIntervalMs, heartbeatMissLimit
         case createChannelsOnJoin, mediaSecurity, floor, maxConnections, implicitFloorRequest, mediaSilenceTimeoutMs
-        case wake, apns, limits, memberEventsUpTo
+        case wake, apns, limits, memberEventsUpTo, catchUp
     }
 
     public init(from decoder: Decoder) throws {
@@ -88,6 +90,7 @@ extension ServerConfiguration: Codable {
         config.apns = try c.decodeIfPresent(APNsSettings.self, forKey: .apns)
         config.limits = try c.decodeIfPresent(ConnectionLimits.self, forKey: .limits) ?? config.limits
         config.memberEventsUpTo = try c.decodeIfPresent(Int.self, forKey: .memberEventsUpTo) ?? config.memberEventsUpTo
+        config.catchUp = try c.decodeIfPresent(CatchUpConfiguration.self, forKey: .catchUp) ?? config.catchUp
         self = config
     }
 
@@ -111,6 +114,7 @@ extension ServerConfiguration: Codable {
         try c.encodeIfPresent(apns, forKey: .apns)
         try c.encode(limits, forKey: .limits)
         try c.encode(memberEventsUpTo, forKey: .memberEventsUpTo)
+        try c.encode(catchUp, forKey: .catchUp)
     }
 
     /// Checks ranges; the message names the offending setting.

@@ -41,7 +41,7 @@ public final class ServerMetrics: Sendable {
             sendBufferFull: registry.makeCounter(
                 name: "ptt_media_send_buffer_full_total",
                 help: "Copies that found the socket's send buffer full and waited in the relay's queue"),
-            drop: { mediaDrops[$0]! })
+            catchUp: CatchUpMetrics(registry), drop: { mediaDrops[$0]! })
     }
 
     /// The Prometheus text exposition of every metric.

@@ -50,7 +50,7 @@ final class Notifier: @unchecked Sendable {
             burst, in: channel, speaker: speaker, candidates: candidates, now: context.clock.now())
         if let ended { execute(dispatcher.burstEnded(ended)) }
         let sentAt = context.wallClock.now()
-        var woken = 0
+        var woken: [MemberID] = []
         for decision in decisions {
             switch decision {
             case .expired(let member, let burst, let reason):
@@ -62,20 +62,21 @@ final class Notifier: @unchecked Sendable {
                 guard let membership = directory.memberships[order.member] else { continue }
                 let frame = PushFrames.wake(
                     channel: channel, speaker: speakerMembership.displayName, burst: burst, sentAt: sentAt)
-                woken += 1
+                woken.append(order.member)
                 handOver(
                     OutboxItem(
                         id: frame.id, kind: .wake, member: order.member, priority: frame.priority,
                         deadline: order.deadline, burst: burst, payload: frame), to: membership, via: order.route)
             }
         }
+        plane.relayLink.woken(channel, woken)
         if !decisions.isEmpty {
             plane.logger.info(
                 "waking members for a talk burst",
                 metadata: [
                     "channel": "\(directory.channels[channel]?.name ?? channel.description)", "burst": "\(burst)",
-                    "speaker": "\(speakerMembership.displayName)", "woken": "\(woken)",
-                    "unreachable": "\(decisions.count - woken)",
+                    "speaker": "\(speakerMembership.displayName)", "woken": "\(woken.count)",
+                    "unreachable": "\(decisions.count - woken.count)",
                 ])
         }
     }

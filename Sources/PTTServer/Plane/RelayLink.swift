@@ -37,6 +37,12 @@ final class RelayLink: @unchecked Sendable {
         relay?.apply([.floor(channel, holder: holder)])
     }
 
+    /// Tells the relay which members were woken for the burst the channel's holder starts (they may catch up with it).
+    func woken(_ channel: ChannelID, _ members: [MemberID]) {
+        guard !members.isEmpty else { return }
+        relay?.apply([.woken(channel, members)])
+    }
+
     /// Tells the relay what a stored set of directory changes changed: joins and leaves, never a whole channel again.
     func apply(_ diff: DirectoryDiff) {
         guard let relay, !diff.steps.isEmpty else { return }
@@ -82,6 +88,8 @@ final class RelayLink: @unchecked Sendable {
             plane.floors.event(channel) { floor, now in
                 floor.talkHeard(from: candidate, memberCount: count, implicitRequest: implicit, now: now)
             }
+        case .replayEnded:
+            break  // replays are not asked for yet
         }
     }
 

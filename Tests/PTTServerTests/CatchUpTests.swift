@@ -1,0 +1,136 @@
+import Foundation
+import NIOCore
+import PTTClient
+import PTTCore
+import PTTProtocol
+import PTTServer
+import TestSupport
+import Testing
+
+/// Members that reach the relay during a burst hear it from its first packet: a woken push-provider member whose
+/// app opens its media late, and (when configured) any late joiner.
+@Suite("Catching up with the current burst")
+struct CatchUpTests {
+    /// Checks that `heard` is exactly `packets`, once each, in order, on one continuous stream, and decodes the same.
+    static func expectWholeBurst(
+        _ heard: [ReceivedAudio], _ packets: [(data: [UInt8], samples: Int)], channels: Int
+    ) throws {
+        #expect(heard.count == packets.count, "received \(heard.count) of \(packets.count)")
+        let same = heard.map(\.payload) == packets.map(\.data)
+        #expect(same, "packets differ, or are out of order")
+        guard heard.count == packets.count else { return }
+        for (index, (a, b)) in zip(heard, heard.dropFirst()).enumerated() {
+            #expect(b.sequenceNumber == a.sequenceNumber &+ 1, "sequence gap after \(index)")
+            #expect(b.timestamp &- a.timestamp == UInt32(packets[index].samples), "timestamp gap after \(index)")
+        }
+        #expect(heard.first?.marker == true)
+        #expect(
+            try ReplayTests.decode(heard.map(\.payload), channels: channels)
+                == ReplayTests.decode(packets.map(\.data), channels: channels))
+    }
+
+    @Test("a woken member that joins media 800 ms into a burst hears it from the first packet, then live")
+    func wokenMemberCatchesUp() async throws {
+        let (channels, packets) = try Fixtures.opus("burst-20ms-mono.opus")
+        try await withTestServer(configure: { $0.implicitFloorRequest = false }) { server in
+            let alice = try await RelayTests.crew(server, ["alice"])[0]
+            let bobSecret = try await server.addUser("bob")
+            let bob = try await server.connect("bob", secret: bobSecret, device: "bob-phone", role: .pushProvider)
+            let bobJoined = try await bob.join("deck", name: "Bob")
+            guard case .floorGranted = try await alice.peer.request(.floorRequest(FloorCommand(channel: "deck"))) else {
+                throw TestFailure("floor not granted")
+            }
+            guard case .push(let wake) = try await bob.next("push") else { throw TestFailure("no wake") }
+            #expect(wake.payload.activeSpeaker == "alice")
+
+            let bobMedia = MediaBox()
+            let total = packets.reduce(0) { $0 + $1.samples }
+            var lastSent = NIODeadline.now()
+            try await ReplayTests.talk(alice, packets) { index in
+                // The app was launched by the wake and reaches the relay 800 ms into the burst.
+                if index == 40 {
+                    await bobMedia.set(try await MediaSession.open(host: "127.0.0.1", parameters: bobJoined.media))
+                }
+                lastSent = NIODeadline.now()
+            }
+            let media = try #require(await bobMedia.media)
+            let heard = await collect(media, count: packets.count, timeout: .seconds(5))
+            try Self.expectWholeBurst(heard, packets, channels: channels)
+            // It caught up while the burst went on: its last packet came with the live ones.
+            if let last = heard.last {
+                let lateBy = (Double(last.arrival) - Double(lastSent.uptimeNanoseconds)) / 1e9
+                #expect(lateBy < 0.5 * TestTimeouts.scale, "last packet \(lateBy) s after the last send")
+            }
+            #expect(total > 48_000 * 4)
+
+            let metrics = try await server.admin.getText("/metrics")
+            #expect(metricValue(metrics, "ptt_catchup_started_total") == 1)
+            #expect(metricValue(metrics, #"ptt_catchup_finished_total{outcome="live"}"#) == 1)
+            #expect((metricValue(metrics, "ptt_catchup_packets_total") ?? 0) >= 40)
+            #expect(metricValue(metrics, "ptt_catchup_lag_seconds_count") == 1)
+            await media.close()
+        }
+    }
+
+    @Test("a woken member that reaches the relay after the burst ended gets no catch-up")
+    func afterTheBurstNothing() async throws {
+        let packets = try tonePackets(30)
+        try await withTestServer(configure: { $0.implicitFloorRequest = false }) { server in
+            let alice = try await RelayTests.crew(server, ["alice"])[0]
+            let bobSecret = try await server.addUser("bob")
+            let bob = try await server.connect("bob", secret: bobSecret, device: "bob-phone", role: .pushProvider)
+            let bobJoined = try await bob.join("deck", name: "Bob")
+            _ = try await alice.peer.request(.floorRequest(FloorCommand(channel: "deck")))
+            _ = try await bob.next("push")
+            try await RelayTests().burst(alice, packets)
+            _ = try await alice.peer.request(.floorRelease(FloorCommand(channel: "deck")))
+            _ = try await alice.peer.next("floor-idle")
+
+            let media = try await MediaSession.open(host: "127.0.0.1", parameters: bobJoined.media)
+            try await eventually("the relay hears bob") {
+                try await member(server, "deck", user: "bob").audioReachable
+            }
+            let heard = await collect(media, count: 1, timeout: .milliseconds(500))
+            #expect(heard.isEmpty, "got \(heard.count) packets of an ended burst")
+            let metrics = try await server.admin.getText("/metrics")
+            #expect(metricValue(metrics, "ptt_catchup_started_total") == 0)
+            await media.close()
+        }
+    }
+
+    @Test("with late-joiners catch-up, a member that joins mid-burst hears all of it; with woken only, the rest")
+    func lateJoiners() async throws {
+        let (channels, packets) = try Fixtures.opus("burst-20ms-mono.opus")
+        let burst = Array(packets.prefix(120))
+        for mode in [CatchUpMode.lateJoiners, .woken] {
+            try await withTestServer(configure: { $0.catchUp.mode = mode }) { server in
+                let alice = try await RelayTests.crew(server, ["alice"])[0]
+                let carolSecret = try await server.addUser("carol")
+                _ = try await alice.peer.request(.floorRequest(FloorCommand(channel: "deck")))
+                let carolBox = MediaBox()
+                try await ReplayTests.talk(alice, burst) { index in
+                    if index == 40 {
+                        let peer = try await server.connect("carol", secret: carolSecret)
+                        let joined = try await peer.join("deck")
+                        await carolBox.set(try await MediaSession.open(host: "127.0.0.1", parameters: joined.media))
+                    }
+                }
+                let media = try #require(await carolBox.media)
+                let heard = await collect(media, count: burst.count, timeout: .seconds(2))
+                if mode == .lateJoiners {
+                    try Self.expectWholeBurst(heard, burst, channels: channels)
+                } else {
+                    #expect(heard.count < burst.count - 30, "woken only: carol got \(heard.count)")
+                    let tail = heard.map(\.payload) == burst.suffix(heard.count).map(\.data)
+                    #expect(tail, "not the burst's last \(heard.count) packets")
+                }
+                await media.close()
+            }
+        }
+    }
+}
+
+actor MediaBox {
+    var media: MediaSession?
+    func set(_ media: MediaSession) { self.media = media }
+}

@@ -100,7 +100,7 @@ let package = Package(
         .target(
             name: "PTTServer",
             dependencies: [
-                "APNs", "PTTCore", "PTTProtocol", "PTTRelay", "PTTStore",
+                "APNs", "AudioFiles", "Opus", "PTTCore", "PTTProtocol", "PTTRelay", "PTTStore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -44,6 +44,15 @@ public struct AdminClient: Sendable {
         try decode(T.self, try await send(.POST, path, body: try JSONEncoder().encode(body)))
     }
 
+    public func put<B: Encodable, T: Decodable>(_ path: String, body: B, as type: T.Type = T.self) async throws -> T {
+        try decode(T.self, try await send(.PUT, path, body: try JSONEncoder().encode(body)))
+    }
+
+    /// The raw answer body of a GET that may be large (recorded audio: up to 256 MiB, a minute at most).
+    public func getBytes(_ path: String) async throws -> [UInt8] {
+        try await send(.GET, path, limit: 256 << 20, timeout: .seconds(60))
+    }
+
     /// A request whose answer has no body (204), e.g. DELETE.
     public func perform(_ method: HTTPMethod, _ path: String) async throws {
         _ = try await send(method, path)
@@ -71,7 +80,9 @@ public struct AdminClient: Sendable {
         return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
     }
 
-    private func send(_ method: HTTPMethod, _ path: String, body: Data? = nil) async throws -> [UInt8] {
+    private func send(
+        _ method: HTTPMethod, _ path: String, body: Data? = nil, limit: Int = 16 << 20, timeout: TimeAmount? = nil
+    ) async throws -> [UInt8] {
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = method
         request.headers.add(name: "authorization", value: "Bearer \(token)")
@@ -81,11 +92,11 @@ public struct AdminClient: Sendable {
         }
         let response: HTTPClientResponse
         do {
-            response = try await HTTPClient.shared.execute(request, timeout: timeout)
+            response = try await HTTPClient.shared.execute(request, timeout: timeout ?? self.timeout)
         } catch {
             throw AdminError(error: "no-server", message: "cannot reach pttd's admin API at \(baseURL): \(error)")
         }
-        let buffer = try await response.body.collect(upTo: 16 * 1024 * 1024)
+        let buffer = try await response.body.collect(upTo: limit)
         let bytes = Array(buffer.readableBytesView)
         guard (200..<300).contains(response.status.code) else {
             if let error = try? JSONDecoder().decode(AdminError.self, from: Data(bytes)) { throw error }

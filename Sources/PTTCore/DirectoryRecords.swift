@@ -6,8 +6,11 @@ public struct Channel: Sendable, Equatable {
     public var name: String
     public var imageURL: String?
     public var createdAt: Date
-    public init(id: ChannelID, name: String, imageURL: String? = nil, createdAt: Date) {
+    /// Whether its bursts are recorded (switched with `pttctl channel record`).
+    public var recording: Bool
+    public init(id: ChannelID, name: String, imageURL: String? = nil, createdAt: Date, recording: Bool = false) {
         self.id = id; self.name = name; self.imageURL = imageURL; self.createdAt = createdAt
+        self.recording = recording
     }
 }
 

@@ -29,6 +29,9 @@ public enum ControlMessage: Sendable, Equatable {
     case floorRevokePending(FloorRevokePending)
     case push(PushFrame)
     case pushAck(PushAck)
+    case replay(Replay)
+    case replaying(Replaying)
+    case replayEnded(ReplayEnded)
 
     /// The `type` string on the wire.
     public var type: String {
@@ -59,6 +62,9 @@ public enum ControlMessage: Sendable, Equatable {
         case .floorRevokePending: "floor-revoke-pending"
         case .push: "push"
         case .pushAck: "push-ack"
+        case .replay: "replay"
+        case .replaying: "replaying"
+        case .replayEnded: "replay-ended"
         }
     }
 }
@@ -95,6 +101,9 @@ extension ControlMessage: Codable {
         case "floor-revoke-pending": self = .floorRevokePending(try FloorRevokePending(from: decoder))
         case "push": self = .push(try PushFrame(from: decoder))
         case "push-ack": self = .pushAck(try PushAck(from: decoder))
+        case "replay": self = .replay(try Replay(from: decoder))
+        case "replaying": self = .replaying(try Replaying(from: decoder))
+        case "replay-ended": self = .replayEnded(try ReplayEnded(from: decoder))
         default:
             throw DecodingError.dataCorrupted(
                 .init(codingPath: [TypeKey.type], debugDescription: "unknown message type '\(type)'"))
@@ -131,6 +140,9 @@ extension ControlMessage: Codable {
         case .floorRevokePending(let m): try m.encode(to: encoder)
         case .push(let m): try m.encode(to: encoder)
         case .pushAck(let m): try m.encode(to: encoder)
+        case .replay(let m): try m.encode(to: encoder)
+        case .replaying(let m): try m.encode(to: encoder)
+        case .replayEnded(let m): try m.encode(to: encoder)
         }
     }
 }
@@ -217,6 +229,7 @@ extension ControlMessage {
         case .floorQueueCancelled(let m): m.re
         case .floorReleased(let m): m.re
         case .floorIdle(let m): m.re
+        case .replaying(let m): m.re
         default: nil
         }
     }
@@ -229,6 +242,7 @@ extension ControlMessage {
         case .pushToken(var m): m.id = id; return .pushToken(m)
         case .floorRequest(var m): m.id = id; return .floorRequest(m)
         case .floorRelease(var m): m.id = id; return .floorRelease(m)
+        case .replay(var m): m.id = id; return .replay(m)
         default: return self
         }
     }

@@ -16,6 +16,10 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case noSuchChannel = "no-such-channel"
     /// The device is not a member of the channel named.
     case notAMember = "not-a-member"
+    /// `replay` named a burst the channel has no recording of (or the channel has none).
+    case noSuchRecording = "no-such-recording"
+    /// `replay` while a burst is live on the channel: live audio wins.
+    case channelBusy = "channel-busy"
     /// A well-formed frame with an unacceptable value (empty name, bad token hex, ...).
     case badRequest = "bad-request"
     /// A newer connection for the same device and role replaced this one. The connection is closed.

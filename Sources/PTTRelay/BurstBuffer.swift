@@ -28,6 +28,10 @@ final class BurstBuffer {
     var isOpen = true
     /// Members playing this buffer now.
     var players = 0
+    /// The recording this burst goes to, if its channel is recorded.
+    var recordingKey: UInt64?
+    /// The number of the first packet not yet handed to the recorder.
+    var handedOff = 0
 
     private var payloads: [UInt8] = []
     private var entries: [Entry] = []

@@ -16,6 +16,9 @@ struct BurstKeeping {
     var players: [RelayMember] = []
     /// Runs every ``MediaRelay/playbackTick`` while anybody plays.
     var timer: RepeatedTask?
+    /// Open buffers whose packets go to a recording, handed over every ``MediaRelay/recordingHandOff``.
+    var recorded: [BurstBuffer] = []
+    var recordingTimer: RepeatedTask?
 
     init(configuration: CatchUpConfiguration, maxDuration: Duration) {
         self.configuration = configuration

@@ -25,6 +25,8 @@ public struct CatchUpMetrics: Sendable {
     /// Recorded bursts replayed to one member, their packets, and how the replays ended.
     let replays: Counter
     let replayPackets: Counter
+    /// Packets of recorded bursts dropped by a bound before they reached the recorder.
+    let recordingLost: Counter
     private let replaysFinished: [Counter]
 
     /// Registers every series in `registry` (names `ptt_catchup_*` and `ptt_replay_*`).
@@ -55,6 +57,9 @@ public struct CatchUpMetrics: Sendable {
             name: "ptt_replay_started_total", help: "Recorded bursts replayed to one member")
         replayPackets = registry.makeCounter(
             name: "ptt_replay_packets_total", help: "Packets of recorded bursts sent to one member")
+        recordingLost = registry.makeCounter(
+            name: "ptt_recording_lost_packets_total",
+            help: "Packets of recorded bursts dropped by a bound before they reached the recorder")
         replaysFinished = PlaybackOutcome.allCases.map {
             registry.makeCounter(
                 name: "ptt_replay_finished_total", labels: [("outcome", $0.rawValue)],

@@ -106,7 +106,9 @@ extension MediaRelay {
         let (timestamp, startsBurst) = channels[speaker.channel]!.mapTimestamp(
             header.timestamp, from: speaker.config.ssrc, now: now)
         let marker = startsBurst || header.marker
-        if keeping.keepsBursts { keep(payload, timestamp: timestamp, marker: marker, from: speaker, now: now) }
+        if keeping.keepsBursts || channels[speaker.channel]!.recording != nil {
+            keep(payload, timestamp: timestamp, marker: marker, from: speaker, now: now)
+        }
         let members = channels[speaker.channel]!.members
         let maxLength = 16 + payload.count + MemberCrypto.maxTrailer
         handler.reserve(copies: members.count, maxLength: maxLength)

@@ -26,6 +26,9 @@ extension MediaRelay {
             let fresh = BurstBuffer(channel: channel, speakerSSRC: speaker.config.ssrc, generation: state.generation)
             channels[channel]!.burst = fresh
             keeping.register(fresh)
+            if let recording = state.recording, recording.generation == state.generation {
+                startRecording(fresh, key: recording.key)
+            }
             cancelPlaybacks(in: channel)  // live wins: catch-ups of an older burst and replays stop
             buffer = fresh
         }
@@ -41,6 +44,7 @@ extension MediaRelay {
     /// A buffer whose burst ended: members still catching up finish it; it goes when the last one has.
     func close(_ buffer: BurstBuffer) {
         buffer.isOpen = false
+        if buffer.recordingKey != nil { stopRecording(buffer) }
         keeping.releaseIfUnused(buffer)
     }
 

@@ -26,6 +26,8 @@ public final class MediaRelay: @unchecked Sendable {
     let rules: RelayRules
     /// Where reports go: set before the relay binds, cleared on its event loop.
     public var report: (@Sendable (RelayReport) -> Void)?
+    /// Where recorded bursts' packets go: set before the relay binds.
+    public var recordingSink: (@Sendable (RecordingHandOff) -> Void)?
     /// The relay's UDP socket, once bound.
     public private(set) var datagramChannel: NIOCore.Channel?
     /// The socket's handler while it is in the pipeline: writes go through it.
@@ -105,9 +107,14 @@ public final class MediaRelay: @unchecked Sendable {
     public func close() async {
         try? await datagramChannel?.close()
         try? await eventLoop.submit {
+            // What recorded bursts kept goes to the recorder, with their end.
+            for buffer in self.keeping.recorded { self.stopRecording(buffer) }
+            self.recordingSink = nil
             self.report = nil
             self.keeping.timer?.cancel()
             self.keeping.timer = nil
+            self.keeping.recordingTimer?.cancel()
+            self.keeping.recordingTimer = nil
         }.get()
     }
 
@@ -125,6 +132,9 @@ public final class MediaRelay: @unchecked Sendable {
         case .leave(let id): leave(id)
         case .floor(let channel, let holder): setFloor(channel, holder: holder)
         case .woken(let channel, let members): woken(channel, members)
+        case .record(let channel, let key): record(channel, key: key)
+        case .replay(let member, let burst, let speaker, let packets):
+            replay(burst, speakerSSRC: speaker, packets: packets, to: member)
         case .removeChannel(let id):
             guard let state = channels.removeValue(forKey: id) else { return }
             for member in state.members { forget(member) }

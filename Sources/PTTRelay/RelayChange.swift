@@ -11,6 +11,10 @@ public enum RelayChange: Sendable, Equatable {
     case floor(ChannelID, holder: MemberID?)
     /// Members woken for the burst that the channel's floor holder (as last told) starts: they may catch up with it.
     case woken(ChannelID, [MemberID])
+    /// The burst the channel's floor holder (as last told) starts is recorded, under `key`.
+    case record(ChannelID, key: UInt64)
+    /// Plays a recorded burst to one member (real time, on its stream); live audio to it cancels it.
+    case replay(MemberID, burst: Int64, speakerSSRC: UInt32, packets: [RecordedPacket])
     /// A channel and every membership in it are gone.
     case removeChannel(ChannelID)
 }
@@ -50,4 +54,24 @@ public enum RelayReport: Sendable {
     case heard(MemberID, channel: ChannelID, talking: Bool, droppedNotHolder: Int)
     /// A recorded burst replayed to one member ended: played to its end, or cancelled (live audio, leaving).
     case replayEnded(MemberID, channel: ChannelID, burst: Int64, outcome: PlaybackOutcome)
+}
+
+/// One packet of a recorded burst: its Opus payload and RTP timestamp (48 kHz; any origin).
+public struct RecordedPacket: Sendable, Equatable {
+    public var payload: [UInt8]
+    public var timestamp: UInt32
+
+    public init(payload: [UInt8], timestamp: UInt32) {
+        self.payload = payload
+        self.timestamp = timestamp
+    }
+}
+
+/// What the relay hands to the recorder: a recorded burst's packets as they come (a batch every quarter second),
+/// and its end.
+public enum RecordingHandOff: Sendable {
+    /// Packets of the recording `key`, in order; `lost` packets before them were dropped by a bound first.
+    case packets(key: UInt64, [RecordedPacket], lost: Int)
+    /// The burst ended: nothing more comes for `key`.
+    case ended(key: UInt64)
 }

@@ -22,6 +22,8 @@ struct RelayChannelState {
     private(set) var generation: UInt64 = 0
     /// The current burst's kept packets (when bursts are kept), from its first packet on.
     var burst: BurstBuffer?
+    /// The recording the burst of floor generation `generation` goes to.
+    var recording: (key: UInt64, generation: UInt64)?
 
     init(channel: ChannelID) {
         self.channel = channel

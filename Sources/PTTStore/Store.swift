@@ -7,7 +7,7 @@ import PTTCore
 /// Every change is written in one transaction before the server applies it in memory and tells a client,
 /// with `synchronous = FULL` in WAL mode, so that a crash right after an answer loses nothing.
 public final class Store: Sendable {
-    private let queue: DatabaseQueue
+    let queue: DatabaseQueue
 
     /// Opens (creating and migrating if needed) the database at `path`.
     public init(path: String) throws {
@@ -96,6 +96,26 @@ public final class Store: Sendable {
         migrator.registerMigration("v4-member-events") { db in
             try db.execute(sql: "ALTER TABLE membership ADD COLUMN memberEvents BOOLEAN NOT NULL DEFAULT 1")
         }
+        migrator.registerMigration("v5-recordings") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE channel ADD COLUMN recording BOOLEAN NOT NULL DEFAULT 0;
+                    CREATE TABLE burst (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        channelId TEXT NOT NULL,
+                        channelName TEXT NOT NULL,
+                        speaker TEXT NOT NULL,
+                        speakerName TEXT NOT NULL,
+                        startedAt DOUBLE NOT NULL,
+                        durationMs INTEGER NOT NULL,
+                        packets INTEGER NOT NULL,
+                        bytes INTEGER NOT NULL,
+                        file TEXT NOT NULL,
+                        state TEXT NOT NULL
+                    );
+                    CREATE INDEX burst_channel_start ON burst(channelId, startedAt);
+                    """)
+        }
         return migrator
     }
 
@@ -106,7 +126,7 @@ public final class Store: Sendable {
                 guard let id = ChannelID(string: row["id"]) else { return nil }
                 return Channel(
                     id: id, name: row["name"], imageURL: row["imageURL"],
-                    createdAt: Date(timeIntervalSince1970: row["createdAt"]))
+                    createdAt: Date(timeIntervalSince1970: row["createdAt"]), recording: row["recording"])
             }
             let users = try Row.fetchAll(db, sql: "SELECT * FROM user").map { row in
                 User(
@@ -182,9 +202,11 @@ public final class Store: Sendable {
         case .putChannel(let c):
             try db.execute(
                 sql: """
-                    INSERT INTO channel (id, name, imageURL, createdAt) VALUES (?, ?, ?, ?)
-                    ON CONFLICT(id) DO UPDATE SET name = excluded.name, imageURL = excluded.imageURL
-                    """, arguments: [c.id.description, c.name, c.imageURL, c.createdAt.timeIntervalSince1970])
+                    INSERT INTO channel (id, name, imageURL, createdAt, recording) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT(id) DO UPDATE SET name = excluded.name, imageURL = excluded.imageURL,
+                        recording = excluded.recording
+                    """,
+                arguments: [c.id.description, c.name, c.imageURL, c.createdAt.timeIntervalSince1970, c.recording])
         case .removeChannel(let id):
             try db.execute(sql: "DELETE FROM channel WHERE id = ?", arguments: [id.description])
         case .putUser(let u):

@@ -70,7 +70,7 @@ final class AudioSink {
                     ? try OggOpusFileWriter(handle: .standardOutput, writer: writer)
                     : try OggOpusFileWriter(path: path, writer: writer)
             }
-            try fillOgg(gap)
+            try ogg!.writeFiller(samples: gap)
             try ogg!.write(packet: packet.payload, samples: samples)
         } else {
             try emit([Int16](repeating: 0, count: (gap - concealment) * channels))
@@ -83,18 +83,6 @@ final class AudioSink {
             try emit(try decoder!.decode(packet.payload))
         }
         count += 1
-    }
-
-    /// Fills `samples` with 1-byte packets (TOC only: CELT fullband 20, 10, 5, 2.5 ms, one frame), which a
-    /// decoder conceals; what is shorter than 2.5 ms is left out.
-    private func fillOgg(_ samples: Int) throws {
-        var left = samples
-        for (toc, length) in [(UInt8(0xF8), 960), (0xF0, 480), (0xE8, 240), (0xE0, 120)] {
-            while left >= length {
-                try ogg!.write(packet: [toc], samples: length)
-                left -= length
-            }
-        }
     }
 
     private func emit(_ pcm: [Int16]) throws {

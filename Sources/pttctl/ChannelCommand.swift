@@ -5,8 +5,8 @@ import PTTProtocol
 struct ChannelCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "channel",
-        abstract: "Show, create or delete a channel (`pttctl channel NAME` shows it).",
-        subcommands: [Show.self, Create.self, Delete.self],
+        abstract: "Show, create, delete or record a channel (`pttctl channel NAME` shows it).",
+        subcommands: [Show.self, Create.self, Delete.self, Record.self],
         defaultSubcommand: Show.self)
 
     struct Show: AsyncParsableCommand {

@@ -78,6 +78,16 @@ enum ProtocolSamples {
                         channel: channelID, activeSpeaker: "Ann", burst: "9a0b1c2d3e4f5061", sentAt: 1_763_773_200_123))
             )),
         .init(wireType: "push-ack", message: .pushAck(PushAck(id: "3f1e9c1a-7a7b-4b7e-9d55-0c8a8b0e1f20"))),
+        .init(wireType: "replay", message: .replay(Replay(id: 11, channel: "general", burst: 42))),
+        .init(
+            wireType: "replaying",
+            message: .replaying(
+                Replaying(
+                    re: 11, channel: channel, burst: 42, speaker: "Ann", startedAt: 1_763_773_200_123,
+                    durationMs: 6_160, packets: 308))),
+        .init(
+            wireType: "replay-ended",
+            message: .replayEnded(ReplayEnded(channel: plainChannel, burst: 42, outcome: "cancelled"))),
     ]
 
     /// The case of a message, by an exhaustive switch: adding a case to ControlMessage breaks this until a
@@ -110,9 +120,12 @@ enum ProtocolSamples {
         case .floorRevokePending: 23
         case .push: 24
         case .pushAck: 25
+        case .replay: 26
+        case .replaying: 27
+        case .replayEnded: 28
         }
     }
-    static let caseCount = 26
+    static let caseCount = 29
 
     /// The body bytes of `json` written literally.
     static func body(_ json: String) -> Data { Data(json.utf8) }

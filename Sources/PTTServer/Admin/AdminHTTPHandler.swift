@@ -59,8 +59,8 @@ package final class AdminHTTPHandler: ChannelInboundHandler, @unchecked Sendable
         let router = self.router
         let body = self.body
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        router.plane.eventLoop.submit {
-            router.route(method: head.method, path: head.uri, body: body)
+        router.plane.eventLoop.flatSubmit {
+            router.respond(method: head.method, path: head.uri, body: body)
         }.hop(to: context.eventLoop).whenComplete { result in
             let (handler, context) = loopBound.value
             switch result {

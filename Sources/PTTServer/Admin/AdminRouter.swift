@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import NIOHTTP1
 import PTTProtocol
 
@@ -32,11 +33,40 @@ package struct AdminRouter {
         self.metrics = metrics
     }
 
+    /// The answer to a request: at once, or (audio read from recordings) when the recorder has it.
+    func respond(method: HTTPMethod, path: String, body: [UInt8]) -> EventLoopFuture<AdminResponse> {
+        let (segments, query) = Self.split(path)
+        do {
+            switch (method, segments.count, segments.first, segments.count > 1 ? segments[1] : "") {
+            case (.GET, 4, "api", "channels") where segments[3] == "export":
+                let channel = try plane.admin.channel(segments[2])
+                let gap = try query.integer("gapMs", in: 0...60_000) ?? 500
+                return plane.recordings.export(channel, since: try query.since(), gap: .milliseconds(gap))
+            case (.GET, 4, "api", "bursts") where segments[3] == "audio":
+                guard let id = Int64(segments[2]) else {
+                    throw AdminError(.badRequest, "'\(segments[2])' is not a burst id")
+                }
+                return plane.recordings.audio(id)
+            default:
+                return plane.eventLoop.makeSucceededFuture(route(method: method, path: path, body: body))
+            }
+        } catch {
+            return plane.eventLoop.makeSucceededFuture(
+                .error(error as? AdminError ?? AdminError(.internal, "\(error)")))
+        }
+    }
+
+    /// The path's segments (percent-decoded) and its query.
+    static func split(_ path: String) -> ([String], AdminQuery) {
+        let parts = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        let segments = (parts.first.map(String.init) ?? "").split(separator: "/").map {
+            String($0).removingPercentEncoding ?? String($0)
+        }
+        return (segments, AdminQuery(parts.count > 1 ? String(parts[1]) : ""))
+    }
+
     func route(method: HTTPMethod, path: String, body: [UInt8]) -> AdminResponse {
-        let segments =
-            path.split(separator: "?", maxSplits: 1).first.map(String.init).map {
-                $0.split(separator: "/").map { String($0).removingPercentEncoding ?? String($0) }
-            } ?? []
+        let (segments, query) = Self.split(path)
         do {
             switch (method, segments.count, segments.first, segments.count > 1 ? segments[1] : "") {
             case (.GET, 1, "metrics", _):
@@ -58,6 +88,13 @@ package struct AdminRouter {
             case (.POST, 4, "api", "channels") where segments[3] == "announce":
                 return .json(
                     try plane.admin.announce(segments[2], decode(AnnounceRequest.self, body)), status: .created)
+            case (.GET, 4, "api", "channels") where segments[3] == "bursts":
+                let channel = try plane.admin.channel(segments[2])
+                let limit = try query.integer("limit", in: 1...10_000) ?? 1000
+                return .json(try plane.recordings.history(channel, since: try query.since(), limit: limit))
+            case (.PUT, 4, "api", "channels") where segments[3] == "recording":
+                let channel = try plane.admin.channel(segments[2])
+                return .json(try plane.recordings.setRecording(channel, decode(ChannelRecording.self, body).recording))
             case (.GET, 2, "api", "wakes"):
                 return .json(plane.admin.wakeTotals())
             case (.DELETE, 5, "api", "channels") where segments[3] == "members":

@@ -13,6 +13,8 @@ public struct DataDirectory: Sendable {
     /// Written at every start with the addresses actually bound, for `pttctl` and scripts.
     public var runtimeInfo: String { file("runtime.json") }
     public var config: String { file("config.json") }
+    /// Recorded bursts, one folder per channel.
+    public var recordings: String { file("recordings") }
 
     public func file(_ name: String) -> String { (path as NSString).appendingPathComponent(name) }
 

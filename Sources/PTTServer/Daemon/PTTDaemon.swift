@@ -53,6 +53,9 @@ public final class PTTDaemon: Service, @unchecked Sendable {
         var control: ControlServer
         var admin: AdminServer
         var relay: MediaRelay
+        /// Recorded bursts are written on their own thread.
+        var recorder: BurstRecorder
+        var recordingGroup: MultiThreadedEventLoopGroup
         var apns: APNsClient?
         var info: RuntimeInfo
         var adminToken: String
@@ -116,15 +119,23 @@ public final class PTTDaemon: Service, @unchecked Sendable {
         let planeGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         // The relay's own thread: control and admin connections run on `group`, never on it.
         let relayGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        // The recorder's own thread: file writes and syncs never delay a packet or a request.
+        let recordingGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         do {
+            let recorder = BurstRecorder(
+                eventLoop: recordingGroup.next(), directory: dataDirectory.recordings, store: store,
+                configuration: configuration.recording, metrics: metrics.recordings, logger: logger,
+                now: { [wallClock] in wallClock.now() })
+            try recorder.recover()
             try await listen(
                 store: store, adminToken: adminToken, tls: tls, fingerprint: fingerprint, apns: apns,
-                planeGroup: planeGroup,
-                relayGroup: relayGroup)
+                groups: (planeGroup, relayGroup, recordingGroup), recorder: recorder)
+            recorder.startRetention()
         } catch {
             await apns?.shutdown()
             try? await planeGroup.shutdownGracefully()
             try? await relayGroup.shutdownGracefully()
+            try? await recordingGroup.shutdownGracefully()
             throw error
         }
     }
@@ -132,8 +143,13 @@ public final class PTTDaemon: Service, @unchecked Sendable {
     /// Builds the control plane and binds the relay, control and admin listeners.
     private func listen(
         store: Store, adminToken: String, tls: NIOSSLContext?, fingerprint: String?, apns: APNsClient?,
-        planeGroup: MultiThreadedEventLoopGroup, relayGroup: MultiThreadedEventLoopGroup
+        groups: (
+            plane: MultiThreadedEventLoopGroup, relay: MultiThreadedEventLoopGroup,
+            recording: MultiThreadedEventLoopGroup
+        ),
+        recorder: BurstRecorder
     ) async throws {
+        let (planeGroup, relayGroup, recordingGroup) = groups
         let controlLoop = planeGroup.next()
         let relayLoop = relayGroup.next()
         let plane = try ControlPlane(
@@ -147,7 +163,11 @@ public final class PTTDaemon: Service, @unchecked Sendable {
             metrics: metrics.relay, logger: logger)
         try await relay.bind(host: configuration.controlHost, port: configuration.mediaPort)
         relay.report = { report in plane.eventLoop.execute { plane.relayLink.reported(report) } }
-        try await controlLoop.submit { plane.start(relay: relay) }.get()
+        relay.recordingSink = { recorder.handle($0) }
+        try await controlLoop.submit {
+            plane.recordings.recorder = recorder
+            plane.start(relay: relay)
+        }.get()
         let descriptors = DescriptorBudget.raise(
             configuredMax: configuration.maxConnections,
             adminMaxConnections: configuration.limits.adminMaxConnections)
@@ -186,7 +206,8 @@ public final class PTTDaemon: Service, @unchecked Sendable {
         state = .running(
             Running(
                 plane: plane, planeGroup: planeGroup, relayGroup: relayGroup, control: control, admin: admin,
-                relay: relay, apns: apns, info: info, adminToken: adminToken))
+                relay: relay, recorder: recorder, recordingGroup: recordingGroup, apns: apns, info: info,
+                adminToken: adminToken))
         let directory = try await plane.eventLoop.submit {
             (plane.directory.channels.count, plane.directory.users.count, plane.directory.memberships.count)
         }.get()
@@ -209,6 +230,8 @@ public final class PTTDaemon: Service, @unchecked Sendable {
             // (plane.relay, relay.report), and that cycle would keep every stopped server's plane, store (an
             // open SQLite connection) and relay (LeakSanitizer).
             await running.relay.close()
+            // The relay hands nothing more over: open recordings are finished.
+            await running.recorder.close()
             let plane = running.plane
             try? await plane.eventLoop.submit { plane.stop() }.get()
             await running.apns?.shutdown()
@@ -221,6 +244,7 @@ public final class PTTDaemon: Service, @unchecked Sendable {
             }
             try? await running.planeGroup.shutdownGracefully()
             try? await running.relayGroup.shutdownGracefully()
+            try? await running.recordingGroup.shutdownGracefully()
             state = .stopped
             logger.notice("pttd stopped")
         }

@@ -8,7 +8,7 @@ import PTTProtocol
 /// The config file is JSON with these keys, all optional (Docs/OPERATIONS in README):
 /// `controlHost`, `controlPort`, `mediaPort`, `adminHost`, `adminPort`, `tls`, `heartbeatIntervalMs`,
 /// `heartbeatMissLimit`, `createChannelsOnJoin`, `mediaSecurity`, `implicitFloorRequest`, `mediaSilenceTimeoutMs`,
-/// `maxConnections`, `memberEventsUpTo`, `catchUp` (see ``CatchUpConfiguration``), `floor` (see ``FloorConfiguration``), `wake` (see ``WakeConfiguration``), `limits` (see
+/// `maxConnections`, `memberEventsUpTo`, `catchUp` (see ``CatchUpConfiguration``), `recording` (see ``RecordingConfiguration``), `floor` (see ``FloorConfiguration``), `wake` (see ``WakeConfiguration``), `limits` (see
 /// ``ConnectionLimits``) and `apns` (see ``APNsSettings``).
 public struct ServerConfiguration: Sendable, Equatable {
     /// Address the control listener binds (all interfaces by default: devices on the LAN connect here).
@@ -41,6 +41,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var apns: APNsSettings?
     /// Who hears the current burst from its start when they reach the relay during it, and how much is kept.
     public var catchUp = CatchUpConfiguration()
+    /// Channels recorded by configuration, and how long recordings are kept.
+    public var recording = RecordingConfiguration()
     /// Deadlines, queue bounds and per-address limits of control and admin connections.
     public var limits = ConnectionLimits()
     /// A member whose `join` does not say `memberEvents` is told of other members joining and leaving
@@ -54,7 +56,7 @@ extension ServerConfiguration: Codable {
     enum CodingKeys: String, CodingKey {
         case controlHost, controlPort, mediaPort, adminHost, adminPort, tls, heartbeatIntervalMs, heartbeatMissLimit
         case createChannelsOnJoin, mediaSecurity, floor, maxConnections, implicitFloorRequest, mediaSilenceTimeoutMs
-        case wake, apns, limits, memberEventsUpTo, catchUp
+        case wake, apns, limits, memberEventsUpTo, catchUp, recording
     }
 
     public init(from decoder: Decoder) throws {
@@ -91,6 +93,7 @@ extension ServerConfiguration: Codable {
         config.limits = try c.decodeIfPresent(ConnectionLimits.self, forKey: .limits) ?? config.limits
         config.memberEventsUpTo = try c.decodeIfPresent(Int.self, forKey: .memberEventsUpTo) ?? config.memberEventsUpTo
         config.catchUp = try c.decodeIfPresent(CatchUpConfiguration.self, forKey: .catchUp) ?? config.catchUp
+        config.recording = try c.decodeIfPresent(RecordingConfiguration.self, forKey: .recording) ?? config.recording
         self = config
     }
 
@@ -115,6 +118,7 @@ extension ServerConfiguration: Codable {
         try c.encode(limits, forKey: .limits)
         try c.encode(memberEventsUpTo, forKey: .memberEventsUpTo)
         try c.encode(catchUp, forKey: .catchUp)
+        try c.encode(recording, forKey: .recording)
     }
 
     /// Checks ranges; the message names the offending setting.

@@ -18,8 +18,10 @@ public final class ServerMetrics: Sendable {
     public let pushes: PushMetrics
     /// The admin API (`ptt_admin_*`).
     public let admin: AdminMetrics
-    /// The audio relay's counters (`ptt_media_*`).
+    /// The audio relay's counters (`ptt_media_*`, `ptt_catchup_*`, `ptt_replay_*`).
     public let relay: RelayMetrics
+    /// The recorder's (`ptt_recordings_*`).
+    let recordings: RecordingMetrics
 
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
@@ -27,6 +29,7 @@ public final class ServerMetrics: Sendable {
         channels = ChannelMetrics(registry)
         pushes = PushMetrics(registry)
         admin = AdminMetrics(registry)
+        recordings = RecordingMetrics(registry)
         let mediaDrops = registry.labelledCounters(
             "ptt_media_packets_dropped_total", "Datagrams dropped by the relay",
             key: "reason", RelayDropReason.self)

@@ -22,6 +22,7 @@ import PTTStore
 /// - ``RelayLink``: what the audio relay is told, and what it reports (media heard).
 /// - ``Notifier`` and ``Announcements``: wakes and leaves over Local Push or APNs; operator announcements.
 /// - ``AdminOperations``: what the admin API reads and changes.
+/// - ``Recordings``: which channels are recorded, replays, and the recordings the admin API reads.
 public final class ControlPlane: @unchecked Sendable {
     // @unchecked: every mutable property is touched only on `eventLoop` (checked with preconditions).
     let context: PlaneContext
@@ -35,6 +36,7 @@ public final class ControlPlane: @unchecked Sendable {
     private(set) lazy var notifier = Notifier(plane: self)
     private(set) lazy var announcements = Announcements(plane: self)
     private(set) lazy var admin = AdminOperations(plane: self)
+    private(set) lazy var recordings = Recordings(plane: self)
 
     public var eventLoop: EventLoop { context.eventLoop }
     var configuration: ServerConfiguration { context.configuration }
@@ -129,6 +131,7 @@ public final class ControlPlane: @unchecked Sendable {
         case .floorRequest(let command): floors.request(command, device: device, from: session)
         case .floorRelease(let command): floors.release(command, device: device, from: session)
         case .pushAck(let ack): announcements.acknowledged(ack, device: device)
+        case .replay(let request): recordings.replay(request, device: device, from: session)
         default:
             context.metrics.control.frameRejected(.badRequest)
             session.send(

@@ -39,7 +39,10 @@ final class Floors: @unchecked Sendable {
         let holderBefore = floor.holder
         let actions = event(&floor, context.clock.now())
         floors[channel] = floor
-        if floor.holder != holderBefore { plane.relayLink.syncFloor(channel, holder: floor.holder) }
+        if floor.holder != holderBefore {
+            plane.relayLink.syncFloor(channel, holder: floor.holder)
+            if let holder = floor.holder { plane.recordings.burstStarted(in: channel, speaker: holder) }
+        }
         var frames = FloorActionFrames(plane: plane, channel: channel, requester: requester)
         frames.execute(actions)
         armTimer(channel)

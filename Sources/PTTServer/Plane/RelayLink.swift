@@ -43,6 +43,16 @@ final class RelayLink: @unchecked Sendable {
         relay?.apply([.woken(channel, members)])
     }
 
+    /// Tells the relay that the burst the channel's holder starts is recorded under `key`.
+    func record(_ channel: ChannelID, key: UInt64) {
+        relay?.apply([.record(channel, key: key)])
+    }
+
+    /// Plays a recorded burst to one member.
+    func replay(_ burst: Int64, speakerSSRC: UInt32, packets: [RecordedPacket], to member: MemberID) {
+        relay?.apply([.replay(member, burst: burst, speakerSSRC: speakerSSRC, packets: packets)])
+    }
+
     /// Tells the relay what a stored set of directory changes changed: joins and leaves, never a whole channel again.
     func apply(_ diff: DirectoryDiff) {
         guard let relay, !diff.steps.isEmpty else { return }
@@ -88,8 +98,8 @@ final class RelayLink: @unchecked Sendable {
             plane.floors.event(channel) { floor, now in
                 floor.talkHeard(from: candidate, memberCount: count, implicitRequest: implicit, now: now)
             }
-        case .replayEnded:
-            break  // replays are not asked for yet
+        case .replayEnded(let member, _, let burst, let outcome):
+            plane.recordings.replayEnded(member, burst: burst, outcome: outcome)
         }
     }
 

@@ -1,0 +1,161 @@
+import Foundation
+import NIOCore
+import PTTCore
+import PTTProtocol
+import PTTRelay
+import PTTStore
+
+/// The plane's side of recording: which channels are recorded (the stored switch, or the config), a recorded
+/// burst announced to the recorder and the relay when a member takes the floor, replays asked for over the control
+/// connection, and what the admin API reads and exports. Files are the ``BurstRecorder``'s, on its own thread.
+final class Recordings: @unchecked Sendable {
+    // @unchecked: confined to the plane's event loop, like the plane.
+    private unowned let plane: ControlPlane
+    /// Set when the server starts; without one nothing is recorded.
+    var recorder: BurstRecorder?
+    private var nextKey: UInt64 = 1
+
+    init(plane: ControlPlane) {
+        self.plane = plane
+    }
+
+    /// Whether a channel's bursts are recorded: its stored switch, or the config's list.
+    func isRecorded(_ channel: PTTCore.Channel) -> Bool {
+        channel.recording || isConfigured(channel)
+    }
+
+    private func isConfigured(_ channel: PTTCore.Channel) -> Bool {
+        plane.configuration.recording.channels.contains(channel.name)
+    }
+
+    /// A member took the floor: on a recorded channel, its burst is announced to the recorder, then the relay.
+    func burstStarted(in channelID: ChannelID, speaker: MemberID) {
+        guard let recorder, let channel = plane.directory.channels[channelID], isRecorded(channel),
+            let membership = plane.directory.memberships[speaker]
+        else { return }
+        let key = nextKey
+        nextKey += 1
+        recorder.begin(
+            key,
+            BurstMeta(
+                channel: channelID, channelName: channel.name, speaker: membership.user,
+                speakerName: membership.displayName, startedAt: plane.context.wallClock.now()))
+        plane.relayLink.record(channelID, key: key)
+    }
+
+    // MARK: Replay
+
+    /// `replay`: a recorded burst of the channel (the last by default) to the asking member alone, on its stream;
+    /// refused while a burst is live (live audio wins).
+    func replay(_ request: Replay, device: SessionTable.DeviceKey, from session: ControlSession) {
+        guard
+            let (channel, membership) = plane.memberships.lookup(
+                request.channel, device: device, re: request.id, session: session)
+        else { return }
+        guard plane.floors[channel.id]?.holder == nil else {
+            return plane.sendError(
+                session, re: request.id, .channelBusy, "a burst is live on '\(channel.name)': live audio wins")
+        }
+        let found: RecordedBurst?
+        do {
+            if let id = request.burst {
+                found = try plane.store.burst(id).flatMap { $0.channel == channel.id ? $0 : nil }
+            } else {
+                found = try plane.store.bursts(in: channel.id, limit: 8).first { $0.state != .recording }
+            }
+        } catch {
+            return plane.sendError(session, re: request.id, .internal, "cannot read the recordings: \(error)")
+        }
+        guard let recorder, let burst = found, burst.state != .recording else {
+            let what = request.burst.map { "no recorded burst #\($0)" } ?? "no recorded burst"
+            return plane.sendError(session, re: request.id, .noSuchRecording, "\(what) in '\(channel.name)'")
+        }
+        recorder.load(burst).hop(to: plane.eventLoop).whenComplete { [self] result in
+            guard case .success(let packets) = result else {
+                return plane.sendError(
+                    session, re: request.id, .noSuchRecording, "recorded burst #\(burst.id) cannot be read")
+            }
+            guard plane.directory.memberships[membership.id] != nil else { return }
+            let speakerSSRC =
+                plane.directory.members(of: channel.id).first { $0.user == burst.speaker }?.ssrc ?? 0
+            plane.relayLink.replay(burst.id, speakerSSRC: speakerSSRC, packets: packets, to: membership.id)
+            session.send(
+                .replaying(
+                    Replaying(
+                        re: request.id, channel: ChannelInfo(channel), burst: burst.id, speaker: burst.speakerName,
+                        startedAt: Int64(burst.startedAt.timeIntervalSince1970 * 1000), durationMs: burst.durationMs,
+                        packets: packets.count)))
+        }
+    }
+
+    /// The relay says a replay ended: the member's app is told.
+    func replayEnded(_ member: MemberID, burst: Int64, outcome: PlaybackOutcome) {
+        guard let membership = plane.directory.memberships[member],
+            let channel = plane.directory.channels[membership.channel]
+        else { return }
+        plane.sessions.appSession(of: membership)?.send(
+            .replayEnded(ReplayEnded(channel: ChannelInfo(channel), burst: burst, outcome: outcome.rawValue)))
+    }
+
+    // MARK: Admin
+
+    /// `PUT /api/channels/NAME/recording`.
+    func setRecording(_ channel: PTTCore.Channel, _ on: Bool) throws(AdminError) -> ChannelRecording {
+        var changed = channel
+        changed.recording = on
+        do { try plane.commit([.putChannel(changed)]) } catch {
+            throw AdminError(.internal, "could not store the change: \(Store.describe(error))")
+        }
+        plane.logger.info("channel recording switched", metadata: ["channel": "\(channel.name)", "on": "\(on)"])
+        return ChannelRecording(channel: channel.name, recording: on, configured: isConfigured(channel))
+    }
+
+    /// `GET /api/channels/NAME/bursts`: newest first.
+    func history(_ channel: PTTCore.Channel, since: Date?, limit: Int) throws(AdminError) -> [RecordedBurstInfo] {
+        do {
+            return try plane.store.bursts(in: channel.id, since: since, limit: limit).map(Self.info)
+        } catch {
+            throw AdminError(.internal, "cannot read the recordings: \(Store.describe(error))")
+        }
+    }
+
+    /// `GET /api/channels/NAME/export`: the bursts since then, oldest first, in one Ogg Opus stream.
+    func export(_ channel: PTTCore.Channel, since: Date?, gap: Duration) -> EventLoopFuture<AdminResponse> {
+        let bursts: [RecordedBurst]
+        do {
+            bursts = try plane.store.bursts(in: channel.id, since: since, limit: 100_000).filter {
+                $0.state != .recording
+            }.reversed()
+        } catch {
+            return plane.eventLoop.makeSucceededFuture(
+                .error(AdminError(.internal, "cannot read the recordings: \(Store.describe(error))")))
+        }
+        guard let recorder, !bursts.isEmpty else {
+            return plane.eventLoop.makeSucceededFuture(
+                .error(AdminError(.notFound, "no recorded bursts in '\(channel.name)' for that time")))
+        }
+        return Self.audio(recorder.export(bursts, gap: gap), on: plane.eventLoop)
+    }
+
+    /// `GET /api/bursts/ID/audio`.
+    func audio(_ id: Int64) -> EventLoopFuture<AdminResponse> {
+        let burst = try? plane.store.burst(id)
+        guard let recorder, let burst else {
+            return plane.eventLoop.makeSucceededFuture(.error(AdminError(.notFound, "no recorded burst #\(id)")))
+        }
+        return Self.audio(recorder.audio(of: burst), on: plane.eventLoop)
+    }
+
+    private static func audio(_ bytes: EventLoopFuture<[UInt8]>, on loop: EventLoop) -> EventLoopFuture<AdminResponse> {
+        bytes.hop(to: loop).map { AdminResponse(status: .ok, contentType: "audio/ogg", body: $0) }.recover { error in
+            .error(error as? AdminError ?? AdminError(.internal, "\(error)"))
+        }
+    }
+
+    static func info(_ burst: RecordedBurst) -> RecordedBurstInfo {
+        RecordedBurstInfo(
+            id: burst.id, channel: burst.channelName, speaker: burst.speaker, speakerName: burst.speakerName,
+            startedAt: burst.startedAt.iso8601, durationMs: burst.durationMs, packets: burst.packets,
+            bytes: burst.bytes, state: burst.state.rawValue)
+    }
+}

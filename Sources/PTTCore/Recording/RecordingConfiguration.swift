@@ -28,9 +28,12 @@ extension RecordingConfiguration: Codable {
         let defaults = RecordingConfiguration()
         channels = try c.decodeIfPresent([String].self, forKey: .channels) ?? defaults.channels
         maxAge = .seconds(
-            3600 * (try c.decodeInteger(.maxAgeHours, in: 1...87_600, default: defaults.maxAge.components.seconds / 3600)))
+            3600
+                * (try c.decodeInteger(.maxAgeHours, in: 1...87_600, default: defaults.maxAge.components.seconds / 3600))
+        )
         maxTotalBytes =
-            Int(try c.decodeInteger(.maxTotalMB, in: 1...10_000_000, default: Int64(defaults.maxTotalBytes >> 20))) << 20
+            Int(try c.decodeInteger(.maxTotalMB, in: 1...10_000_000, default: Int64(defaults.maxTotalBytes >> 20)))
+            << 20
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -48,7 +48,8 @@ extension BurstRecorder {
             for (burst, (packets, _)) in zip(bursts, loaded) where !packets.isEmpty {
                 if let previousEnd {
                     let pause = max(0, burst.startedAt.timeIntervalSince(previousEnd))
-                    let frames = Int(min(pause, Double(gap.components.seconds) + Double(gap.components.attoseconds) / 1e18) * 50)
+                    let frames = Int(
+                        min(pause, Double(gap.components.seconds) + Double(gap.components.attoseconds) / 1e18) * 50)
                     for _ in 0..<frames { output += try writer.write(packet: silence, samples: 960) }
                 }
                 for packet in packets { output += try writer.write(packet: packet.payload) }

@@ -27,7 +27,8 @@ extension BurstRecorder {
             let file = try RecordingFile(path: temporary, stereo: stereo, comments: ["PTT_RECOVERED=1"])
             try file.write(packets)
             try file.finish()
-            _ = try FileManager.default.replaceItemAt(URL(fileURLWithPath: path), withItemAt: URL(fileURLWithPath: temporary))
+            _ = try FileManager.default.replaceItemAt(
+                URL(fileURLWithPath: path), withItemAt: URL(fileURLWithPath: temporary))
             try store.finishBurst(
                 burst.id, durationMs: file.durationMs, packets: file.packets, bytes: Self.size(of: path),
                 state: .recovered)
@@ -37,7 +38,9 @@ extension BurstRecorder {
                 metadata: ["burst": "\(burst.id)", "packets": "\(file.packets)", "durationMs": "\(file.durationMs)"])
         }
         try store.deleteBursts(gone)
-        if !gone.isEmpty { logger.notice("removed recordings whose file was gone", metadata: ["count": "\(gone.count)"]) }
+        if !gone.isEmpty {
+            logger.notice("removed recordings whose file was gone", metadata: ["count": "\(gone.count)"])
+        }
         removeStrayFiles(named: Set(bursts.filter { !gone.contains($0.id) }.map(\.file)))
     }
 

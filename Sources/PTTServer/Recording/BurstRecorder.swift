@@ -74,7 +74,9 @@ final class BurstRecorder: @unchecked Sendable {
         eventLoop.execute {
             switch handOff {
             case .packets(let key, let packets, let lost):
-                if lost > 0 { self.logger.warning("recorded burst lost packets to a bound", metadata: ["lost": "\(lost)"]) }
+                if lost > 0 {
+                    self.logger.warning("recorded burst lost packets to a bound", metadata: ["lost": "\(lost)"])
+                }
                 self.write(packets, key: key)
             case .ended(let key):
                 self.announced[key] = nil
@@ -174,7 +176,9 @@ final class BurstRecorder: @unchecked Sendable {
                 bursts.map { ($0.id, $0.startedAt, $0.bytes, $0.state == .recording) }, now: now())
             guard !expired.isEmpty else { return }
             let byID = Dictionary(uniqueKeysWithValues: bursts.map { ($0.id, $0) })
-            for id in expired { if let burst = byID[id] { try? FileManager.default.removeItem(atPath: path(of: burst)) } }
+            for id in expired {
+                if let burst = byID[id] { try? FileManager.default.removeItem(atPath: path(of: burst)) }
+            }
             try store.deleteBursts(expired)
             metrics.removed.increment(by: Int64(expired.count))
             logger.info("recordings removed by retention", metadata: ["count": "\(expired.count)"])

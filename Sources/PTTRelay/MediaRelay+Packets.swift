@@ -106,6 +106,8 @@ extension MediaRelay {
         let (timestamp, startsBurst) = channels[speaker.channel]!.mapTimestamp(
             header.timestamp, from: speaker.config.ssrc, now: now)
         let marker = startsBurst || header.marker
+        // Live audio wins: a new burst stops every catch-up and replay in its channel.
+        if startsBurst, !keeping.players.isEmpty { cancelPlaybacks(in: speaker.channel) }
         if keeping.keepsBursts || channels[speaker.channel]!.recording != nil {
             keep(payload, timestamp: timestamp, marker: marker, from: speaker, now: now)
         }

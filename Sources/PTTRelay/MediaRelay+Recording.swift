@@ -63,11 +63,11 @@ extension MediaRelay {
     // MARK: Replay
 
     /// Plays a recorded burst to one member, in real time, on its stream; refused (reported as cancelled) while
-    /// its channel has a live burst or the member catches up with one.
+    /// its channel's floor is taken or the member catches up with a burst.
     func replay(_ burst: Int64, speakerSSRC: UInt32, packets: [RecordedPacket], to id: MemberID) {
         guard let member = membersByID[id] else { return }
         let now = clock()
-        let live = channels[member.channel]?.burst?.isOpen == true || member.playback?.kind == .catchUp
+        let live = channels[member.channel]?.holder != nil || member.playback?.kind == .catchUp
         guard !live, let first = packets.first else {
             report?(.replayEnded(id, channel: member.channel, burst: burst, outcome: .cancelled))
             return

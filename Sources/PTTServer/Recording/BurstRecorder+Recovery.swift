@@ -3,6 +3,10 @@ import Foundation
 import PTTCore
 import PTTRelay
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 extension BurstRecorder {
     /// At start, before anything is recorded: a recording left open by a crash is closed (its packets up to its last
     /// whole page rewritten with an end-of-stream page, its row completed as `recovered`, or both removed when no
@@ -23,25 +27,40 @@ extension BurstRecorder {
                 gone.append(burst.id)
                 continue
             }
-            let temporary = path + ".recovering"
-            let file = try RecordingFile(path: temporary, stereo: stereo, comments: ["PTT_RECOVERED=1"])
-            try file.write(packets)
-            try file.finish()
-            _ = try FileManager.default.replaceItemAt(
-                URL(fileURLWithPath: path), withItemAt: URL(fileURLWithPath: temporary))
-            try store.finishBurst(
-                burst.id, durationMs: file.durationMs, packets: file.packets, bytes: Self.size(of: path),
-                state: .recovered)
-            metrics.recovered.increment()
-            logger.notice(
-                "closed a recording a crash left open",
-                metadata: ["burst": "\(burst.id)", "packets": "\(file.packets)", "durationMs": "\(file.durationMs)"])
+            do {
+                try close(burst, at: path, packets: packets, stereo: stereo)
+            } catch {
+                // One file that cannot be closed is left as it is (and said so); the server starts anyway.
+                metrics.failures.increment()
+                logger.error(
+                    "cannot close a recording a crash left open",
+                    metadata: ["burst": "\(burst.id)", "error": "\(error)"])
+            }
         }
         try store.deleteBursts(gone)
         if !gone.isEmpty {
             logger.notice("removed recordings whose file was gone", metadata: ["count": "\(gone.count)"])
         }
         removeStrayFiles(named: Set(bursts.filter { !gone.contains($0.id) }.map(\.file)))
+    }
+
+    /// Rewrites a cut recording's packets as a whole stream in its place, and completes its row.
+    private func close(_ burst: RecordedBurst, at path: String, packets: [RecordedPacket], stereo: Bool) throws {
+        let temporary = path + ".recovering"
+        let file = try RecordingFile(path: temporary, stereo: stereo, comments: ["PTT_RECOVERED=1"])
+        try file.write(packets)
+        try file.finish()
+        // rename(2): the closed file takes the place of the cut one at once (a crash now leaves one or the other).
+        guard rename(temporary, path) == 0 else {
+            throw RecoveryError(message: "cannot rename \(temporary) to \(path): errno \(errno)")
+        }
+        try store.finishBurst(
+            burst.id, durationMs: file.durationMs, packets: file.packets, bytes: Self.size(of: path),
+            state: .recovered)
+        metrics.recovered.increment()
+        logger.notice(
+            "closed a recording a crash left open",
+            metadata: ["burst": "\(burst.id)", "packets": "\(file.packets)", "durationMs": "\(file.durationMs)"])
     }
 
     /// Files in the recordings directory that no row names (a crash between removing a file's row and the file).
@@ -71,4 +90,10 @@ extension BurstRecorder {
         }
         return (packets, head.channelCount == 2)
     }
+}
+
+/// A recording could not be closed at start.
+struct RecoveryError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
 }

@@ -1,0 +1,84 @@
+import AudioFiles
+import Foundation
+import PTTClient
+import PTTCore
+import PTTProtocol
+import PTTStore
+import TestSupport
+import Testing
+
+@testable import PTTServer
+
+/// `pttd` killed during a recorded burst, then started again.
+@Suite("Recording through a crash")
+struct RecordingCrashTests {
+    static func startDaemon(data: String) async throws -> (Subprocess, RuntimeInfo) {
+        let config = data + "/config.json"
+        try Data(#"{"recording": {"channels": ["deck"]}, "implicitFloorRequest": false}"#.utf8)
+            .write(to: URL(fileURLWithPath: config))
+        return try await Subprocess.startDaemon(
+            data: data, arguments: ["--config", config, "--no-tls", "--log-level", "warning"])
+    }
+
+    @Test(
+        "kill -9 mid-burst leaves the file readable to its last second and the database sound; the next start closes it"
+    )
+    func killDuringBurst() async throws {
+        let (_, mono) = try Fixtures.opus("burst-20ms-mono.opus")
+        let spoken = Array(mono.prefix(150))  // 3 s
+        let data = TestServer.temporaryDirectory()
+        let (daemon, info) = try await Self.startDaemon(data: data)
+        defer { daemon.signal(SIGKILL) }
+        let admin = try AdminClient.fromDataDirectory(data)
+        let added: AddUserResponse = try await admin.post(
+            "/api/users", body: AddUserRequest(name: "alice", priority: 0, receiveOnly: false))
+        let client = try await ControlClient.connect(
+            to: ServerEndpoint(host: "127.0.0.1", port: info.controlPort),
+            hello: Hello(user: "alice", secret: added.secret, device: "alice-phone", client: "tests"),
+            security: .plain, timeout: .seconds(10).scaled)
+        let peer = Peer(client: client)
+        let joined = try await peer.join("deck")
+        let media = try await MediaSession.open(host: "127.0.0.1", parameters: joined.media)
+        guard case .floorGranted = try await peer.request(.floorRequest(FloorCommand(channel: "deck"))) else {
+            throw TestFailure("floor not granted")
+        }
+        try await RecordingTests.talk(Talker(peer: peer, joined: joined, media: media), spoken, speed: 1)
+        daemon.signal(SIGKILL)
+        _ = try await daemon.waitForExit()
+        await media.close()
+        await peer.close()
+
+        // What reached the disk: the burst's packets, in order, up to at most a second before the kill.
+        let folder = data + "/recordings/" + joined.channel.id
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder)
+        #expect(files.count == 1)
+        let file = folder + "/" + (try require_(files.first))
+        let kept = BurstRecorder.readPackets(file).packets
+        #expect(kept.count >= spoken.count - 50 && kept.count <= spoken.count, "\(kept.count) of \(spoken.count)")
+        let prefix = kept.map(\.payload) == spoken.prefix(kept.count).map(\.data)
+        #expect(prefix, "the file holds the burst's first packets, in order")
+        do {
+            let store = try Store(path: data + "/pttd.sqlite")
+            #expect(try store.integrityCheck() == ["ok"])
+            #expect(try store.allBursts().map(\.state) == [.recording])
+        }
+
+        // The next start closes it: the row says what the file holds, and the file is a whole Ogg Opus stream.
+        let (restarted, _) = try await Self.startDaemon(data: data)
+        defer { restarted.signal(SIGKILL) }
+        let history: [RecordedBurstInfo] = try await AdminClient.fromDataDirectory(data).get(
+            "/api/channels/deck/bursts")
+        #expect(history.map(\.state) == ["recovered"])
+        #expect(history.first?.packets == kept.count)
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
+        #expect(history.first?.bytes == bytes.count)
+        var reader = OggOpusReader()
+        reader.feed(bytes)
+        var packets: [[UInt8]] = []
+        while let packet = try reader.nextPacket() { packets.append(packet.data) }
+        try reader.finishInput()
+        #expect(reader.reachedEndOfStream)
+        #expect(packets == kept.map(\.payload))
+        try await RecordingTests.opusinfoAccepts(bytes)
+    }
+}

@@ -64,6 +64,11 @@ struct ConfigurationTests {
             (#"{"limits": {"perAddressConnections": 0}}"#, "perAddressConnections"),
             (#"{"limits": {"exemptLoopback": "yes"}}"#, "limits.exemptLoopback"),
             (#"{"memberEventsUpTo": -1}"#, "memberEventsUpTo must be at least 0"),
+            (#"{"catchUp": {"mode": "everyone"}}"#, "mode must be 'off', 'woken', 'late-joiners'"),
+            (#"{"catchUp": {"speed": 1}}"#, "speed must be 1.1...20"),
+            (#"{"catchUp": {"serverMaxBytes": 10}}"#, "serverMaxBytes must be"),
+            (#"{"recording": {"maxAgeHours": 0}}"#, "maxAgeHours must be 1...87600"),
+            (#"{"recording": {"channels": "deck"}}"#, "recording.channels"),
             (
                 #"{"apns": {"keyFile": "k.p8", "keyId": "short", "teamId": "TEAM123456", "bundleId": "com.example.walkie"}}"#,
                 "apns.keyId"
@@ -108,6 +113,8 @@ struct ConfigurationTests {
             keyFile: "/etc/pttd/AuthKey.p8", keyId: "KEY1234567", teamId: "TEAM123456", bundleId: "com.example.walkie",
             environment: "sandbox")
         withAPNs.wake.maxDelay = .milliseconds(1500)
+        withAPNs.catchUp = CatchUpConfiguration(mode: .lateJoiners, speed: 2.5, channelMaxBytes: 1 << 18)
+        withAPNs.recording = RecordingConfiguration(channels: ["deck"], maxAge: .seconds(7200), maxTotalBytes: 5 << 20)
         let decoded = try JSONDecoder().decode(ServerConfiguration.self, from: JSONEncoder().encode(withAPNs))
         #expect(decoded == withAPNs)
         #expect(decoded.apns?.topic == "com.example.walkie.voip-ptt")

@@ -72,6 +72,16 @@ extension Store {
         }
     }
 
+    /// The size of every recording together, and when the oldest started.
+    public func burstTotals() throws -> (bytes: Int, oldest: Date?) {
+        try queue.read { db in
+            let row = try Row.fetchOne(
+                db, sql: "SELECT COALESCE(SUM(bytes), 0) AS bytes, MIN(startedAt) AS oldest FROM burst")
+            let oldest: Double? = row?["oldest"]
+            return (row?["bytes"] ?? 0, oldest.map { Date(timeIntervalSince1970: $0) })
+        }
+    }
+
     private static func burst(_ row: Row) -> RecordedBurst? {
         guard let channel = ChannelID(string: row["channelId"]), let state = RecordingState(rawValue: row["state"])
         else { return nil }

@@ -28,12 +28,18 @@ struct RecordingTests {
         }
     }
 
-    /// A whole burst: floor, audio, release, idle.
-    static func burst(_ speaker: Talker, _ packets: Packets, speed: Double = 5) async throws {
+    /// A whole burst: floor, audio, release, idle. With `heardBy`, the release waits until that member has every
+    /// packet: the relay has then handled them all (a release overtaking the last packets would end the burst
+    /// before them).
+    static func burst(_ speaker: Talker, _ packets: Packets, speed: Double = 5, heardBy: Talker? = nil) async throws {
         guard case .floorGranted = try await speaker.peer.request(.floorRequest(FloorCommand(channel: "deck"))) else {
             throw TestFailure("floor not granted")
         }
         try await talk(speaker, packets, speed: speed)
+        if let heardBy {
+            let heard = await collect(heardBy.media, count: packets.count, timeout: .seconds(10))
+            try #require(heard.count == packets.count, "the listener heard \(heard.count) of \(packets.count)")
+        }
         _ = try await speaker.peer.request(.floorRelease(FloorCommand(channel: "deck")))
         _ = try await speaker.peer.next("floor-idle")
     }
@@ -65,8 +71,8 @@ struct RecordingTests {
             let switched: ChannelRecording = try await server.admin.put(
                 "/api/channels/deck/recording", body: ChannelRecording(recording: true))
             #expect(switched.recording && switched.configured == false)
-            try await Self.burst(members[0], mono)
-            try await Self.burst(members[1], stereo)
+            try await Self.burst(members[0], mono, heardBy: members[1])
+            try await Self.burst(members[1], stereo, heardBy: members[0])
             let history = try await Self.history(server, count: 2)
             #expect(history.map(\.speaker) == ["bob", "alice"], "newest first")
 
@@ -111,6 +117,31 @@ struct RecordingTests {
             #expect(
                 try OggOpusReader.read([UInt8](Data(contentsOf: URL(fileURLWithPath: one)))).packets.count
                     == stereo.count)
+            for member in members { await member.media.close() }
+        }
+    }
+
+    @Test("a floor handed straight to a queued member records both bursts, however short")
+    func handOffRecordsBoth() async throws {
+        let packets: Packets = try tonePackets(5).map { (data: $0, samples: 960) }
+        try await withTestServer(configure: {
+            $0.implicitFloorRequest = false
+            $0.recording.channels = ["deck"]
+        }) { server in
+            let members = try await RelayTests.crew(server, ["alice", "bob"])
+            let (alice, bob) = (members[0], members[1])
+            _ = try await alice.peer.request(.floorRequest(FloorCommand(channel: "deck")))
+            try await Self.talk(alice, packets)
+            #expect(await collect(bob.media, count: packets.count, timeout: .seconds(10)).count == packets.count)
+            guard case .floorQueued = try await bob.peer.request(.floorRequest(FloorCommand(channel: "deck"))) else {
+                throw TestFailure("bob not queued")
+            }
+            _ = try await alice.peer.request(.floorRelease(FloorCommand(channel: "deck")))
+            _ = try await bob.peer.next("floor-granted")
+            try await Self.burst(bob, packets, heardBy: alice)
+            let bursts = try await Self.history(server, count: 2)
+            #expect(bursts.map(\.speaker) == ["bob", "alice"])
+            #expect(bursts.map(\.packets) == [5, 5])
             for member in members { await member.media.close() }
         }
     }
@@ -184,9 +215,8 @@ struct RecordingTests {
         }) { server in
             let members = try await RelayTests.crew(server, ["alice", "bob", "carol"])
             let (alice, bob, carol) = (members[0], members[1], members[2])
-            try await Self.burst(alice, recorded)
+            try await Self.burst(alice, recorded, heardBy: bob)
             let history = try await Self.history(server, count: 1)
-            _ = await collect(bob.media, count: recorded.count, timeout: .seconds(2))
             _ = await collect(carol.media, count: recorded.count, timeout: .seconds(2))
 
             guard case .replaying(let replaying) = try await bob.peer.request(.replay(Replay(channel: "deck"))) else {
@@ -214,13 +244,15 @@ struct RecordingTests {
             _ = try await bob.peer.request(.replay(Replay(channel: "deck", burst: history[0].id)))
             _ = await collect(bob.media, count: 10, timeout: .seconds(2))
             let live: Packets = try tonePackets(10).map { (data: $0, samples: 960) }
-            try await Self.burst(alice, live, speed: 1)
+            _ = try await alice.peer.request(.floorRequest(FloorCommand(channel: "deck")))
+            try await Self.talk(alice, live, speed: 1)
             guard case .replayEnded(let cancelled) = try await bob.peer.next("replay-ended") else {
                 throw TestFailure("no replay-ended")
             }
             #expect(cancelled.outcome == "cancelled")
             let after = await collect(bob.media, count: 40, timeout: .seconds(1))
             #expect(after.suffix(live.count).map(\.payload) == live.map(\.data), "bob heard the live burst")
+            _ = try await alice.peer.request(.floorRelease(FloorCommand(channel: "deck")))
             await #expect(throws: ControlClientError.self) {
                 _ = try await bob.peer.request(.replay(Replay(channel: "deck", burst: 9_999)))
             }

@@ -31,8 +31,10 @@ final class BurstRecorder: @unchecked Sendable {
     let metrics: RecordingMetrics
     let logger: Logger
     private let now: @Sendable () -> Date
-    /// Bursts announced by the plane whose packets have not come yet, by key.
-    private var announced: [UInt64: BurstMeta] = [:]
+    /// Bursts announced by the plane whose packets have not come yet, by key (a floor taken without a word sends
+    /// none: such announcements go after ``announcementLifetime``).
+    private var announced: [UInt64: (meta: BurstMeta, at: Date)] = [:]
+    static let announcementLifetime: TimeInterval = 3600
     /// Bursts being written, by key.
     private var open: [UInt64: (row: RecordedBurst, file: RecordingFile)] = [:]
     private var retentionTimer: RepeatedTask?
@@ -60,12 +62,14 @@ final class BurstRecorder: @unchecked Sendable {
         }
     }
 
-    /// A recorded burst starts: its packets will come under `key`. An earlier announced burst of the same channel
-    /// that never sent a packet is forgotten.
+    /// A recorded burst starts: its packets will come under `key`. (The relay hands over a burst's first packets
+    /// up to a quarter second later, possibly after the next burst was announced: announcements stay until their
+    /// packets come or ``announcementLifetime`` passes.)
     func begin(_ key: UInt64, _ meta: BurstMeta) {
         eventLoop.execute {
-            self.announced = self.announced.filter { $0.value.channel != meta.channel }
-            self.announced[key] = meta
+            let now = self.now()
+            self.announced = self.announced.filter { now.timeIntervalSince($0.value.at) < Self.announcementLifetime }
+            self.announced[key] = (meta, now)
         }
     }
 
@@ -99,7 +103,7 @@ final class BurstRecorder: @unchecked Sendable {
     private func write(_ packets: [RecordedPacket], key: UInt64) {
         guard !packets.isEmpty else { return }
         if open[key] == nil {
-            guard let meta = announced.removeValue(forKey: key) else { return }
+            guard let meta = announced.removeValue(forKey: key)?.meta else { return }
             do {
                 open[key] = try create(meta, stereo: (packets[0].payload.first ?? 0) & 0x04 != 0)
             } catch {
@@ -171,6 +175,10 @@ final class BurstRecorder: @unchecked Sendable {
     /// Removes what the retention rules say, files first, then their rows.
     func enforceRetention() {
         do {
+            // Most bursts end with everything within bounds: the totals say so without reading every row.
+            let totals = try store.burstTotals()
+            let cutoff = now().addingTimeInterval(-Double(retention.maxAge.components.seconds))
+            guard totals.bytes > retention.maxTotalBytes || (totals.oldest.map { $0 < cutoff } ?? false) else { return }
             let bursts = try store.allBursts()
             let expired = retention.expired(
                 bursts.map { ($0.id, $0.startedAt, $0.bytes, $0.state == .recording) }, now: now())

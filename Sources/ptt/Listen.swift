@@ -27,6 +27,10 @@ struct Listen: AsyncParsableCommand {
     @Option(help: "Stop when nothing has been received for this many seconds, once something has.") var untilQuiet:
         Double?
     @Option(help: "How long to wait for a missing packet before concealing it, in milliseconds.") var jitterMs = 60
+    @Option(
+        help:
+            "Hear a recorded burst of the channel again, alone: its id (pttctl history) or 'last'; stops when it ends.")
+    var replay: String?
     @Flag(help: "Join receive-only.") var receiveOnly = false
     @Flag(help: "Keep the membership afterwards.") var stay = false
 
@@ -34,6 +38,10 @@ struct Listen: AsyncParsableCommand {
         guard ["ogg", "wav", "raw"].contains(format) else { throw ValidationError("--format must be ogg, wav or raw") }
         guard channels == 1 || channels == 2 else { throw ValidationError("--channels must be 1 or 2") }
         guard (0...2_000).contains(jitterMs) else { throw ValidationError("--jitter-ms must be 0 to 2000") }
+        let replayBurst = replay.flatMap { $0 == "last" ? nil : Int64($0) }
+        if let replay, replay != "last", replayBurst == nil {
+            throw ValidationError("--replay takes a burst id or 'last', not '\(replay)'")
+        }
         let member = try await MemberConnection.open(connection, channel: channel, receiveOnly: receiveOnly)
         let sink: AudioSink
         do {
@@ -44,6 +52,13 @@ struct Listen: AsyncParsableCommand {
             throw ExitCode(1)
         }
         stderr("ptt: listening on \(channel) (\(member.joined.media.security))")
+        if replay != nil {
+            let replaying = try await member.replay(replayBurst)
+            stderr(
+                "ptt: replaying burst \(replaying.burst) by \(replaying.speaker): "
+                    + "\(Double(replaying.durationMs) / 1000) s, \(replaying.packets) packets")
+        }
+        let replaying = replay != nil
         let stream = member.media.received
         let limit = packets
         let box = SinkBox(sink, jitter: JitterBuffer(delay: UInt64(jitterMs) * 1_000_000))
@@ -62,6 +77,13 @@ struct Listen: AsyncParsableCommand {
                         try await Task.sleep(for: .milliseconds(10))
                         try box.tick()
                         if let quiet, let last = box.lastArrival, ReceivedAudio.clock() - last > quiet { return }
+                        // A replay is over once it said so and its last packets have had 200 ms to arrive.
+                        if replaying, let ended = member.replayEnded() {
+                            if ReceivedAudio.clock() - (box.lastArrival ?? 0) > 200_000_000 {
+                                stderr("ptt: replay \(ended.outcome)")
+                                return
+                            }
+                        }
                     }
                 }
                 try await group.next()

@@ -12,6 +12,7 @@ final class MemberConnection: Sendable {
     let channel: String
     private let revoked = NIOLockedValueBox<String?>(nil)
     private let events: NIOLockedValueBox<[ControlMessage]> = NIOLockedValueBox([])
+    private let replayEnd = NIOLockedValueBox<ReplayEnded?>(nil)
 
     private init(client: ControlClient, joined: Joined, media: MediaSession, channel: String) {
         self.client = client; self.joined = joined; self.media = media; self.channel = channel
@@ -40,15 +41,31 @@ final class MemberConnection: Sendable {
     /// Records floor events in the background.
     private func watch() {
         let stream = client.messages
-        Task { [revoked, events] in
+        Task { [revoked, events, replayEnd] in
             for await message in stream {
                 if case .floorRevoked(let r) = message { revoked.withLockedValue { $0 = r.cause } }
+                if case .replayEnded(let e) = message { replayEnd.withLockedValue { $0 = e } }
                 events.withLockedValue { $0.append(message) }
             }
         }
     }
 
     func revokedCause() -> String? { revoked.withLockedValue { $0 } }
+
+    /// The `replay-ended` event, once it came.
+    func replayEnded() -> ReplayEnded? { replayEnd.withLockedValue { $0 } }
+
+    /// Asks to hear a recorded burst of the channel again (`nil`: the last one); exits 1 if refused.
+    func replay(_ burst: Int64?) async throws -> Replaying {
+        do {
+            let answer = try await client.request(.replay(Replay(channel: channel, burst: burst)))
+            guard case .replaying(let replaying) = answer else { throw ControlClientError.unexpectedReply(answer.type) }
+            return replaying
+        } catch ControlClientError.refused(let error) {
+            stderr("ptt: cannot replay: \(error.message)")
+            throw ExitCode(1)
+        }
+    }
 
     /// Asks for the floor; waits in the queue if queued; exits 2 if denied.
     func takeFloor(waitingAtMost seconds: Double) async throws {

@@ -234,6 +234,23 @@ struct RecordingTests {
             #expect(ended.outcome == "ended" && ended.burst == history[0].id)
             #expect(await collect(carol.media, count: 1, timeout: .milliseconds(300)).isEmpty, "only bob")
 
+            // The same with `ptt listen --replay`, as a user would: the file holds the recorded burst.
+            let daveSecret = try await server.addUser("dave")
+            let out = TestServer.temporaryDirectory() + "/again.ogg"
+            _ = try await Subprocess.run(
+                "ptt",
+                [
+                    "listen", "--no-tls", "--channel", "deck", "--replay", "\(history[0].id)", "--out", out,
+                    "--seconds", "20",
+                ],
+                environment: [
+                    "PTT_HOME": TestServer.temporaryDirectory(), "PTT_SERVER": "127.0.0.1:\(server.endpoint.port)",
+                    "PTT_USER": "dave", "PTT_SECRET": daveSecret,
+                ])
+            let again = try OggOpusReader.read([UInt8](Data(contentsOf: URL(fileURLWithPath: out)))).packets
+            let sameAgain = again.map(\.data) == recorded.map(\.data)
+            #expect(sameAgain, "ptt listen --replay wrote \(again.count) packets of \(recorded.count)")
+
             // Live audio wins: a replay is refused while a burst is live, and a burst cancels one under way.
             _ = try await alice.peer.request(.floorRequest(FloorCommand(channel: "deck")))
             await #expect(throws: ControlClientError.self) {

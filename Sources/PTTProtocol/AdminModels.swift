@@ -100,12 +100,14 @@ public struct ChannelDetail: Codable, Sendable, Equatable {
     public var talkTimeLeftMs: Int?
     public var queue: [QueueEntryStatus]
     public var members: [MemberStatus]
+    /// Whether the channel's bursts are recorded (its switch, or the config's list); absent from older servers.
+    public var recording: Bool?
     public init(
         id: String, name: String, imageURL: String?, floor: String, speaker: MemberStatus?, talkTimeLeftMs: Int?,
-        queue: [QueueEntryStatus], members: [MemberStatus]
+        queue: [QueueEntryStatus], members: [MemberStatus], recording: Bool? = nil
     ) {
         self.id = id; self.name = name; self.imageURL = imageURL; self.floor = floor; self.speaker = speaker
-        self.talkTimeLeftMs = talkTimeLeftMs; self.queue = queue; self.members = members
+        self.talkTimeLeftMs = talkTimeLeftMs; self.queue = queue; self.members = members; self.recording = recording
     }
 }
 

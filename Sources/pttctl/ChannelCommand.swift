@@ -22,7 +22,7 @@ struct ChannelCommand: AsyncParsableCommand {
                 try await client.get("/api/channels/\(AdminClient.segment(channel))")
             }
             if json { return try printJSON(detail) }
-            print("channel \(detail.name)  (\(detail.id))")
+            print("channel \(detail.name)  (\(detail.id))\(detail.recording == true ? "  recorded" : "")")
             if let speaker = detail.speaker {
                 let left = detail.talkTimeLeftMs.map { String(format: "%.1f s left", Double($0) / 1000) } ?? ""
                 print("floor: taken by \(speaker.name) [\(speaker.id)] \(left)")

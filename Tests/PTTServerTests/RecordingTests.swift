@@ -71,6 +71,8 @@ struct RecordingTests {
             let switched: ChannelRecording = try await server.admin.put(
                 "/api/channels/deck/recording", body: ChannelRecording(recording: true))
             #expect(switched.recording && switched.configured == false)
+            let detail: ChannelDetail = try await server.admin.get("/api/channels/deck")
+            #expect(detail.recording == true)
             try await Self.burst(members[0], mono, heardBy: members[1])
             try await Self.burst(members[1], stereo, heardBy: members[0])
             let history = try await Self.history(server, count: 2)

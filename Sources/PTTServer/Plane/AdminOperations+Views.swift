@@ -32,7 +32,8 @@ extension AdminOperations {
             floor: snapshot?.holder == nil ? "idle" : "taken",
             speaker: snapshot?.holder.flatMap { directory.memberships[$0] }.map(memberStatus),
             talkTimeLeftMs: snapshot?.talkTimeLeft.map { Int($0.milliseconds) },
-            queue: queue, members: directory.members(of: channel.id).map(memberStatus))
+            queue: queue, members: directory.members(of: channel.id).map(memberStatus),
+            recording: plane.recordings.isRecorded(channel))
     }
 
     /// A member as the admin API shows it: connections, media, wakes.

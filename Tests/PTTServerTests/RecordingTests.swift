@@ -64,8 +64,8 @@ struct RecordingTests {
 
     @Test("each burst is an Ogg Opus file with the packets and audio spoken; history lists them; export joins them")
     func recordedBursts() async throws {
-        let (_, mono) = try Fixtures.opus("burst-20ms-mono.opus")
-        let (_, stereo) = try Fixtures.opus("burst-10ms-stereo.opus")
+        let fixtures = try ["burst-20ms-mono.opus", "burst-10ms-stereo.opus", "burst-60ms-mono.opus", "burst-dtx.opus"]
+            .map { try Fixtures.opus($0) }
         try await withTestServer(configure: { $0.implicitFloorRequest = false }) { server in
             let members = try await RelayTests.crew(server, ["alice", "bob"])
             let switched: ChannelRecording = try await server.admin.put(
@@ -73,12 +73,13 @@ struct RecordingTests {
             #expect(switched.recording && switched.configured == false)
             let detail: ChannelDetail = try await server.admin.get("/api/channels/deck")
             #expect(detail.recording == true)
-            try await Self.burst(members[0], mono, heardBy: members[1])
-            try await Self.burst(members[1], stereo, heardBy: members[0])
-            let history = try await Self.history(server, count: 2)
-            #expect(history.map(\.speaker) == ["bob", "alice"], "newest first")
+            for (index, fixture) in fixtures.enumerated() {
+                try await Self.burst(members[index % 2], fixture.packets, heardBy: members[1 - index % 2])
+            }
+            let history = try await Self.history(server, count: fixtures.count)
+            #expect(history.map(\.speaker) == ["bob", "alice", "bob", "alice"], "newest first")
 
-            for (info, packets, channels) in [(history[1], mono, 1), (history[0], stereo, 2)] {
+            for (info, (channels, packets)) in zip(history.reversed(), fixtures) {
                 let bytes = try await server.admin.getBytes("/api/bursts/\(info.id)/audio")
                 let (head, read) = try OggOpusReader.read(bytes)
                 #expect(head.channelCount == channels)
@@ -93,16 +94,20 @@ struct RecordingTests {
                 try await Self.opusinfoAccepts(bytes)
             }
 
-            // One file of both, the pause between them shortened to 300 ms at most.
+            // One file of all, in order, each pause shortened to 300 ms (15 frames) at most.
             let export = try await server.admin.getBytes("/api/channels/deck/export?gapMs=300")
             let (head, joined) = try OggOpusReader.read(export)
             #expect(head.channelCount == 2)
-            let silence = joined.count - mono.count - stereo.count
-            #expect((0...15).contains(silence), "\(silence) silence frames")
-            let order =
-                joined.prefix(mono.count).map(\.data) == mono.map(\.data)
-                && joined.suffix(stereo.count).map(\.data) == stereo.map(\.data)
-            #expect(order, "the export is the first burst, silence, the second")
+            var position = 0
+            for (index, (_, packets)) in fixtures.enumerated() {
+                let start = (position...min(position + 15, joined.count)).first {
+                    joined[$0...].prefix(packets.count).map(\.data) == packets.map(\.data)
+                }
+                #expect(start != nil, "burst \(index + 1) is not where the export should have it")
+                #expect(index == 0 ? start == 0 : true)
+                position = (start ?? position) + packets.count
+            }
+            #expect(position == joined.count, "nothing after the last burst")
             try await Self.opusinfoAccepts(export)
 
             // The same through pttctl, as an operator would.
@@ -118,7 +123,7 @@ struct RecordingTests {
             _ = try await Subprocess.run("pttctl", ["export", "--burst", "\(history[0].id)", "-o", one] + admin)
             #expect(
                 try OggOpusReader.read([UInt8](Data(contentsOf: URL(fileURLWithPath: one)))).packets.count
-                    == stereo.count)
+                    == fixtures[3].packets.count)
             for member in members { await member.media.close() }
         }
     }

@@ -142,7 +142,7 @@ let package = Package(
         .executableTarget(
             name: "pttd",
             dependencies: [
-                "PTTServer", "PTTProtocol",
+                "PTTServer", "PTTProtocol", "PTTCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

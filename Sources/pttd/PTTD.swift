@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import PTTCore
 import PTTProtocol
 import PTTServer
 import ServiceLifecycle
@@ -46,6 +47,13 @@ struct PTTD: AsyncParsableCommand {
     @Option(name: .long, help: "Media protection: srtp or none.")
     var mediaSecurity: String?
 
+    @Option(
+        name: .customLong("catch-up"),
+        help:
+            "Who hears the current burst from its first packet when reaching the relay mid-burst: woken, late-joiners or off (config catchUp.mode)."
+    )
+    var catchUp: String?
+
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
@@ -81,6 +89,12 @@ struct PTTD: AsyncParsableCommand {
                 throw ValidationError("--media-security must be \(MediaSecurity.spelled), got '\(mediaSecurity)'")
             }
             settings.mediaSecurity = security
+        }
+        if let catchUp {
+            guard let mode = CatchUpMode(rawValue: catchUp) else {
+                throw ValidationError("--catch-up must be \(CatchUpMode.spelled), got '\(catchUp)'")
+            }
+            settings.catchUp.mode = mode
         }
         do { try settings.validate() } catch { throw ValidationError(error.description) }
 

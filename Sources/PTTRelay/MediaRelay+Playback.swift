@@ -29,7 +29,6 @@ extension MediaRelay {
             if let recording = state.recording, recording.generation == state.generation {
                 startRecording(fresh, key: recording.key)
             }
-            cancelPlaybacks(in: channel)  // live wins: catch-ups of an older burst and replays stop
             buffer = fresh
         }
         let dropped = keeping.append(payload, to: buffer!, timestamp: timestamp, marker: marker, arrival: now)
@@ -103,8 +102,8 @@ extension MediaRelay {
     /// Ends a member's playback: counted, its buffer released when nobody needs it, and the timer stopped when
     /// nobody plays.
     func endPlayback(of member: RelayMember, _ outcome: PlaybackOutcome, now: NIODeadline? = nil) {
-        let now = now ?? clock()
         guard let playback = member.playback else { return }
+        let now = now ?? clock()
         member.playback = nil
         playback.buffer.players -= 1
         keeping.releaseIfUnused(playback.buffer)

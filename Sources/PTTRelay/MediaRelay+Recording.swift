@@ -78,11 +78,7 @@ extension MediaRelay {
             buffer.append(packet.payload, timestamp: packet.timestamp, marker: index == 0, arrival: now)
         }
         keeping.register(buffer)
-        let base = channels[member.channel].map { state -> UInt32 in
-            guard let last = state.lastOutTime else { return state.lastOutTimestamp }
-            let elapsed = max(0, (now - last).nanoseconds)
-            return state.lastOutTimestamp &+ UInt32(truncatingIfNeeded: max(960, elapsed / 1_000_000 * 48))
-        }
+        let base = channels[member.channel]?.nextBurstTimestamp(now: now)
         startPlayback(
             Playback(
                 kind: .replay(id: burst), buffer: buffer, next: buffer.firstRetained,

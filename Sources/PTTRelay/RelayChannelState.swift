@@ -66,6 +66,14 @@ struct RelayChannelState {
         if holderSSRC == nil { burstSSRC = nil }
     }
 
+    /// Where a burst starting now begins on the timeline: the last timestamp sent plus the wall-clock time since
+    /// (at least one 20 ms frame); 0 for the channel's first.
+    func nextBurstTimestamp(now: NIODeadline) -> UInt32 {
+        guard let lastOutTime else { return lastOutTimestamp }
+        let elapsed = max(0, (now - lastOutTime).nanoseconds)
+        return lastOutTimestamp &+ UInt32(truncatingIfNeeded: max(960, elapsed / 1_000_000 * 48))
+    }
+
     /// The kept burst, once it no longer belongs to the floor's generation (the holder changed): the channel lets
     /// go of it.
     mutating func takeEndedBurst() -> BurstBuffer? {
@@ -83,12 +91,7 @@ struct RelayChannelState {
         if burstSSRC != ssrc {
             starts = true
             burstSSRC = ssrc
-            var target = lastOutTimestamp
-            if let lastOutTime {
-                let elapsed = max(0, (now - lastOutTime).nanoseconds)
-                target = lastOutTimestamp &+ UInt32(truncatingIfNeeded: max(960, elapsed / 1_000_000 * 48))
-            }
-            timestampOffset = target &- incoming
+            timestampOffset = nextBurstTimestamp(now: now) &- incoming
         }
         let out = incoming &+ timestampOffset
         lastOutTimestamp = out

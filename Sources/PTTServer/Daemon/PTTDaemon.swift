@@ -85,7 +85,7 @@ public final class PTTDaemon: Service, @unchecked Sendable {
         try configuration.validate()
         try dataDirectory.create()
         let store = try Store(path: dataDirectory.database)
-        let adminToken = try loadOrCreateAdminToken()
+        let adminToken = try dataDirectory.loadOrCreateAdminToken(logger: logger)
 
         var tls: NIOSSLContext?
         var fingerprint: String?
@@ -284,18 +284,5 @@ public final class PTTDaemon: Service, @unchecked Sendable {
     enum DaemonError: Error, CustomStringConvertible {
         case alreadyStarted
         var description: String { "the daemon was already started; make a new one" }
-    }
-
-    private func loadOrCreateAdminToken() throws -> String {
-        let path = dataDirectory.adminToken
-        if let text = try? String(contentsOfFile: path, encoding: .utf8) {
-            let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            if !token.isEmpty { return token }
-        }
-        var generator = SystemRandomNumberGenerator()
-        let token = HexCoding.encode((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
-        try dataDirectory.writePrivate(Data((token + "\n").utf8), to: path)
-        logger.notice("created admin token", metadata: ["file": "\(path)"])
-        return token
     }
 }

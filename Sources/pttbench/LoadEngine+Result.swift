@@ -6,6 +6,8 @@ extension LoadEngine {
         var receiving = ReceiveTally()
         var spread = ListenerSpread()
         var latency = LatencySummary()
+        /// The late listeners, counted apart; nil without any.
+        var late: LateTally?
         var start: CPUSnapshot?
         var end: CPUSnapshot?
         var failure: String?

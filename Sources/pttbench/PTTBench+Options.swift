@@ -43,6 +43,30 @@ struct LoadOptions: ParsableArguments {
     var maxPackets: Int { flood ? Int(min(seconds * 400_000, 20_000_000)) : Int((seconds * rate).rounded()) + 1 }
 }
 
+/// Members that become reachable by audio mid-burst: joined like the listeners, silent (not one packet to the
+/// relay) until `lateAfter` seconds into the sending, then all heard at once, so pttd catches each one up.
+struct LateListenerOptions: ParsableArguments {
+    @Option(
+        name: .long,
+        help:
+            "Extra listeners that send nothing until --late-after seconds into the sending, then their first keep-alive all at once; pttd runs with catchUp.mode late-joiners and catches each one up. Not counted in the latency, loss and checks of the listeners. 0: none."
+    )
+    var lateListeners = 0
+
+    @Option(name: .long, help: "Seconds into the sending when the late listeners send their first keep-alive.")
+    var lateAfter = 10.0
+
+    @Option(
+        name: .customLong("catch-up-mode"),
+        help:
+            "pttd's catchUp.mode: off, woken or late-joiners (default: late-joiners with --late-listeners, else pttd's default). off gives a control run: the late listeners join the live stream with no catch-up."
+    )
+    var catchUpModeOption: String?
+
+    /// pttd's `catchUp.mode` for the run: as given, else late-joiners with late listeners, else pttd's default.
+    var catchUpMode: String? { catchUpModeOption ?? (lateListeners > 0 ? "late-joiners" : nil) }
+}
+
 /// Which pttd runs, and the cores it and pttbench are pinned to.
 struct PlacementOptions: ParsableArguments {
     @Option(name: .long, help: "The pttd executable (default: next to pttbench).")

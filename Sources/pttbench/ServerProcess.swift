@@ -35,6 +35,8 @@ final class ServerProcess: Sendable {
         /// Control connections over TLS: pttd makes a self-signed certificate and writes its fingerprint to
         /// runtime.json. Without it pttd runs with `--no-tls`.
         var tls = false
+        /// pttd's `catchUp.mode` ("off", "woken", "late-joiners"); nil: pttd's default.
+        var catchUpMode: String?
     }
 
     /// How pttd ended when `stop()` asked it to.
@@ -59,10 +61,11 @@ final class ServerProcess: Sendable {
         var template = Array("/tmp/pttbench.XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw BenchError("mkdtemp: \(String(cString: strerror(errno)))") }
         let directory = String(cString: made)
-        let config: [String: Any] = [
+        var config: [String: Any] = [
             "floor": ["maxTalkTimeMs": options.maxTalkTimeMs],
             "maxConnections": options.maxConnections,
         ]
+        if let mode = options.catchUpMode { config["catchUp"] = ["mode": mode] }
         try JSONSerialization.data(withJSONObject: config).write(to: URL(fileURLWithPath: directory + "/config.json"))
 
         let logPath = directory + "/pttd.log"

@@ -16,7 +16,42 @@ struct LateListenerReport: Codable {
     var catchUp: CatchUpFigures
 }
 
+/// The live listeners' latency for the packets sent in the catch-up window (from --late-after, for
+/// `LateListenerOptions.windowSeconds`), apart from the whole run's: with late listeners, the stretch when pttd
+/// catches them up; without, the same stretch of a run to compare with.
+struct CatchUpWindowReport: Codable {
+    /// Seconds into the sending.
+    var fromSeconds: Double
+    var toSeconds: Double
+    var packets: Int
+    var latencyMs: [String: Double]
+
+    init(from: Double, seconds: Double, packets: Int, latency: LatencySummary) {
+        fromSeconds = from
+        toSeconds = from + seconds
+        self.packets = packets
+        var figures: [String: Double] = [:]
+        figures["p50"] = latency.p50
+        figures["p99"] = latency.p99
+        figures["p99.9"] = latency.p999
+        figures["max"] = latency.max
+        latencyMs = figures
+    }
+}
+
 extension BenchReport {
+    /// The text report's line about the catch-up window (none without one).
+    func catchUpWindowLines() -> [String] {
+        guard let window = catchUpWindow else { return [] }
+        func f(_ value: Double?) -> String { value.map { String(format: "%.3f", $0) } ?? "-" }
+        let latency = window.latencyMs
+        return [
+            "  catch-up window  listeners' packets sent \(String(format: "%.1f–%.1f", window.fromSeconds, window.toSeconds)) s "
+                + "into the sending (\(window.packets) deliveries): p50 \(f(latency["p50"])) ms, p99 \(f(latency["p99"])), "
+                + "p99.9 \(f(latency["p99.9"])), max \(f(latency["max"])) ms"
+        ]
+    }
+
     /// The text report's lines about late listeners (none without them).
     func lateListenerLines() -> [String] {
         guard let late = lateListeners else { return [] }

@@ -94,6 +94,8 @@ struct BenchReport: Codable {
     var dataDirectory: String?
     /// With --late-listeners: what they received and pttd's catch-up counters.
     var lateListeners: LateListenerReport?
+    /// With --late-after or --late-listeners: the listeners' latency in the catch-up window.
+    var catchUpWindow: CatchUpWindowReport?
     var machine: Machine?
     var problems: [String] = []
 

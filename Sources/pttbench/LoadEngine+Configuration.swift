@@ -10,6 +10,10 @@ extension LoadEngine {
         var keepAliveInterval: Double = 5
         /// Seconds into the sending when the late listeners send their first keep-alive.
         var lateAfter: Double = 0
+        /// Seconds into the sending of the catch-up window (nil: none) and its length: the live listeners'
+        /// latency for the packets sent in it is measured apart too.
+        var windowStart: Double?
+        var windowSeconds: Double = 5
         /// After the run, keep the thread (idle, or sending again on command 3) until command 2.
         var lingerAfterRun = false
     }

@@ -75,6 +75,10 @@ extension LoadEngine {
                     pacing.cpuAtStart = configuration.cpu.snapshot()
                     now = LinuxSys.now()
                     pacing.sendStart = now
+                    if let start = configuration.windowStart {
+                        let from = LinuxSys.realtime() + UInt64(start * 1e9)
+                        receivers.window = from..<(from + UInt64(configuration.windowSeconds * 1e9))
+                    }
                     receivers.lastDelivery = now
                     pacing.phase = .sending
                     continue loop

@@ -161,6 +161,10 @@ final class LoadEngine: @unchecked Sendable {
                 activeSeconds: Double(max(receivers.lastDelivery, sendEnd) - sendStart) / 1e9),
             receiving: receivers.tally, spread: receivers.spread, latency: LatencySummary(receivers.histogram),
             start: pacing.cpuAtStart, end: end)
+        if configuration.windowStart != nil {
+            result.windowLatency = LatencySummary(receivers.windowHistogram)
+            result.windowPackets = receivers.windowHistogram.total
+        }
         if !sockets.lateFDs.isEmpty {
             var late = lateReceivers.summary(heardAt: pacing.lateHeardRealtime, sent: talker.log.sent)
             late.keepAlivesSent = lateKeepAlives.sent

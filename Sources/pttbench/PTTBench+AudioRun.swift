@@ -159,6 +159,12 @@ extension PTTBench {
             $0 + (dropsAfter[$1] ?? 0) - (dropsBefore[$1] ?? 0)
         }
         report.floorAtEnd = detail.floor
+        if let start = late.windowStart, let latency = result.windowLatency {
+            report.catchUpWindow = CatchUpWindowReport(
+                from: start, seconds: min(LateListenerOptions.windowSeconds, load.seconds - start),
+                packets: result.windowPackets,
+                latency: latency)
+        }
         if let received = result.late {
             report.lateListeners = LateListenerReport(
                 listeners: lateCount, catchUpMode: late.catchUpMode ?? "late-joiners", lateAfterSeconds: late.lateAfter,

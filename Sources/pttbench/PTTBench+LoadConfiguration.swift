@@ -15,7 +15,9 @@ extension PTTBench {
             traffic: .init(payloads: payloads, mode: load.mode, seconds: load.seconds, maxPackets: load.maxPackets),
             cpu: .init(
                 serverPID: serverPID, serverCore: placement.measuredServerCore, benchCore: placement.measuredBenchCore),
-            verifyEvery: receiving.verifyEvery, lateAfter: late.lateAfter, lingerAfterRun: lingerAfterRun)
+            verifyEvery: receiving.verifyEvery, lateAfter: late.lateAfter,
+            windowStart: late.windowStart, windowSeconds: LateListenerOptions.windowSeconds,
+            lingerAfterRun: lingerAfterRun)
     }
 }
 #endif

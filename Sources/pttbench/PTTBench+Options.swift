@@ -53,8 +53,21 @@ struct LateListenerOptions: ParsableArguments {
     )
     var lateListeners = 0
 
-    @Option(name: .long, help: "Seconds into the sending when the late listeners send their first keep-alive.")
-    var lateAfter = 10.0
+    @Option(
+        name: .customLong("late-after"),
+        help:
+            "Seconds into the sending when the late listeners send their first keep-alive (default 10). Given or with late listeners, the live listeners' latency for the packets sent in the \(Int(Self.windowSeconds)) s from then on is also reported apart (the catch-up window), so a run without late listeners gives the figure to compare with."
+    )
+    var lateAfterOption: Double?
+
+    /// How long after --late-after the live listeners' latency is also measured apart.
+    static let windowSeconds = 5.0
+
+    /// Seconds into the sending when the late listeners are first heard.
+    var lateAfter: Double { lateAfterOption ?? 10 }
+
+    /// Seconds into the sending where the catch-up window starts, nil when it is not measured.
+    var windowStart: Double? { lateListeners > 0 || lateAfterOption != nil ? lateAfter : nil }
 
     @Option(
         name: .customLong("catch-up-mode"),

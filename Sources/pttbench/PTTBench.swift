@@ -69,6 +69,8 @@ struct PTTBench: AsyncParsableCommand {
                 throw ValidationError(
                     "--late-listeners needs the audio run (not --external-relay, --join-only, --wakes)")
             }
+        }
+        if late.windowStart != nil {
             guard late.lateAfter > 0, load.seconds > late.lateAfter else {
                 throw ValidationError(
                     "--seconds (\(load.seconds)) must exceed --late-after (\(late.lateAfter)), which must be over 0")

@@ -5,6 +5,8 @@ struct LateListenerReport: Codable {
     var listeners: Int
     /// pttd's `catchUp.mode` in the run; only with late-joiners must every late listener catch up.
     var catchUpMode: String
+    /// pttd's `catchUp.speed` when given (nil: pttd's default, 4).
+    var catchUpSpeed: Double?
     /// Seconds into the sending when they sent their first keep-alive.
     var lateAfterSeconds: Double
     /// Late members the relay could already send to when sending started (must be 0) and at the end.
@@ -62,7 +64,7 @@ extension BenchReport {
         let catchUp = late.catchUp
         let finished = ["live", "ended", "cancelled"].map { "\($0) \(catchUp.finished[$0] ?? 0)" }
         return [
-            "  late listeners   \(late.listeners) (catchUp.mode \(late.catchUpMode)) heard \(f(late.lateAfterSeconds)) s into the sending "
+            "  late listeners   \(late.listeners) (catchUp.mode \(late.catchUpMode)\(late.catchUpSpeed.map { ", speed \($0)" } ?? "")) heard \(f(late.lateAfterSeconds)) s into the sending "
                 + "(\(late.reachableBeforeSending) reachable before, \(late.reachableAtEnd) at the end), "
                 + "not counted above: received \(received.delivered) packets, "
                 + "\(received.deliveredSentBeforeHeard) of them sent before they were heard "

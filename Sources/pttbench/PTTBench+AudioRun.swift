@@ -167,7 +167,8 @@ extension PTTBench {
         }
         if let received = result.late {
             report.lateListeners = LateListenerReport(
-                listeners: lateCount, catchUpMode: late.catchUpMode ?? "late-joiners", lateAfterSeconds: late.lateAfter,
+                listeners: lateCount, catchUpMode: late.catchUpMode ?? "late-joiners",
+                catchUpSpeed: late.catchUpSpeed, lateAfterSeconds: late.lateAfter,
                 reachableBeforeSending: lateReachable,
                 reachableAtEnd: detail.members.filter { lateSSRCs.contains($0.ssrc) && $0.audioReachable }.count,
                 socketDrops: engine.latePorts.reduce(0) { $0 + (dropsAfter[$1] ?? 0) - (dropsBefore[$1] ?? 0) },

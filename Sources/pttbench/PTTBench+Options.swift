@@ -76,6 +76,9 @@ struct LateListenerOptions: ParsableArguments {
     )
     var catchUpModeOption: String?
 
+    @Option(name: .long, help: "pttd's catchUp.speed, 1.1...20 (default: pttd's, 4).")
+    var catchUpSpeed: Double?
+
     /// pttd's `catchUp.mode` for the run: as given, else late-joiners with late listeners, else pttd's default.
     var catchUpMode: String? { catchUpModeOption ?? (lateListeners > 0 ? "late-joiners" : nil) }
 }

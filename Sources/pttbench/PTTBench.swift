@@ -64,6 +64,9 @@ struct PTTBench: AsyncParsableCommand {
         if let mode = late.catchUpModeOption, !["off", "woken", "late-joiners"].contains(mode) {
             throw ValidationError("--catch-up-mode must be off, woken or late-joiners")
         }
+        if let speed = late.catchUpSpeed, !(1.1...20).contains(speed) {
+            throw ValidationError("--catch-up-speed must be 1.1...20")
+        }
         if late.lateListeners > 0 {
             guard external.externalRelay == nil, !joinOptions.joinOnly, wakeOptions.wakes == nil else {
                 throw ValidationError(
@@ -109,7 +112,8 @@ struct PTTBench: AsyncParsableCommand {
                 executable: placement.executable, core: placement.pinnedServerCPU, security: load.security,
                 maxTalkTimeMs: Int((load.seconds + 600) * 1000),
                 maxConnections: max(10_000, load.listeners + late.lateListeners + 100),
-                logLevel: daemon.serverLogLevel, tls: daemon.tls, catchUpMode: late.catchUpMode))
+                logLevel: daemon.serverLogLevel, tls: daemon.tls, catchUpMode: late.catchUpMode,
+                catchUpSpeed: late.catchUpSpeed))
         progress("pttd pid \(server.pid), data \(server.dataDirectory)")
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         var outcome: Result<BenchReport, Error>

@@ -37,6 +37,8 @@ final class ServerProcess: Sendable {
         var tls = false
         /// pttd's `catchUp.mode` ("off", "woken", "late-joiners"); nil: pttd's default.
         var catchUpMode: String?
+        /// pttd's `catchUp.speed`; nil: pttd's default.
+        var catchUpSpeed: Double?
     }
 
     /// How pttd ended when `stop()` asked it to.
@@ -65,7 +67,10 @@ final class ServerProcess: Sendable {
             "floor": ["maxTalkTimeMs": options.maxTalkTimeMs],
             "maxConnections": options.maxConnections,
         ]
-        if let mode = options.catchUpMode { config["catchUp"] = ["mode": mode] }
+        var catchUp: [String: Any] = [:]
+        if let mode = options.catchUpMode { catchUp["mode"] = mode }
+        if let speed = options.catchUpSpeed { catchUp["speed"] = speed }
+        if !catchUp.isEmpty { config["catchUp"] = catchUp }
         try JSONSerialization.data(withJSONObject: config).write(to: URL(fileURLWithPath: directory + "/config.json"))
 
         let logPath = directory + "/pttd.log"

@@ -50,6 +50,7 @@ extension BenchReport {
         lines.append(
             "  pttd             \(serverEnding)" + (dataDirectory.map { ", data kept in \($0)" } ?? "")
                 + (controlTLS ? "; control connections over TLS" : ""))
+        lines += catchUpWindowLines() + lateListenerLines()
         if !problems.isEmpty { lines.append("  PROBLEMS         " + problems.joined(separator: "; ")) }
         return lines.joined(separator: "\n")
     }

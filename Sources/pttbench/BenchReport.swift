@@ -92,6 +92,10 @@ struct BenchReport: Codable {
     /// Control connections over TLS (pinned certificate) or plain.
     var controlTLS = false
     var dataDirectory: String?
+    /// With --late-listeners: what they received and pttd's catch-up counters.
+    var lateListeners: LateListenerReport?
+    /// With --late-after or --late-listeners: the listeners' latency in the catch-up window.
+    var catchUpWindow: CatchUpWindowReport?
     var machine: Machine?
     var problems: [String] = []
 
@@ -188,6 +192,7 @@ struct BenchReport: Codable {
         if floorAtEnd != "taken" && floorAtEnd != "n/a" {
             problems.append("the floor was \(floorAtEnd) at the end of the run (expected taken)")
         }
+        checkLateListenerProblems()
     }
 
     func json() -> String {

@@ -8,15 +8,23 @@ extension LoadEngine {
         var cpu: CPUWatch
         var verifyEvery: Int
         var keepAliveInterval: Double = 5
+        /// Seconds into the sending when the late listeners send their first keep-alive.
+        var lateAfter: Double = 0
+        /// Seconds into the sending of the catch-up window (nil: none) and its length: the live listeners'
+        /// latency for the packets sent in it is measured apart too.
+        var windowStart: Double?
+        var windowSeconds: Double = 5
         /// After the run, keep the thread (idle, or sending again on command 3) until command 2.
         var lingerAfterRun = false
     }
 
-    /// Who takes part, and whether their media is SRTP.
+    /// Who takes part, and whether their media is SRTP. Late listeners are silent until `lateAfter` seconds into
+    /// the sending and counted apart.
     struct Members: Sendable {
         var secure: Bool
         var listeners: [MemberMedia]
         var talker: MemberMedia
+        var lateListeners: [MemberMedia] = []
     }
 
     /// Where the sockets send, and how they receive.

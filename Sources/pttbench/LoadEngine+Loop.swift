@@ -14,8 +14,10 @@ extension LoadEngine {
         defer { close(epoll); close(timer) }
         let timerTag = UInt64.max
         guard LinuxSys.epollAdd(epoll, fd: timer, tag: timerTag) else { return "epoll_ctl(timerfd) failed" }
-        for (index, fd) in sockets.listenerFDs.enumerated() where !LinuxSys.epollAdd(epoll, fd: fd, tag: UInt64(index))
-        {
+        // Tags: live listeners 0..<n, late listeners n..<n+m.
+        let liveCount = sockets.listenerFDs.count
+        for (index, fd) in (sockets.listenerFDs + sockets.lateFDs).enumerated()
+        where !LinuxSys.epollAdd(epoll, fd: fd, tag: UInt64(index)) {
             return "epoll_ctl(listener \(index)) failed: \(String(cString: strerror(errno)))"
         }
 
@@ -62,6 +64,7 @@ extension LoadEngine {
             if now >= lifetimeLimit { return "the load engine hit its time limit" }
             if command.load(ordering: .acquiring) == 2 { return "aborted" }
             keepAlives.sendIfDue(now: now)
+            lateKeepAlives.sendIfDue(now: now)
 
             var timeoutMs: Int32 = 10
             switch pacing.phase {
@@ -72,11 +75,16 @@ extension LoadEngine {
                     pacing.cpuAtStart = configuration.cpu.snapshot()
                     now = LinuxSys.now()
                     pacing.sendStart = now
+                    if let start = configuration.windowStart {
+                        let from = LinuxSys.realtime() + UInt64(start * 1e9)
+                        receivers.window = from..<(from + UInt64(configuration.windowSeconds * 1e9))
+                    }
                     receivers.lastDelivery = now
                     pacing.phase = .sending
                     continue loop
                 }
             case .sending:
+                hearLateListenersIfDue(now: now)
                 switch traffic.mode {
                 case .rate:
                     var burst = 0
@@ -118,8 +126,10 @@ extension LoadEngine {
                 }
             case .draining:
                 let expected = talker.log.sent * sockets.listenerFDs.count
-                let quiet = Self.since(max(receivers.lastDelivery, pacing.sendEnd), now)
-                if receivers.tally.delivered >= expected || quiet > 300_000_000
+                let lastDelivery = max(receivers.lastDelivery, lateReceivers.lastDelivery)
+                let quiet = Self.since(max(lastDelivery, pacing.sendEnd), now)
+                if receivers.tally.delivered >= expected && lateReceivers.complete(sent: talker.log.sent)
+                    || quiet > 300_000_000
                     || Self.since(pacing.sendEnd, now) > 3_000_000_000
                 {
                     finish(now: now)
@@ -180,7 +190,8 @@ extension LoadEngine {
                     continue
                 }
                 let listener = Int(tag)
-                let fd = sockets.listenerFDs[listener]
+                let late = listener >= liveCount
+                let fd = late ? sockets.lateFDs[listener - liveCount] : sockets.listenerFDs[listener]
                 // Bounded: at most 8 × 32 datagrams per socket per wake-up (epoll is level-triggered).
                 for _ in 0..<8 {
                     if kernelTimestamps {
@@ -201,8 +212,17 @@ extension LoadEngine {
                                 length: Int(messages[message].header.msg_controllen))
                         {
                             arrival = stamp
-                        } else if kernelTimestamps {
+                        } else if kernelTimestamps && !late {
                             receivers.tally.missingTimestamps += 1
+                        }
+                        if late {
+                            lateReceivers.receive(
+                                listener: listener - liveCount, packet: buffers + message * slot,
+                                length: Int(messages[message].length), arrival: arrival, seen: seen,
+                                counting: counting,
+                                firstTimestamp: receivers.haveFirstTimestamp ? receivers.firstTimestamp : nil,
+                                sendTimes: talker.log.times, sent: talker.log.sent)
+                            continue
                         }
                         receivers.receive(
                             listener: listener, packet: buffers + message * slot, length: Int(messages[message].length),
@@ -214,6 +234,17 @@ extension LoadEngine {
             }
         }
         return nil
+    }
+
+    /// `lateAfter` seconds into the sending: the late listeners' first keep-alives, all at once (then as usual).
+    func hearLateListenersIfDue(now: UInt64) {
+        guard !sockets.lateFDs.isEmpty, pacing.lateHeardRealtime == 0,
+            Self.since(pacing.sendStart, now) >= UInt64(configuration.lateAfter * 1e9)
+        else { return }
+        lateReceivers.tally.sentBeforeHeard = talker.log.sent
+        pacing.lateHeardRealtime = LinuxSys.realtime()
+        lateKeepAlives.begin(at: now)
+        lateKeepAlives.sendIfDue(now: now)
     }
 
     func armTimer(_ timer: Int32, at deadline: UInt64) {

@@ -16,6 +16,8 @@ extension LoadEngine {
         /// Deliveries written off when the flood window stalled (lost ones would keep it closed for good).
         var forgiven = 0
         var floodStalls = 0
+        /// When the late listeners sent their first keep-alive (CLOCK_REALTIME, like arrivals; 0: not yet).
+        var lateHeardRealtime: UInt64 = 0
 
         /// Received packets count for the run (before it they are stray; after it, the tail's).
         var counting: Bool { phase == .sending || phase == .draining }

@@ -6,6 +6,11 @@ extension LoadEngine {
         var receiving = ReceiveTally()
         var spread = ListenerSpread()
         var latency = LatencySummary()
+        /// The live listeners' latency for the packets sent in the catch-up window, and how many; nil without one.
+        var windowLatency: LatencySummary?
+        var windowPackets = 0
+        /// The late listeners, counted apart; nil without any.
+        var late: LateTally?
         var start: CPUSnapshot?
         var end: CPUSnapshot?
         var failure: String?

@@ -11,8 +11,8 @@ import Synchronization
 /// decrypted (SRTP) and compared byte for byte with what the talker sent.
 ///
 /// The parts: `LoadSockets` (the socket set), `Talker` (sending and the send times), `KeepAlives`, `Receivers`
-/// (latency histogram, tallies, `PacketVerifier`), `Pacing` (the run's phase and timing); the loop that drives
-/// them is in LoadEngine+Loop.swift.
+/// (latency histogram, tallies, `PacketVerifier`), `LateReceivers` (the late listeners, counted apart), `Pacing`
+/// (the run's phase and timing); the loop that drives them is in LoadEngine+Loop.swift.
 final class LoadEngine: @unchecked Sendable {
     // @unchecked: after `start()` every mutable field is touched only by the engine's thread, except the
     // atomics; `result` is written by the thread before `finished` is set and never again, and read by others
@@ -34,6 +34,9 @@ final class LoadEngine: @unchecked Sendable {
     var talker: Talker
     var keepAlives: KeepAlives
     var receivers: Receivers
+    /// The late listeners: no keep-alive until `Configuration.lateAfter` seconds into the sending.
+    var lateKeepAlives: KeepAlives
+    var lateReceivers: LateReceivers
     var pacing = Pacing()
 
     init(_ configuration: Configuration) throws {
@@ -41,24 +44,26 @@ final class LoadEngine: @unchecked Sendable {
         let members = configuration.members
         sockets = try LoadSockets(
             relayPort: configuration.sockets.relayPort, listeners: members.listeners.count,
-            receiveBuffer: configuration.sockets.receiveBuffer,
+            lateListeners: members.lateListeners.count, receiveBuffer: configuration.sockets.receiveBuffer,
             timestamps: configuration.sockets.kernelTimestamps)
         let inbound: [SRTPSession?]
         let keepAliveOut: [SRTPSession?]
+        let lateInbound: [SRTPSession?]
+        let lateKeepAliveOut: [SRTPSession?]
         let talkerOut: SRTPSession?
         do {
             if members.secure {
-                inbound = try members.listeners.map {
-                    try SRTPSession(direction: .inbound, key: $0.key, ssrc: .specific($0.listenSSRC))
-                }
-                keepAliveOut = try members.listeners.map {
-                    try SRTPSession(direction: .outbound, key: $0.key, ssrc: .specific($0.ssrc))
-                }
+                inbound = try Self.sessions(.inbound, for: members.listeners)
+                keepAliveOut = try Self.sessions(.outbound, for: members.listeners)
+                lateInbound = try Self.sessions(.inbound, for: members.lateListeners)
+                lateKeepAliveOut = try Self.sessions(.outbound, for: members.lateListeners)
                 talkerOut = try SRTPSession(
                     direction: .outbound, key: members.talker.key, ssrc: .specific(members.talker.ssrc))
             } else {
                 inbound = members.listeners.map { _ in nil }
                 keepAliveOut = inbound
+                lateInbound = members.lateListeners.map { _ in nil }
+                lateKeepAliveOut = lateInbound
                 talkerOut = nil
             }
         } catch {
@@ -77,6 +82,26 @@ final class LoadEngine: @unchecked Sendable {
             verifier: PacketVerifier(
                 sessions: inbound, talkerSSRC: members.talker.ssrc, payloads: payloads,
                 every: configuration.verifyEvery))
+        lateKeepAlives = KeepAlives(
+            fds: sockets.lateFDs, ssrcs: members.lateListeners.map(\.ssrc), sessions: lateKeepAliveOut,
+            interval: configuration.keepAliveInterval)
+        lateReceivers = LateReceivers(
+            listenSSRCs: members.lateListeners.map(\.listenSSRC), maxPackets: configuration.traffic.maxPackets,
+            verifier: PacketVerifier(
+                sessions: lateInbound, talkerSSRC: members.talker.ssrc, payloads: payloads,
+                every: configuration.verifyEvery))
+    }
+
+    /// SRTP sessions for `members`: inbound for their streams (listen SSRC), outbound for their keep-alives.
+    private static func sessions(
+        _ direction: SRTPSession.Direction, for members: [MemberMedia]
+    ) throws
+        -> [SRTPSession?]
+    {
+        try members.map {
+            try SRTPSession(
+                direction: direction, key: $0.key, ssrc: .specific(direction == .inbound ? $0.listenSSRC : $0.ssrc))
+        }
     }
 
     deinit {
@@ -85,10 +110,14 @@ final class LoadEngine: @unchecked Sendable {
         talker.deallocate()
         keepAlives.deallocate()
         receivers.deallocate()
+        lateKeepAlives.deallocate()
+        lateReceivers.deallocate()
     }
 
     /// Each listener socket's local port.
     var listenerPorts: [Int] { sockets.listenerPorts }
+    /// Each late listener socket's local port.
+    var latePorts: [Int] { sockets.latePorts }
 
     func start() {
         let thread = Thread { [self] in
@@ -132,6 +161,15 @@ final class LoadEngine: @unchecked Sendable {
                 activeSeconds: Double(max(receivers.lastDelivery, sendEnd) - sendStart) / 1e9),
             receiving: receivers.tally, spread: receivers.spread, latency: LatencySummary(receivers.histogram),
             start: pacing.cpuAtStart, end: end)
+        if configuration.windowStart != nil {
+            result.windowLatency = LatencySummary(receivers.windowHistogram)
+            result.windowPackets = receivers.windowHistogram.total
+        }
+        if !sockets.lateFDs.isEmpty {
+            var late = lateReceivers.summary(heardAt: pacing.lateHeardRealtime, sent: talker.log.sent)
+            late.keepAlivesSent = lateKeepAlives.sent
+            result.late = late
+        }
         pacing.phase = .done
     }
 }

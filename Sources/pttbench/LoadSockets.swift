@@ -2,22 +2,25 @@
 import Foundation
 import Glibc
 
-/// The run's UDP sockets on 127.0.0.1, each on its own port and connected to the relay: one per listener and the
-/// talker's. Closed with `closeAll()`.
+/// The run's UDP sockets on 127.0.0.1, each on its own port and connected to the relay: one per listener, one per
+/// late listener and the talker's. Closed with `closeAll()`.
 struct LoadSockets {
     /// One per listener, in listener order; epoll tags them by index.
     let listenerFDs: [Int32]
     /// Each listener socket's local port (for the kernel's per-socket drop counters).
     let listenerPorts: [Int]
+    /// One per late listener, in order; epoll tags them by `listenerFDs.count` + index.
+    let lateFDs: [Int32]
+    let latePorts: [Int]
     let talkerFD: Int32
 
-    /// Opens `listeners` listener sockets (with `receiveBuffer` bytes and, if asked, kernel receive timestamps) and
-    /// the talker's; on a failure closes those already open.
-    init(relayPort: Int, listeners: Int, receiveBuffer: Int, timestamps: Bool) throws {
+    /// Opens `listeners` + `lateListeners` listener sockets (with `receiveBuffer` bytes and, if asked, kernel
+    /// receive timestamps) and the talker's; on a failure closes those already open.
+    init(relayPort: Int, listeners: Int, lateListeners: Int = 0, receiveBuffer: Int, timestamps: Bool) throws {
         var fds: [Int32] = []
         var ports: [Int] = []
         do {
-            for _ in 0..<listeners {
+            for _ in 0..<(listeners + lateListeners) {
                 let (fd, port) = try Self.openSocket(
                     relayPort: relayPort, receiveBuffer: receiveBuffer, timestamps: timestamps)
                 fds.append(fd)
@@ -28,12 +31,14 @@ struct LoadSockets {
             for fd in fds { close(fd) }
             throw error
         }
-        listenerFDs = fds
-        listenerPorts = ports
+        listenerFDs = Array(fds.prefix(listeners))
+        listenerPorts = Array(ports.prefix(listeners))
+        lateFDs = Array(fds.dropFirst(listeners))
+        latePorts = Array(ports.dropFirst(listeners))
     }
 
     func closeAll() {
-        for fd in listenerFDs { close(fd) }
+        for fd in listenerFDs + lateFDs { close(fd) }
         close(talkerFD)
     }
 

@@ -17,18 +17,24 @@ extension PTTBench {
         let setupBudget = setup.setupBudget(listeners: load.listeners)
         let setupDeadline = ContinuousClock.now + .milliseconds(Int(setupBudget * 1000))
 
-        // Join: N listeners and the talker (last), connectParallelism at a time.
+        // Join: N listeners, the late listeners and the talker (last), connectParallelism at a time.
         let setupStart = ContinuousClock.now
+        let liveCount = load.listeners
+        let lateCount = late.lateListeners
         let members = try await joinAll(
-            count: load.listeners + 1, channel: "bench", user: user, server: server, group: group,
+            count: liveCount + lateCount + 1, channel: "bench", user: user, server: server, group: group,
             deadline: setupDeadline,
             budget: setupBudget, clients: &clients
-        ) { $0 == load.listeners ? "talker" : String(format: "listener-%05d", $0) }
+        ) {
+            $0 == liveCount + lateCount
+                ? "talker"
+                : $0 < liveCount ? String(format: "listener-%05d", $0) : String(format: "late-%05d", $0 - liveCount)
+        }
         let joinSeconds = Self.seconds(ContinuousClock.now - setupStart)
         let serverJoinCPU = ProcStats.processCPUSeconds(pid: server.pid)
-        progress("\(load.listeners + 1) members joined in \(String(format: "%.1f", joinSeconds)) s")
+        progress("\(members.count) members joined in \(String(format: "%.1f", joinSeconds)) s")
         let joined = members.map(\.1)
-        let talkerClient = members[load.listeners].0
+        let talkerClient = members[liveCount + lateCount].0
         func media(_ joined: Joined) throws -> MemberMedia {
             var key: [UInt8] = []
             if load.security == "srtp" {
@@ -50,19 +56,23 @@ extension PTTBench {
 
         let engine = try LoadEngine(
             loadConfiguration(
-                relayPort: mediaPort, listeners: try joined.prefix(load.listeners).map(media),
-                talker: try media(joined[load.listeners]),
+                relayPort: mediaPort, listeners: try joined.prefix(liveCount).map(media),
+                talker: try media(joined[liveCount + lateCount]),
+                lateListeners: try joined[liveCount..<(liveCount + lateCount)].map(media),
                 payloads: payloads, serverPID: server.pid, lingerAfterRun: daemon.stopUnderLoad > 0))
         engine.start()
         defer { engine.command.store(2, ordering: .releasing) }
 
-        // Wait until the relay knows every listener's address.
+        // Wait until the relay knows every listener's address (the late listeners stay unheard).
         let reachStart = ContinuousClock.now
         var reachable = 0
-        let listenerSSRCs = Set(joined.prefix(load.listeners).map(\.media.ssrc))
+        var lateReachable = 0
+        let listenerSSRCs = Set(joined.prefix(liveCount).map(\.media.ssrc))
+        let lateSSRCs = Set(joined[liveCount..<(liveCount + lateCount)].map(\.media.ssrc))
         while true {
             let detail: ChannelDetail = try await admin.get("/api/channels/bench")
             reachable = detail.members.filter { listenerSSRCs.contains($0.ssrc) && $0.audioReachable }.count
+            lateReachable = detail.members.filter { lateSSRCs.contains($0.ssrc) && $0.audioReachable }.count
             if reachable == load.listeners { break }
             if ContinuousClock.now > setupDeadline {
                 throw BenchError(
@@ -76,8 +86,10 @@ extension PTTBench {
         let reachSeconds = Self.seconds(ContinuousClock.now - reachStart)
         progress("relay heard all \(load.listeners) listeners after \(String(format: "%.1f", reachSeconds)) s")
         let rssBefore = ProcStats.memoryKB(pid: server.pid, field: "VmRSS")
-        let metricsBefore = RelayCounters(try await admin.getText("/metrics"))
-        let socketPorts = Set(engine.listenerPorts + [mediaPort])
+        let exposition = try await admin.getText("/metrics")
+        let metricsBefore = RelayCounters(exposition)
+        let catchUpBefore = RelayCounters(exposition, prefix: "ptt_catchup_")
+        let socketPorts = Set(engine.listenerPorts + engine.latePorts + [mediaPort])
         let dropsBefore = ProcStats.udpDrops(ports: socketPorts)
 
         // Other processes on these cores distort every figure: measure them (1 s), and wait for quiet if asked.
@@ -117,7 +129,8 @@ extension PTTBench {
         let result = engine.result
         if let failure = result.failure { throw BenchError("load engine: \(failure)") }
 
-        let metricsAfter = RelayCounters(try await admin.getText("/metrics"))
+        let expositionAfter = try await admin.getText("/metrics")
+        let metricsAfter = RelayCounters(expositionAfter)
         let dropsAfter = ProcStats.udpDrops(ports: socketPorts)
         let detail: ChannelDetail = try await admin.get("/api/channels/bench")
         // Stopping under load needs the floor: the talker keeps it.
@@ -146,6 +159,23 @@ extension PTTBench {
             $0 + (dropsAfter[$1] ?? 0) - (dropsBefore[$1] ?? 0)
         }
         report.floorAtEnd = detail.floor
+        if let start = late.windowStart, let latency = result.windowLatency {
+            report.catchUpWindow = CatchUpWindowReport(
+                from: start, seconds: min(LateListenerOptions.windowSeconds, load.seconds - start),
+                packets: result.windowPackets,
+                latency: latency)
+        }
+        if let received = result.late {
+            report.lateListeners = LateListenerReport(
+                listeners: lateCount, catchUpMode: late.catchUpMode ?? "late-joiners",
+                catchUpSpeed: late.catchUpSpeed, lateAfterSeconds: late.lateAfter,
+                reachableBeforeSending: lateReachable,
+                reachableAtEnd: detail.members.filter { lateSSRCs.contains($0.ssrc) && $0.audioReachable }.count,
+                socketDrops: engine.latePorts.reduce(0) { $0 + (dropsAfter[$1] ?? 0) - (dropsBefore[$1] ?? 0) },
+                received: received,
+                catchUp: CatchUpFigures(
+                    before: catchUpBefore, after: RelayCounters(expositionAfter, prefix: "ptt_catchup_")))
+        }
         report.machine = BenchReport.Machine.current(
             serverCPU: placement.pinnedServerCPU, benchCPU: placement.pinnedBenchCPU)
 

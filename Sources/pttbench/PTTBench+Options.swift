@@ -43,6 +43,46 @@ struct LoadOptions: ParsableArguments {
     var maxPackets: Int { flood ? Int(min(seconds * 400_000, 20_000_000)) : Int((seconds * rate).rounded()) + 1 }
 }
 
+/// Members that become reachable by audio mid-burst: joined like the listeners, silent (not one packet to the
+/// relay) until `lateAfter` seconds into the sending, then all heard at once, so pttd catches each one up.
+struct LateListenerOptions: ParsableArguments {
+    @Option(
+        name: .long,
+        help:
+            "Extra listeners that send nothing until --late-after seconds into the sending, then their first keep-alive all at once; pttd runs with catchUp.mode late-joiners and catches each one up. Not counted in the latency, loss and checks of the listeners. 0: none."
+    )
+    var lateListeners = 0
+
+    @Option(
+        name: .customLong("late-after"),
+        help:
+            "Seconds into the sending when the late listeners send their first keep-alive (default 10). Given or with late listeners, the live listeners' latency for the packets sent in the \(Int(Self.windowSeconds)) s from then on is also reported apart (the catch-up window), so a run without late listeners gives the figure to compare with."
+    )
+    var lateAfterOption: Double?
+
+    /// How long after --late-after the live listeners' latency is also measured apart.
+    static let windowSeconds = 5.0
+
+    /// Seconds into the sending when the late listeners are first heard.
+    var lateAfter: Double { lateAfterOption ?? 10 }
+
+    /// Seconds into the sending where the catch-up window starts, nil when it is not measured.
+    var windowStart: Double? { lateListeners > 0 || lateAfterOption != nil ? lateAfter : nil }
+
+    @Option(
+        name: .customLong("catch-up-mode"),
+        help:
+            "pttd's catchUp.mode: off, woken or late-joiners (default: late-joiners with --late-listeners, else pttd's default). off gives a control run: the late listeners join the live stream with no catch-up."
+    )
+    var catchUpModeOption: String?
+
+    @Option(name: .long, help: "pttd's catchUp.speed, 1.1...20 (default: pttd's, 4).")
+    var catchUpSpeed: Double?
+
+    /// pttd's `catchUp.mode` for the run: as given, else late-joiners with late listeners, else pttd's default.
+    var catchUpMode: String? { catchUpModeOption ?? (lateListeners > 0 ? "late-joiners" : nil) }
+}
+
 /// Which pttd runs, and the cores it and pttbench are pinned to.
 struct PlacementOptions: ParsableArguments {
     @Option(name: .long, help: "The pttd executable (default: next to pttbench).")

@@ -32,6 +32,7 @@ struct PTTBench: AsyncParsableCommand {
 
     // Options by concern (PTTBench+Options.swift), in the order `--help` lists them.
     @OptionGroup var load: LoadOptions
+    @OptionGroup var late: LateListenerOptions
     @OptionGroup var placement: PlacementOptions
     @OptionGroup var payload: PayloadOptions
     @OptionGroup var receiving: ReceiveOptions
@@ -57,6 +58,27 @@ struct PTTBench: AsyncParsableCommand {
             throw ValidationError("--connect-parallelism must be 1...256")
         }
         guard (0...60).contains(daemon.stopUnderLoad) else { throw ValidationError("--stop-under-load must be 0...60") }
+        guard (0...5000).contains(late.lateListeners) else {
+            throw ValidationError("--late-listeners must be 0...5000")
+        }
+        if let mode = late.catchUpModeOption, !["off", "woken", "late-joiners"].contains(mode) {
+            throw ValidationError("--catch-up-mode must be off, woken or late-joiners")
+        }
+        if let speed = late.catchUpSpeed, !(1.1...20).contains(speed) {
+            throw ValidationError("--catch-up-speed must be 1.1...20")
+        }
+        if late.lateListeners > 0 {
+            guard external.externalRelay == nil, !joinOptions.joinOnly, wakeOptions.wakes == nil else {
+                throw ValidationError(
+                    "--late-listeners needs the audio run (not --external-relay, --join-only, --wakes)")
+            }
+        }
+        if late.windowStart != nil {
+            guard late.lateAfter > 0, load.seconds > late.lateAfter else {
+                throw ValidationError(
+                    "--seconds (\(load.seconds)) must exceed --late-after (\(late.lateAfter)), which must be over 0")
+            }
+        }
     }
 
     func progress(_ text: @autoclosure () -> String) {
@@ -69,7 +91,7 @@ struct PTTBench: AsyncParsableCommand {
             throw ValidationError("cannot pin pttbench to CPU \(placement.benchCPU) (see nproc; or --no-pin)")
         }
         let fileLimit = LinuxSys.raiseFileLimit()
-        let neededFiles = 2 * load.listeners + 200
+        let neededFiles = 2 * (load.listeners + late.lateListeners) + 200
         guard fileLimit < 0 || fileLimit >= neededFiles else {
             throw ValidationError("open-file limit \(fileLimit) is below the \(neededFiles) this run needs (ulimit -n)")
         }
@@ -88,9 +110,10 @@ struct PTTBench: AsyncParsableCommand {
         let server = try await ServerProcess.start(
             .init(
                 executable: placement.executable, core: placement.pinnedServerCPU, security: load.security,
-                maxTalkTimeMs: Int((load.seconds + 600) * 1000), maxConnections: max(10_000, load.listeners + 100),
-                logLevel: daemon.serverLogLevel,
-                tls: daemon.tls))
+                maxTalkTimeMs: Int((load.seconds + 600) * 1000),
+                maxConnections: max(10_000, load.listeners + late.lateListeners + 100),
+                logLevel: daemon.serverLogLevel, tls: daemon.tls, catchUpMode: late.catchUpMode,
+                catchUpSpeed: late.catchUpSpeed))
         progress("pttd pid \(server.pid), data \(server.dataDirectory)")
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         var outcome: Result<BenchReport, Error>

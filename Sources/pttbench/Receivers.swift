@@ -22,6 +22,9 @@ struct Receivers {
     var lastDelivery: UInt64 = 0
     var tally = ReceiveTally()
     var histogram = LatencyHistogram()
+    /// The catch-up window: packets whose send time (CLOCK_REALTIME) falls in it are also recorded apart.
+    var window: Range<UInt64> = 0..<0
+    var windowHistogram = LatencyHistogram()
     let verifier: PacketVerifier
 
     init(listenSSRCs ssrcs: [UInt32], verifier: PacketVerifier) {
@@ -35,6 +38,7 @@ struct Receivers {
     func deallocate() {
         listenSSRCs.deallocate()
         histogram.deallocate()
+        windowHistogram.deallocate()
     }
 
     /// `arrival`: when the packet reached the socket (CLOCK_REALTIME, like the send times); `seen`: when this
@@ -67,6 +71,7 @@ struct Receivers {
         let sentAt = sendTimes[index]
         guard arrival >= sentAt else { tally.unmatched += 1; return }
         histogram.record(arrival - sentAt)
+        if window.contains(sentAt) { windowHistogram.record(arrival - sentAt) }
         tally.delivered += 1
         lastDelivery = seen
         let count = perListener[listener] &+ 1

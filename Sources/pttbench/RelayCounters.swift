@@ -1,10 +1,10 @@
 #if os(Linux)
-/// The relay's counters from `/metrics` (`ptt_media_*`), by series.
+/// The relay's counters from `/metrics` (`ptt_media_*`, or the series starting with another prefix), by series.
 struct RelayCounters {
     var values: [String: Double] = [:]
 
-    init(_ exposition: String) {
-        for line in exposition.split(separator: "\n") where line.hasPrefix("ptt_media_") {
+    init(_ exposition: String, prefix: String = "ptt_media_") {
+        for line in exposition.split(separator: "\n") where line.hasPrefix(prefix) {
             guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else {
                 continue
             }

@@ -35,6 +35,10 @@ final class ServerProcess: Sendable {
         /// Control connections over TLS: pttd makes a self-signed certificate and writes its fingerprint to
         /// runtime.json. Without it pttd runs with `--no-tls`.
         var tls = false
+        /// pttd's `catchUp.mode` ("off", "woken", "late-joiners"); nil: pttd's default.
+        var catchUpMode: String?
+        /// pttd's `catchUp.speed`; nil: pttd's default.
+        var catchUpSpeed: Double?
     }
 
     /// How pttd ended when `stop()` asked it to.
@@ -59,10 +63,14 @@ final class ServerProcess: Sendable {
         var template = Array("/tmp/pttbench.XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw BenchError("mkdtemp: \(String(cString: strerror(errno)))") }
         let directory = String(cString: made)
-        let config: [String: Any] = [
+        var config: [String: Any] = [
             "floor": ["maxTalkTimeMs": options.maxTalkTimeMs],
             "maxConnections": options.maxConnections,
         ]
+        var catchUp: [String: Any] = [:]
+        if let mode = options.catchUpMode { catchUp["mode"] = mode }
+        if let speed = options.catchUpSpeed { catchUp["speed"] = speed }
+        if !catchUp.isEmpty { config["catchUp"] = catchUp }
         try JSONSerialization.data(withJSONObject: config).write(to: URL(fileURLWithPath: directory + "/config.json"))
 
         let logPath = directory + "/pttd.log"

@@ -13,7 +13,8 @@ public enum CatchUpMode: String, Sendable, Codable, CaseIterable {
 /// How the relay keeps the current burst of every channel and plays it to members that arrive late.
 ///
 /// JSON (config key `catchUp`, every key optional):
-/// `{"mode": "woken", "speed": 4, "channelMaxBytes": 1048576, "serverMaxBytes": 67108864}`.
+/// `{"mode": "woken", "speed": 4, "channelMaxBytes": 1048576, "serverMaxBytes": 67108864,
+///   "maxPacketsPerSecond": 25000}`.
 public struct CatchUpConfiguration: Sendable, Equatable {
     public var mode: CatchUpMode
     /// How much faster than real time the kept packets go out to a member catching up (the audio it has not
@@ -25,22 +26,28 @@ public struct CatchUpConfiguration: Sendable, Equatable {
     /// Bytes kept for every channel's burst together at most; beyond it the oldest packets of the whole server
     /// go. Default 64 MiB.
     public var serverMaxBytes: Int
+    /// Kept packets the relay sends per second at most, to every member catching up or replaying together: they
+    /// go out a few at a time between live packets, so live listeners keep their latency. Members catching up at
+    /// once share it. Default 25,000 (100 members catching up at 4× real time with 20 ms packets).
+    public var maxPacketsPerSecond: Int
 
     public static let speeds: ClosedRange<Double> = 1.1...20
 
     public init(
-        mode: CatchUpMode = .woken, speed: Double = 4, channelMaxBytes: Int = 1 << 20, serverMaxBytes: Int = 64 << 20
+        mode: CatchUpMode = .woken, speed: Double = 4, channelMaxBytes: Int = 1 << 20, serverMaxBytes: Int = 64 << 20,
+        maxPacketsPerSecond: Int = 25_000
     ) {
         self.mode = mode
         self.speed = speed
         self.channelMaxBytes = channelMaxBytes
         self.serverMaxBytes = serverMaxBytes
+        self.maxPacketsPerSecond = maxPacketsPerSecond
     }
 }
 
 extension CatchUpConfiguration: Codable {
     public enum CodingKeys: String, CodingKey {
-        case mode, speed, channelMaxBytes, serverMaxBytes
+        case mode, speed, channelMaxBytes, serverMaxBytes, maxPacketsPerSecond
     }
 
     /// Decodes a configuration; missing keys take their defaults. Throws `DecodingError.dataCorrupted` naming the
@@ -72,6 +79,9 @@ extension CatchUpConfiguration: Codable {
             try c.decodeInteger(.channelMaxBytes, in: 65_536...(256 << 20), default: Int64(defaults.channelMaxBytes)))
         serverMaxBytes = Int(
             try c.decodeInteger(.serverMaxBytes, in: 65_536...(16 << 30), default: Int64(defaults.serverMaxBytes)))
+        maxPacketsPerSecond = Int(
+            try c.decodeInteger(
+                .maxPacketsPerSecond, in: 500...10_000_000, default: Int64(defaults.maxPacketsPerSecond)))
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -80,5 +90,6 @@ extension CatchUpConfiguration: Codable {
         try c.encode(speed, forKey: .speed)
         try c.encode(channelMaxBytes, forKey: .channelMaxBytes)
         try c.encode(serverMaxBytes, forKey: .serverMaxBytes)
+        try c.encode(maxPacketsPerSecond, forKey: .maxPacketsPerSecond)
     }
 }

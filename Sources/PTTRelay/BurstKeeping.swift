@@ -14,6 +14,8 @@ struct BurstKeeping {
     private(set) var totalBytes = 0
     /// Members with a playback, in the order they started.
     var players: [RelayMember] = []
+    /// Where the next playback tick starts in `players` (each tick goes on where the last one's budget ran out).
+    var nextPlayer = 0
     /// Runs every ``MediaRelay/playbackTick`` while anybody plays.
     var timer: RepeatedTask?
     /// Open buffers whose packets go to a recording, handed over every ``MediaRelay/recordingHandOff``.
@@ -23,6 +25,11 @@ struct BurstKeeping {
     init(configuration: CatchUpConfiguration, maxDuration: Duration) {
         self.configuration = configuration
         self.maxDuration = .nanoseconds(maxDuration.nanoseconds)
+    }
+
+    /// Kept packets one playback tick may send, to every player together.
+    var packetsPerTick: Int {
+        max(1, configuration.maxPacketsPerSecond * Int(MediaRelay.playbackTick.nanoseconds) / 1_000_000_000)
     }
 
     /// Whether bursts are kept at all.

@@ -3,10 +3,11 @@ import PTTCore
 import RTP
 
 extension MediaRelay {
-    /// How often kept packets go out to the members playing them.
-    static let playbackTick = TimeAmount.milliseconds(10)
+    /// How often kept packets go out to the members playing them: often, a few at a time (at most
+    /// ``BurstKeeping/packetsPerTick`` for everyone), so a live packet never waits behind a long run of them.
+    static let playbackTick = TimeAmount.milliseconds(2)
     /// The most kept packets sent to one member per tick (a member far behind never takes a whole tick).
-    static let maxPlaybackPacketsPerTick = 25
+    static let maxPlaybackPacketsPerMember = 8
 
     // MARK: Keeping the current burst
 
@@ -126,12 +127,21 @@ extension MediaRelay {
         for member in keeping.players where member.channel == channel { endPlayback(of: member, .cancelled) }
     }
 
-    /// Sends every member what of its playback is due, and ends the playbacks that are done.
+    /// Sends the members what of their playback is due, within the tick's budget (going on, the next tick, with
+    /// the member where it ran out), and ends the playbacks that are done.
     func playbackTick() {
         guard let handler else { return }
         let now = clock()
         var done: [(RelayMember, PlaybackOutcome)] = []
-        for member in keeping.players {
+        var budget = keeping.packetsPerTick
+        let players = keeping.players
+        let first = keeping.nextPlayer % max(1, players.count)
+        for turn in 0..<players.count {
+            let member = players[(first + turn) % players.count]
+            guard budget > 0 else {
+                keeping.nextPlayer = (first + turn) % players.count
+                break
+            }
             guard membersByID[member.config.id] === member, var playback = member.playback else {
                 done.append((member, .cancelled))
                 continue
@@ -142,7 +152,7 @@ extension MediaRelay {
                 playback.next = buffer.firstRetained
             }
             var sent = 0
-            while playback.next < buffer.endIndex, sent < Self.maxPlaybackPacketsPerTick,
+            while playback.next < buffer.endIndex, sent < min(budget, Self.maxPlaybackPacketsPerMember),
                 playback.pacer.isDue(buffer.entry(playback.next).timestamp, now: now)
             {
                 send(playback.next, of: playback, to: member, via: handler)
@@ -151,6 +161,7 @@ extension MediaRelay {
                 sent += 1
             }
             playback.sent += sent
+            budget -= sent
             member.playback = playback
             if sent > 0 {
                 if playback.kind == .catchUp {

@@ -203,6 +203,29 @@ struct CatchUpRelayTests {
         #expect(h.counter("ptt_catchup_evicted_packets_total") == 20)
     }
 
+    @Test("members catching up at once share the server's budget of kept packets per tick, each getting every packet")
+    func sharedBudget() throws {
+        var configuration = Self.keeping(.lateJoiners, speed: 20)
+        configuration.maxPacketsPerSecond = 5_000  // 10 per 2 ms tick
+        let h = try Harness(catchUp: configuration)
+        try h.join(1)
+        let late = Array(UInt32(10)..<UInt32(40))
+        for n in late { h.apply(.join(h.config(n))) }
+        h.apply(.floor(h.id, holder: MemberID("m1")))
+        try Self.talk(h, 20)
+        for n in late { try Self.keepAlive(h, n) }
+        var got: [Int: [Int]] = [:]
+        for tick in 0..<100 {
+            if tick == 0 { h.loop.run() } else { h.advance(MediaRelay.playbackTick) }  // one tick each
+            let copies = try h.sent()
+            #expect(copies.count <= 10, "\(copies.count) kept packets in one tick")
+            for copy in copies { got[copy.to.port!, default: []].append(Int(copy.payload[1])) }
+        }
+        #expect(got.count == late.count)
+        #expect(got.values.allSatisfy { $0 == Array(0..<20) }, "every member got the whole burst, in order")
+        #expect(h.counter(#"ptt_catchup_finished_total{outcome="live"}"#) == late.count)
+    }
+
     @Test("a kept burst: numbering, dropping the oldest, compaction and lookup by arrival")
     func burstBuffer() {
         let buffer = BurstBuffer(channel: ChannelID(), speakerSSRC: 1, generation: 1)

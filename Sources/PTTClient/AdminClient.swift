@@ -83,28 +83,29 @@ public struct AdminClient: Sendable {
     private func send(
         _ method: HTTPMethod, _ path: String, body: Data? = nil, limit: Int = 16 << 20, timeout: TimeAmount? = nil
     ) async throws -> [UInt8] {
-        var request = HTTPClientRequest(url: baseURL + path)
-        request.method = method
-        request.headers.add(name: "authorization", value: "Bearer \(token)")
-        if let body {
-            request.headers.add(name: "content-type", value: "application/json")
-            request.body = .bytes(ByteBuffer(data: body))
-        }
-        let response: HTTPClientResponse
+        var headers = HTTPHeaders()
+        headers.add(name: "authorization", value: "Bearer \(token)")
+        if body != nil { headers.add(name: "content-type", value: "application/json") }
+        let response: AdminResponseCollector.Response
         do {
-            response = try await HTTPClient.shared.execute(request, timeout: timeout ?? self.timeout)
+            let request = try HTTPClient.Request(
+                url: baseURL + path, method: method, headers: headers, body: body.map { .bytes(Array($0)) })
+            response = try await HTTPClient.shared.execute(
+                request: request, delegate: AdminResponseCollector(limit: limit),
+                deadline: .now() + (timeout ?? self.timeout)
+            ).futureResult.get()
+        } catch let error as AdminResponseCollector.TooLarge {
+            throw AdminError(error: "too-large", message: "pttd's answer to \(path): \(error)")
         } catch {
             throw AdminError(error: "no-server", message: "cannot reach pttd's admin API at \(baseURL): \(error)")
         }
-        let buffer = try await response.body.collect(upTo: limit)
-        let bytes = Array(buffer.readableBytesView)
         guard (200..<300).contains(response.status.code) else {
-            if let error = try? JSONDecoder().decode(AdminError.self, from: Data(bytes)) { throw error }
+            if let error = try? JSONDecoder().decode(AdminError.self, from: Data(response.body)) { throw error }
             throw AdminError(
                 error: "http-\(response.status.code)",
                 message: "\(response.status.code) \(response.status.reasonPhrase)")
         }
-        return bytes
+        return response.body
     }
 
     private func decode<T: Decodable>(_ type: T.Type, _ bytes: [UInt8]) throws -> T {

@@ -4,6 +4,7 @@ import NIOCore
 import NIOPosix
 import PTTCore
 import RTP
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -40,6 +41,9 @@ public final class MediaRelay: @unchecked Sendable {
     var held: [ChannelID: (hold: FloorHold, packets: [[UInt8]])] = [:]
     /// Kept bursts and the members playing them (catch-up, replay).
     var keeping: BurstKeeping
+    /// Changes the control plane sent that the relay has not applied yet, in order, and whether there are any.
+    let pendingChanges = Mutex<[RelayChange]>([])
+    let hasPendingChanges = Atomic<Bool>(false)
     /// The relay's monotonic time (tests set their own).
     var clock: () -> NIODeadline = { NIODeadline.now() }
     /// Where each datagram is decrypted and checked (one at a time, on the event loop).
@@ -120,10 +124,24 @@ public final class MediaRelay: @unchecked Sendable {
 
     // MARK: Changes from the control plane
 
-    /// Applies what changed, in order, on the relay's event loop.
+    /// Applies what changed, in order, on the relay's event loop: at the latest before the next datagram is
+    /// handled (NIO handles I/O before queued tasks, so a datagram read after a change was sent, such as a new
+    /// floor holder's first packet, would otherwise be decided without it).
     public func apply(_ changes: [RelayChange]) {
         guard !changes.isEmpty else { return }
-        eventLoop.execute { for change in changes { self.apply(change) } }
+        pendingChanges.withLock { $0.append(contentsOf: changes) }
+        hasPendingChanges.store(true, ordering: .releasing)
+        eventLoop.execute { self.applyPendingChanges() }
+    }
+
+    /// Applies every change sent so far, in order (on the relay's event loop).
+    func applyPendingChanges() {
+        guard hasPendingChanges.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        let changes = pendingChanges.withLock { pending in
+            defer { pending.removeAll() }
+            return pending
+        }
+        for change in changes { apply(change) }
     }
 
     private func apply(_ change: RelayChange) {

@@ -186,6 +186,21 @@ struct MediaRelayHandlerTests {
         #expect(h.counter("forwarded") == 6)
     }
 
+    @Test("a change the plane sent is applied before the next datagram, even if its task has not run yet")
+    func changesBeforeDatagrams() throws {
+        let h = try Harness()
+        try h.join(1, 2)
+        h.apply(.floor(h.id, holder: MemberID("m1")))
+        // The floor moves to member 2; its first packet is read before the loop runs the queued change.
+        h.relay.apply([.floor(h.id, holder: MemberID("m2"))])
+        try h.talk(2, sequence: 1)
+        #expect(try h.sent().map(\.to) == [try h.address(1)])
+        #expect(h.counter(#"dropped{reason="not-floor-holder"}"#) == 0)
+        h.loop.run()  // the queued task finds nothing left to apply
+        try h.talk(2, sequence: 2)
+        #expect(try h.sent().count == 1)
+    }
+
     @Test("nobody but the holder is relayed, and every drop is counted by reason")
     func drops() throws {
         let h = try Harness()

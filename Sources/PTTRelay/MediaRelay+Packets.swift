@@ -132,13 +132,9 @@ extension MediaRelay {
                 listener.nextSequence &+= 1
                 unowned(unsafe) let crypto = listener.crypto
                 let sent = handler.write(to: listener, maxLength: maxLength) { out in
-                    guard
-                        let length = try? RTPHeader.writePacket(
-                            into: out, marker: marker, payloadType: RelayRules.opusPayloadType,
-                            sequenceNumber: sequence,
-                            timestamp: timestamp, ssrc: listenSSRC, csrc: speakerSSRC, payload: payload)
-                    else { return 0 }
-                    return crypto.protectRTP(out.baseAddress!, length: length, capacity: out.count) ?? 0
+                    crypto.writeCopy(
+                        into: out, marker: marker, sequence: sequence, timestamp: timestamp, ssrc: listenSSRC,
+                        csrc: speakerSSRC, payload: payload)
                 }
                 if sent { forwarded += 1 } else { failed += 1 }
             }

@@ -1,6 +1,5 @@
 import NIOCore
 import PTTCore
-import RTP
 
 extension MediaRelay {
     /// How often kept packets go out to the members playing them: often, a few at a time (at most
@@ -190,12 +189,9 @@ extension MediaRelay {
             let crypto = listener.crypto
             let listenSSRC = listener.config.listenSSRC
             let sent = handler.write(to: listener, maxLength: maxLength) { out in
-                guard
-                    let length = try? RTPHeader.writePacket(
-                        into: out, marker: entry.marker, payloadType: RelayRules.opusPayloadType,
-                        sequenceNumber: sequence, timestamp: timestamp, ssrc: listenSSRC, csrc: csrc, payload: payload)
-                else { return 0 }
-                return crypto.protectRTP(out.baseAddress!, length: length, capacity: out.count) ?? 0
+                crypto.writeCopy(
+                    into: out, marker: entry.marker, sequence: sequence, timestamp: timestamp, ssrc: listenSSRC,
+                    csrc: csrc, payload: payload)
             }
             if sent { metrics.forwarded.increment() } else { metrics.dropped(.protectFailed) }
         }

@@ -1,4 +1,5 @@
 import PTTCore
+import RTP
 import SRTP
 
 /// A member's media protection on the relay: SRTP with the member's key (inbound from its SSRC, outbound
@@ -42,6 +43,22 @@ final class MemberCrypto {
     func unprotectRTCP(_ packet: UnsafeMutableRawBufferPointer, length: Int) -> Int? {
         guard let inbound else { return length }
         return try? inbound.unprotectRTCP(packet.baseAddress!, length: length)
+    }
+
+    /// Writes one relayed copy for this member into `out` (the 16-byte header: its `ssrc`, `sequence`, the
+    /// channel's `timestamp`, the speaker in CSRC; then the Opus `payload`) and protects it in place. Returns its
+    /// length, 0 if it could not be written or protected.
+    @inline(__always)
+    func writeCopy(
+        into out: UnsafeMutableRawBufferPointer, marker: Bool, sequence: UInt16, timestamp: UInt32, ssrc: UInt32,
+        csrc: UInt32, payload: UnsafeRawBufferPointer
+    ) -> Int {
+        guard
+            let length = try? RTPHeader.writePacket(
+                into: out, marker: marker, payloadType: RelayRules.opusPayloadType, sequenceNumber: sequence,
+                timestamp: timestamp, ssrc: ssrc, csrc: csrc, payload: payload)
+        else { return 0 }
+        return protectRTP(out.baseAddress!, length: length, capacity: out.count) ?? 0
     }
 
     /// Encrypts and signs an RTP packet in place (the buffer has room for the tag); nil if it fails.

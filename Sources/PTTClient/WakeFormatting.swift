@@ -23,6 +23,15 @@ public enum TTLError: Error, Equatable, CustomStringConvertible {
 /// Reads a TTL as `pttctl announce --ttl` takes it: `90` or `90s` (seconds), `15m`, `2h`, `7d`.
 /// Returns seconds, 1 to 30 days; anything else (fractions, signs, spaces, other units) throws.
 public func parseTTL(_ text: String) throws -> Int {
+    let seconds = try parseDuration(text)
+    guard (1...maximumAnnouncementTTL).contains(seconds) else { throw TTLError.outOfRange(text) }
+    return seconds
+}
+
+/// Reads a whole duration as `pttctl` takes them (`--ttl`, `--since`): `90` or `90s` (seconds), `15m`, `2h`,
+/// `7d`. Returns seconds; a duration too large for `Int` throws `outOfRange`, anything else (fractions, signs,
+/// spaces, other units) `notADuration`.
+public func parseDuration(_ text: String) throws(TTLError) -> Int {
     let units: [Character: Int] = ["s": 1, "m": 60, "h": 3_600, "d": 86_400]
     var digits = Substring(text)
     var unit = 1
@@ -30,11 +39,11 @@ public func parseTTL(_ text: String) throws -> Int {
         digits = digits.dropLast()
         unit = factor
     }
-    guard !digits.isEmpty, digits.allSatisfy({ ("0"..."9").contains($0) }) else { throw TTLError.notADuration(text) }
+    guard !digits.isEmpty, digits.allSatisfy({ ("0"..."9").contains($0) }) else { throw .notADuration(text) }
     // All digits: a number too large for Int is still a duration, just out of range.
-    guard let number = Int(digits) else { throw TTLError.outOfRange(text) }
+    guard let number = Int(digits) else { throw .outOfRange(text) }
     let (seconds, overflow) = number.multipliedReportingOverflow(by: unit)
-    guard !overflow, (1...maximumAnnouncementTTL).contains(seconds) else { throw TTLError.outOfRange(text) }
+    guard !overflow else { throw .outOfRange(text) }
     return seconds
 }
 

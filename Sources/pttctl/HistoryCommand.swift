@@ -3,16 +3,13 @@ import Foundation
 import PTTClient
 import PTTProtocol
 
-/// A span of time back from now: `90s`, `30m`, `1h`, `2d` (a bare number is seconds).
+/// A span of time back from now: `90s`, `30m`, `1h`, `2d` (a bare number is seconds), as `--ttl` reads them.
 struct TimeSpan: ExpressibleByArgument {
     let seconds: Int
 
     init?(argument: String) {
-        let units: [Character: Int] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
-        guard let last = argument.last else { return nil }
-        let unit = units[last]
-        guard let value = Int(unit == nil ? argument : String(argument.dropLast())), value >= 0 else { return nil }
-        seconds = value * (unit ?? 1)
+        guard let seconds = try? parseDuration(argument) else { return nil }
+        self.seconds = seconds
     }
 }
 

@@ -42,7 +42,7 @@ struct RecordingCrashTests {
         guard case .floorGranted = try await peer.request(.floorRequest(FloorCommand(channel: "deck"))) else {
             throw TestFailure("floor not granted")
         }
-        try await RecordingTests.talk(Talker(peer: peer, joined: joined, media: media), spoken, speed: 1)
+        try await ReplayTests.talk(Talker(peer: peer, joined: joined, media: media), spoken)
         daemon.signal(SIGKILL)
         _ = try await daemon.waitForExit()
         await media.close()

@@ -14,20 +14,6 @@ import Testing
 struct RecordingTests {
     typealias Packets = [(data: [UInt8], samples: Int)]
 
-    /// Sends packets paced by their durations, `speed` times faster than real time.
-    static func talk(_ speaker: Talker, _ packets: Packets, speed: Double = 5) async throws {
-        let start = ContinuousClock.now
-        var elapsed = 0
-        var timestamp: UInt32 = 0x2000_0000
-        for (index, packet) in packets.enumerated() {
-            let due = start + .microseconds(Int64(Double(elapsed) * 1_000 / 48 / speed))
-            try await Task.sleep(until: due, clock: .continuous)
-            try speaker.media.send(opus: packet.data, timestamp: timestamp, marker: index == 0)
-            timestamp &+= UInt32(packet.samples)
-            elapsed += packet.samples
-        }
-    }
-
     /// A whole burst: floor, audio, release, idle. With `heardBy`, the release waits until that member has every
     /// packet: the relay has then handled them all (a release overtaking the last packets would end the burst
     /// before them).
@@ -35,7 +21,7 @@ struct RecordingTests {
         guard case .floorGranted = try await speaker.peer.request(.floorRequest(FloorCommand(channel: "deck"))) else {
             throw TestFailure("floor not granted")
         }
-        try await talk(speaker, packets, speed: speed)
+        try await ReplayTests.talk(speaker, packets, speed: speed)
         if let heardBy {
             let heard = await collect(heardBy.media, count: packets.count, timeout: .seconds(10))
             try #require(heard.count == packets.count, "the listener heard \(heard.count) of \(packets.count)")
@@ -138,7 +124,7 @@ struct RecordingTests {
             let members = try await RelayTests.crew(server, ["alice", "bob"])
             let (alice, bob) = (members[0], members[1])
             _ = try await alice.peer.request(.floorRequest(FloorCommand(channel: "deck")))
-            try await Self.talk(alice, packets)
+            try await ReplayTests.talk(alice, packets, speed: 5)
             #expect(await collect(bob.media, count: packets.count, timeout: .seconds(10)).count == packets.count)
             guard case .floorQueued = try await bob.peer.request(.floorRequest(FloorCommand(channel: "deck"))) else {
                 throw TestFailure("bob not queued")
@@ -269,7 +255,7 @@ struct RecordingTests {
             _ = await collect(bob.media, count: 10, timeout: .seconds(2))
             let live: Packets = try tonePackets(10).map { (data: $0, samples: 960) }
             _ = try await alice.peer.request(.floorRequest(FloorCommand(channel: "deck")))
-            try await Self.talk(alice, live, speed: 1)
+            try await ReplayTests.talk(alice, live)
             guard case .replayEnded(let cancelled) = try await bob.peer.next("replay-ended") else {
                 throw TestFailure("no replay-ended")
             }

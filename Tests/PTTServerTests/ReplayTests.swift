@@ -11,10 +11,10 @@ import Testing
 /// packet, decoded, and timed.
 @Suite("Replaying captured talk bursts through the relay")
 struct ReplayTests {
-    /// Sends packets paced by their durations, as a talking device does.
+    /// Sends packets paced by their durations, as a talking device does (`speed` times faster than real time).
     static func talk(
         _ speaker: Talker, _ packets: [(data: [UInt8], samples: Int)], from first: Int = 0,
-        startTimestamp: UInt32 = 0x1000_0000,
+        startTimestamp: UInt32 = 0x1000_0000, speed: Double = 1,
         onIndex: ((Int) async throws -> Void)? = nil
     ) async throws {
         let start = ContinuousClock.now
@@ -22,7 +22,8 @@ struct ReplayTests {
         var timestamp = startTimestamp
         for (index, packet) in packets.enumerated() {
             try await onIndex?(index)
-            try await Task.sleep(until: start + .microseconds(Int64(elapsed) * 1_000 / 48), clock: .continuous)
+            let due = start + .microseconds(Int64(Double(elapsed) * 1_000 / 48 / speed))
+            try await Task.sleep(until: due, clock: .continuous)
             try speaker.media.send(opus: packet.data, timestamp: timestamp, marker: index == 0)
             timestamp &+= UInt32(packet.samples)
             elapsed += packet.samples

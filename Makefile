@@ -7,7 +7,8 @@ DATA ?= ./.pttd
 APT_PACKAGES := libopus-dev libsrtp2-dev libssl-dev libogg-dev libsqlite3-dev pkg-config
 PKG_CONFIG_NAMES := opus libsrtp2 libcrypto ogg sqlite3
 # Real peers the tests talk to: command name → Debian package.
-TEST_TOOLS := opusenc:opus-tools opusinfo:opus-tools opusdec:opus-tools ffmpeg:ffmpeg tshark:tshark ip:iproute2 tc:iproute2
+TEST_TOOLS := opusenc:opus-tools opusinfo:opus-tools opusdec:opus-tools ffmpeg:ffmpeg tshark:tshark ip:iproute2 tc:iproute2 \
+  chromium:chromium
 
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
@@ -38,6 +39,10 @@ test-tools:
 	  echo "make: installing test tools:$$missing"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
+	@# Playwright for Python drives Debian's chromium in the browser tests (no browser download: none is needed).
+	@python3 -c 'import playwright' 2>/dev/null || { \
+	  echo "make: installing Playwright for Python (PyPI)"; \
+	  python3 -m pip install -q playwright || python3 -m pip install -q --break-system-packages playwright; }
 
 build: deps
 	$(SWIFT) build

@@ -6,6 +6,12 @@ import PackageDescription
 /// and guard nothing the single-threaded design does not already. Static checks stay on.
 let hotPathSettings: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
 
+/// The files `pttd` serves to browsers (Sources/PTTServer/Web/Assets), each compiled in as `PackageResources.NAME`.
+let webAssets = [
+    "index.html", "app.js", "app.css", "capture-worklet.js", "playback-worklet.js",
+    "console.html", "console.js", "console.css",
+]
+
 let package = Package(
     name: "pttrelay",
     platforms: [.macOS(.v14)],
@@ -100,8 +106,9 @@ let package = Package(
         .target(
             name: "PTTServer",
             dependencies: [
-                "APNs", "AudioFiles", "Opus", "PTTCore", "PTTProtocol", "PTTRelay", "PTTStore",
+                "APNs", "AudioFiles", "Opus", "PTTCore", "PTTProtocol", "PTTRelay", "PTTStore", "RTP", "SRTP",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -113,7 +120,10 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            ],
+            // The browser walkie-talkie and the operator console: plain files, compiled into pttd as byte arrays
+            // (no resource bundle to install beside the binary, no build step that needs the internet).
+            resources: webAssets.map { .embedInCode("Web/Assets/\($0)") }
         ),
         // The server's storage: SQLite through GRDB, here and nowhere else.
         .target(

@@ -1,0 +1,64 @@
+"""Shared by the browser tests: launches Debian's chromium through Playwright and reports results as JSON.
+
+Each test script is run by a Swift test as a process (like ffmpeg in the interop tests). It prints exactly
+one line of JSON on stdout at the end (what it saw), and diagnostics on stderr. The Swift test decides.
+"""
+
+import json
+import shutil
+import sys
+import time
+
+from playwright.sync_api import sync_playwright  # noqa: F401 (re-exported for the scripts)
+
+
+def chromium_args(wav=None):
+    """Flags that work as root in a headless container: a fake microphone playing `wav` once (or a tone)."""
+    args = [
+        "--no-sandbox",
+        "--use-fake-ui-for-media-stream",
+        "--use-fake-device-for-media-stream",
+        "--autoplay-policy=no-user-gesture-required",
+    ]
+    if wav:
+        args.append(f"--use-file-for-fake-audio-capture={wav}%noloop")
+    return args
+
+
+def launch(playwright, wav=None):
+    """Debian's chromium (never a downloaded browser), headless."""
+    executable = shutil.which("chromium")
+    if executable is None:
+        fail("chromium is not installed (make test installs it)")
+    return playwright.chromium.launch(executable_path=executable, headless=True, args=chromium_args(wav))
+
+
+def new_page(browser, logs):
+    """A page that accepts the server's self-signed certificate and whose console lines go to `logs`."""
+    context = browser.new_context(ignore_https_errors=True)
+    page = context.new_page()
+    page.on("console", lambda message: logs.append(f"[{message.type}] {message.text}"))
+    page.on("pageerror", lambda error: logs.append(f"[pageerror] {error}"))
+    return page
+
+
+def wait_for(page, expression, timeout_s=15.0, what=None):
+    """Waits until `expression` (JavaScript) is truthy in the page, at most `timeout_s`; fails with `what`."""
+    try:
+        page.wait_for_function(expression, timeout=timeout_s * 1000)
+    except Exception as error:  # Playwright's TimeoutError, or the page closed
+        fail(f"timed out waiting for {what or expression}: {error}")
+
+
+def emit(result):
+    """The one line the Swift test reads."""
+    print(json.dumps(result), flush=True)
+
+
+def log(*parts):
+    print(time.strftime("%H:%M:%S"), *parts, file=sys.stderr, flush=True)
+
+
+def fail(message):
+    emit({"error": message})
+    sys.exit(2)

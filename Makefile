@@ -77,6 +77,8 @@ format:
 ## stress suite (floods, churn, storms), then the stress suite alone, so its load never disturbs the
 ## timing of the others.
 STRESS := PTTServerTests\.Stress
+# The browser tests run Playwright with the python3 that test-tools installed it for.
+export PTT_PYTHON := $(shell command -v python3 2>/dev/null)
 test: deps test-tools
 	$(SWIFT) build --build-tests
 	@set -o pipefail; status=0; \

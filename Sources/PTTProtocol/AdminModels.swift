@@ -9,10 +9,14 @@ public struct RuntimeInfo: Codable, Sendable, Equatable {
     public var tls: Bool
     /// SHA-256 fingerprint of the TLS certificate, colon-separated uppercase hex; nil without TLS.
     public var fingerprint: String?
+    /// Where browsers open the walkie-talkie (`https://HOST:PORT/`, with the server's certificate); nil when the
+    /// web listener is off. HOST is the listener's address (`0.0.0.0` means any address of the machine).
+    public var webURL: String?
     public init(
         pid: Int32, controlHost: String, controlPort: Int, mediaPort: Int? = nil, adminURL: String, tls: Bool,
-        fingerprint: String?
+        fingerprint: String?, webURL: String? = nil
     ) {
+        self.webURL = webURL
         self.pid = pid; self.controlHost = controlHost; self.controlPort = controlPort; self.mediaPort = mediaPort;
         self.adminURL = adminURL
         self.tls = tls; self.fingerprint = fingerprint

@@ -116,6 +116,26 @@ public final class Store: Sendable {
                     CREATE INDEX burst_channel_start ON burst(channelId, startedAt);
                     """)
         }
+        // Sign-in links (one use, a deadline) and the browser credentials they give; both go with their user.
+        migrator.registerMigration("v6-sign-in-links") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE sign_in_link (
+                        tokenHash BLOB PRIMARY KEY NOT NULL,
+                        userName TEXT NOT NULL REFERENCES user(name) ON DELETE CASCADE,
+                        createdAt DOUBLE NOT NULL,
+                        expiresAt DOUBLE NOT NULL
+                    );
+                    CREATE TABLE web_credential (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        userName TEXT NOT NULL REFERENCES user(name) ON DELETE CASCADE,
+                        secretHash BLOB NOT NULL,
+                        salt BLOB NOT NULL,
+                        createdAt DOUBLE NOT NULL
+                    );
+                    CREATE INDEX web_credential_user ON web_credential(userName);
+                    """)
+        }
         return migrator
     }
 

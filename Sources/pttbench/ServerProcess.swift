@@ -79,7 +79,7 @@ final class ServerProcess: Sendable {
         var arguments =
             [
                 options.executable, "--data", directory, "--control-host", "127.0.0.1", "--control-port", "0",
-                "--admin-port", "0", "--media-port", "0", "--media-security", options.security,
+                "--admin-port", "0", "--media-port", "0", "--no-web", "--media-security", options.security,
                 "--log-level", options.logLevel,
             ] + (options.tls ? [] : ["--no-tls"])
         let process = Process()

@@ -38,6 +38,15 @@ struct PTTD: AsyncParsableCommand {
     @Option(name: .long, help: "Admin API port (0 picks a free port).")
     var adminPort: Int?
 
+    @Option(name: .long, help: "Web listener address: the browser walkie-talkie (HTTPS with the control certificate).")
+    var webHost: String?
+
+    @Option(name: .long, help: "Web listener TCP port (default 7702; 0 picks a free port; see DATA/runtime.json).")
+    var webPort: Int?
+
+    @Flag(name: .long, help: "Do not serve the browser walkie-talkie (config \"web\": false).")
+    var noWeb = false
+
     @Flag(name: .long, help: "Serve the control protocol without TLS (for tests only).")
     var noTLS = false
 
@@ -82,6 +91,9 @@ struct PTTD: AsyncParsableCommand {
         if let mediaPort { settings.mediaPort = mediaPort }
         if let adminHost { settings.adminHost = adminHost }
         if let adminPort { settings.adminPort = adminPort }
+        if let webHost { settings.webHost = webHost }
+        if let webPort { settings.webPort = webPort }
+        if noWeb { settings.web = false }
         if noTLS { settings.tls = false }
         if let heartbeatIntervalMs { settings.heartbeatInterval = .milliseconds(heartbeatIntervalMs) }
         if let mediaSecurity {

@@ -35,7 +35,8 @@ def launch(playwright, wav=None):
 
 def new_page(browser, logs):
     """A page that accepts the server's self-signed certificate and whose console lines go to `logs`."""
-    context = browser.new_context(ignore_https_errors=True)
+    # bypass_csp: Playwright evaluates its wait conditions as strings, which the page's CSP (rightly) forbids.
+    context = browser.new_context(ignore_https_errors=True, bypass_csp=True)
     page = context.new_page()
     page.on("console", lambda message: logs.append(f"[{message.type}] {message.text}"))
     page.on("pageerror", lambda error: logs.append(f"[pageerror] {error}"))

@@ -17,6 +17,8 @@ import Testing
         configuration.controlHost = "127.0.0.1"
         configuration.controlPort = 0
         configuration.adminPort = 0
+        configuration.webHost = "127.0.0.1"
+        configuration.webPort = 0
         configuration.mediaPort = 0
         configuration.tls = false
         var logger = Logger(label: "pttd-service-test")

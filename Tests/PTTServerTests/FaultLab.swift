@@ -19,7 +19,9 @@ final class FaultLab: Sendable {
         try config.write(toFile: data + "/config.json", atomically: true, encoding: .utf8)
         let daemon = try network.spawn(
             in: network.server, "pttd",
-            ["--data", data, "--control-port", "0", "--admin-port", "0", "--media-port", "0"])
+            [
+                "--data", data, "--control-port", "0", "--admin-port", "0", "--media-port", "0", "--web-port", "0",
+            ])
         let deadline = ContinuousClock.now + .seconds(30)
         var info: RuntimeInfo?
         while info == nil {

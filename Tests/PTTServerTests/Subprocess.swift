@@ -139,6 +139,7 @@ extension Subprocess {
             "pttd",
             [
                 "--data", data, "--control-host", "127.0.0.1", "--control-port", "0", "--admin-port", "0",
+                "--web-host", "127.0.0.1", "--web-port", "0",
                 "--media-port", "0",
             ] + arguments)
         let deadline = ContinuousClock.now + .seconds(30)

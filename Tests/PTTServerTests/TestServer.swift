@@ -33,6 +33,8 @@ final class TestServer: Sendable {
         configuration.controlHost = "127.0.0.1"
         configuration.controlPort = 0
         configuration.adminPort = 0
+        configuration.webHost = "127.0.0.1"
+        configuration.webPort = 0
         configuration.mediaPort = 0
         configuration.tls = false
         configure(&configuration)

@@ -5,8 +5,9 @@ import NIOCore
 /// idle with no request for `idleTimeout`, or a request that has not arrived whole and been answered
 /// within `requestTimeout` of its first byte, closes the connection.
 ///
-/// ``AdminHTTPHandler`` reports each answered request with the outbound event ``AdminResponseSent``.
-final class AdminDeadlines: ChannelDuplexHandler, @unchecked Sendable {
+/// ``AdminHTTPHandler`` (and the web listener's ``WebHTTPHandler``, which uses the same deadlines until a
+/// connection becomes a WebSocket) reports each answered request with the outbound event ``AdminResponseSent``.
+final class AdminDeadlines: ChannelDuplexHandler, RemovableChannelHandler, @unchecked Sendable {
     // @unchecked: state is touched only on the connection's event loop.
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
@@ -15,16 +16,22 @@ final class AdminDeadlines: ChannelDuplexHandler, @unchecked Sendable {
 
     private let idleTimeout: TimeAmount
     private let requestTimeout: TimeAmount
-    private let metrics: ServerMetrics
+    private let timedOut: @Sendable (AdminDeadlinePhase) -> Void
+    private let listener: String
     private let logger: Logger
     private var inRequest = false
     private var timer: Scheduled<Void>?
 
-    init(idleTimeout: TimeAmount, requestTimeout: TimeAmount, metrics: ServerMetrics, logger: Logger) {
+    /// `timedOut` counts a connection closed at a deadline; `listener` names it in the log (`admin`, `web`).
+    init(
+        idleTimeout: TimeAmount, requestTimeout: TimeAmount, listener: String = "admin", logger: Logger,
+        timedOut: @escaping @Sendable (AdminDeadlinePhase) -> Void
+    ) {
         self.idleTimeout = idleTimeout
         self.requestTimeout = requestTimeout
-        self.metrics = metrics
+        self.listener = listener
         self.logger = logger
+        self.timedOut = timedOut
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -34,6 +41,12 @@ final class AdminDeadlines: ChannelDuplexHandler, @unchecked Sendable {
     func channelActive(context: ChannelHandlerContext) {
         if timer == nil { arm(context: context, phase: .idle, in: idleTimeout) }
         context.fireChannelActive()
+    }
+
+    /// Removed when the connection becomes a WebSocket: the control session's own deadlines take over.
+    func handlerRemoved(context: ChannelHandlerContext) {
+        timer?.cancel()
+        timer = nil
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -63,9 +76,9 @@ final class AdminDeadlines: ChannelDuplexHandler, @unchecked Sendable {
         timer = context.eventLoop.scheduleTask(in: delay) {
             let (handler, context) = loopBound.value
             handler.timer = nil
-            handler.metrics.admin.timedOut(phase)
+            handler.timedOut(phase)
             handler.logger.info(
-                "closing admin connection at its \(phase.rawValue) deadline",
+                "closing \(handler.listener) connection at its \(phase.rawValue) deadline",
                 metadata: [
                     "remote": "\(context.channel.remoteAddress.map { "\($0)" } ?? "unknown")"
                 ])

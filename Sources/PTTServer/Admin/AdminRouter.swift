@@ -104,6 +104,9 @@ package struct AdminRouter {
                 return .json(plane.admin.listUsers())
             case (.POST, 2, "api", "users"):
                 return .json(try plane.admin.addUser(decode(AddUserRequest.self, body)), status: .created)
+            case (.POST, 4, "api", "users") where segments[3] == "links":
+                let request = body.isEmpty ? SignInLinkRequest() : try decode(SignInLinkRequest.self, body)
+                return .json(try plane.signInLinks.make(user: segments[2], request), status: .created)
             case (.DELETE, 3, "api", "users"):
                 try plane.admin.removeUser(segments[2])
                 return AdminResponse(status: .noContent)

@@ -36,7 +36,9 @@ final class AdminServer: Sendable {
                 }
                 return child.eventLoop.makeCompletedFuture {
                     try child.pipeline.syncOperations.addHandler(
-                        AdminDeadlines(idleTimeout: idle, requestTimeout: request, metrics: metrics, logger: logger))
+                        AdminDeadlines(idleTimeout: idle, requestTimeout: request, logger: logger) {
+                            metrics.admin.timedOut($0)
+                        })
                     try child.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
                     try child.pipeline.syncOperations.addHandler(
                         AdminHTTPHandler(router: router, token: token, metrics: metrics, logger: logger))

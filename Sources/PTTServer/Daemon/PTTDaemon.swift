@@ -52,6 +52,8 @@ public final class PTTDaemon: Service, @unchecked Sendable {
         var relayGroup: MultiThreadedEventLoopGroup
         var control: ControlServer
         var admin: AdminServer
+        /// The browser walkie-talkie, unless `web` is off.
+        var web: WebServer?
         var relay: MediaRelay
         /// Recorded bursts are written on their own thread.
         var recorder: BurstRecorder
@@ -196,17 +198,29 @@ public final class PTTDaemon: Service, @unchecked Sendable {
             await relay.close()
             throw error
         }
+        let web: WebServer?
+        do {
+            web = try await bindWeb(tls: tls, plane: plane)
+        } catch {
+            try? await control.channel.close()
+            try? await admin.channel.close()
+            await relay.close()
+            throw error
+        }
         let adminHost = configuration.adminHost.contains(":") ? "[\(configuration.adminHost)]" : configuration.adminHost
+        let webURL = web.map { WebAddress.url(host: configuration.webHost, port: $0.port, tls: configuration.tls) }
+        try await plane.eventLoop.submit { plane.signInLinks.webBase = webURL }.get()
         let info = RuntimeInfo(
             pid: getpid(), controlHost: configuration.controlHost, controlPort: control.port, mediaPort: relay.port,
-            adminURL: "http://\(adminHost):\(admin.port)", tls: configuration.tls, fingerprint: fingerprint)
+            adminURL: "http://\(adminHost):\(admin.port)", tls: configuration.tls, fingerprint: fingerprint,
+            webURL: webURL)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         try dataDirectory.writePrivate(try encoder.encode(info), to: dataDirectory.runtimeInfo)
         state = .running(
             Running(
                 plane: plane, planeGroup: planeGroup, relayGroup: relayGroup, control: control, admin: admin,
-                relay: relay, recorder: recorder, recordingGroup: recordingGroup, apns: apns, info: info,
+                web: web, relay: relay, recorder: recorder, recordingGroup: recordingGroup, apns: apns, info: info,
                 adminToken: adminToken))
         let directory = try await plane.eventLoop.submit {
             (plane.directory.channels.count, plane.directory.users.count, plane.directory.memberships.count)
@@ -216,9 +230,20 @@ public final class PTTDaemon: Service, @unchecked Sendable {
             metadata: [
                 "control": "\(configuration.controlHost):\(control.port)\(configuration.tls ? " (TLS)" : "")",
                 "media": "udp \(configuration.controlHost):\(relay.port) (\(configuration.mediaSecurity))",
-                "admin": "\(info.adminURL)", "data": "\(dataDirectory.path)",
+                "admin": "\(info.adminURL)", "web": "\(webURL ?? "off")", "data": "\(dataDirectory.path)",
                 "channels": "\(directory.0)", "users": "\(directory.1)", "memberships": "\(directory.2)",
             ])
+    }
+
+    /// The web listener (the browser walkie-talkie), with the control certificate, unless `web` is off.
+    private func bindWeb(tls: NIOSSLContext?, plane: ControlPlane) async throws -> WebServer? {
+        guard configuration.web else { return nil }
+        return try await WebServer.bind(
+            WebServer.Setup(
+                host: configuration.webHost, port: configuration.webPort, tls: tls,
+                relayHost: WebMediaGateway.relayHost(forBindHost: configuration.controlHost),
+                configuration: configuration),
+            group: group, plane: plane, clock: clock, metrics: metrics, logger: logger)
     }
 
     /// Stops listening, tells connected clients the server is shutting down, and closes them.
@@ -226,6 +251,7 @@ public final class PTTDaemon: Service, @unchecked Sendable {
         if let running {
             try? await running.control.channel.close()
             try? await running.admin.channel.close()
+            try? await running.web?.channel.close()
             // Closing the relay also drops its report callback: the plane and the relay refer to each other
             // (plane.relay, relay.report), and that cycle would keep every stopped server's plane, store (an
             // open SQLite connection) and relay (LeakSanitizer).
@@ -264,7 +290,7 @@ public final class PTTDaemon: Service, @unchecked Sendable {
                     .init(service: ListenerService(name: "relay", channel: running.relay.datagramChannel!)),
                     .init(service: ListenerService(name: "control", channel: running.control.channel)),
                     .init(service: ListenerService(name: "admin", channel: running.admin.channel)),
-                ],
+                ] + (running.web.map { [.init(service: ListenerService(name: "web", channel: $0.channel))] } ?? []),
                 logger: logger))
         do {
             try await withGracefulShutdownHandler {

@@ -6,7 +6,8 @@ import PTTProtocol
 /// Everything `pttd` can be told. Built-in defaults, then the config file, then command-line flags.
 ///
 /// The config file is JSON with these keys, all optional (Docs/OPERATIONS in README):
-/// `controlHost`, `controlPort`, `mediaPort`, `adminHost`, `adminPort`, `tls`, `heartbeatIntervalMs`,
+/// `controlHost`, `controlPort`, `mediaPort`, `adminHost`, `adminPort`, `tls`, `web`, `webHost`, `webPort`,
+/// `webMaxConnections`, `heartbeatIntervalMs`,
 /// `heartbeatMissLimit`, `createChannelsOnJoin`, `mediaSecurity`, `implicitFloorRequest`, `mediaSilenceTimeoutMs`,
 /// `maxConnections`, `memberEventsUpTo`, `catchUp` (see ``CatchUpConfiguration``), `recording` (see ``RecordingConfiguration``), `floor` (see ``FloorConfiguration``), `wake` (see ``WakeConfiguration``), `limits` (see
 /// ``ConnectionLimits``) and `apns` (see ``APNsSettings``).
@@ -19,6 +20,13 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Address of the admin API; loopback by default so the LAN cannot reach it.
     public var adminHost = "127.0.0.1"
     public var adminPort = 7701
+    /// Whether `pttd` serves the browser walkie-talkie (HTTPS with the control certificate, or HTTP with `--no-tls`).
+    public var web = true
+    /// Address of the web listener (all interfaces by default: browsers on the LAN open it).
+    public var webHost = "0.0.0.0"
+    public var webPort = 7702
+    /// Largest number of web connections (page loads and browser members) at once; more are refused at accept.
+    public var webMaxConnections = 1_000
     /// TLS on the control connection (on by default; `--no-tls` is for tests).
     public var tls = true
     public var heartbeatInterval: Duration = .seconds(10)
@@ -56,7 +64,7 @@ extension ServerConfiguration: Codable {
     enum CodingKeys: String, CodingKey {
         case controlHost, controlPort, mediaPort, adminHost, adminPort, tls, heartbeatIntervalMs, heartbeatMissLimit
         case createChannelsOnJoin, mediaSecurity, floor, maxConnections, implicitFloorRequest, mediaSilenceTimeoutMs
-        case wake, apns, limits, memberEventsUpTo, catchUp, recording
+        case wake, apns, limits, memberEventsUpTo, catchUp, recording, web, webHost, webPort, webMaxConnections
     }
 
     public init(from decoder: Decoder) throws {
@@ -68,6 +76,11 @@ extension ServerConfiguration: Codable {
         config.adminHost = try c.decodeIfPresent(String.self, forKey: .adminHost) ?? config.adminHost
         config.adminPort = try c.decodeIfPresent(Int.self, forKey: .adminPort) ?? config.adminPort
         config.tls = try c.decodeIfPresent(Bool.self, forKey: .tls) ?? config.tls
+        config.web = try c.decodeIfPresent(Bool.self, forKey: .web) ?? config.web
+        config.webHost = try c.decodeIfPresent(String.self, forKey: .webHost) ?? config.webHost
+        config.webPort = try c.decodeIfPresent(Int.self, forKey: .webPort) ?? config.webPort
+        config.webMaxConnections =
+            try c.decodeIfPresent(Int.self, forKey: .webMaxConnections) ?? config.webMaxConnections
         if let ms = try c.decodeIfPresent(Int.self, forKey: .heartbeatIntervalMs) {
             config.heartbeatInterval = .milliseconds(ms)
         }
@@ -105,6 +118,10 @@ extension ServerConfiguration: Codable {
         try c.encode(adminHost, forKey: .adminHost)
         try c.encode(adminPort, forKey: .adminPort)
         try c.encode(tls, forKey: .tls)
+        try c.encode(web, forKey: .web)
+        try c.encode(webHost, forKey: .webHost)
+        try c.encode(webPort, forKey: .webPort)
+        try c.encode(webMaxConnections, forKey: .webMaxConnections)
         try c.encode(Int(heartbeatInterval.milliseconds), forKey: .heartbeatIntervalMs)
         try c.encode(heartbeatMissLimit, forKey: .heartbeatMissLimit)
         try c.encode(createChannelsOnJoin, forKey: .createChannelsOnJoin)
@@ -123,13 +140,16 @@ extension ServerConfiguration: Codable {
 
     /// Checks ranges; the message names the offending setting.
     public func validate() throws(ConfigurationError) {
-        for (name, port) in [("controlPort", controlPort), ("mediaPort", mediaPort), ("adminPort", adminPort)] {
+        for (name, port) in [
+            ("controlPort", controlPort), ("mediaPort", mediaPort), ("adminPort", adminPort), ("webPort", webPort),
+        ] {
             guard (0...65535).contains(port) else { throw .invalid("\(name) must be 0...65535, got \(port)") }
         }
         guard heartbeatInterval >= .milliseconds(10) else { throw .invalid("heartbeatIntervalMs must be at least 10") }
         guard heartbeatMissLimit >= 1 else { throw .invalid("heartbeatMissLimit must be at least 1") }
         guard mediaSilenceTimeout >= .seconds(1) else { throw .invalid("mediaSilenceTimeoutMs must be at least 1000") }
         guard maxConnections >= 1 else { throw .invalid("maxConnections must be at least 1") }
+        guard webMaxConnections >= 1 else { throw .invalid("webMaxConnections must be at least 1") }
         guard memberEventsUpTo >= 0 else {
             throw .invalid("memberEventsUpTo must be at least 0, got \(memberEventsUpTo)")
         }

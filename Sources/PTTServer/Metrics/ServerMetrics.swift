@@ -22,6 +22,8 @@ public final class ServerMetrics: Sendable {
     public let relay: RelayMetrics
     /// The recorder's (`ptt_recordings_*`).
     let recordings: RecordingMetrics
+    /// The web listener and the browser bridge (`ptt_web_*`).
+    public let web: WebMetrics
 
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
@@ -30,6 +32,7 @@ public final class ServerMetrics: Sendable {
         pushes = PushMetrics(registry)
         admin = AdminMetrics(registry)
         recordings = RecordingMetrics(registry)
+        web = WebMetrics(registry)
         let mediaDrops = registry.labelledCounters(
             "ptt_media_packets_dropped_total", "Datagrams dropped by the relay",
             key: "reason", RelayDropReason.self)

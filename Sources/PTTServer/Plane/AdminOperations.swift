@@ -111,6 +111,7 @@ final class AdminOperations: @unchecked Sendable {
             }
         }
         try commit([.removeUser(name)])
+        plane.signInLinks.userRemoved(name)
         for session in plane.sessions.sessions(ofUser: name) {
             session.close(with: ErrorFrame(code: .badCredentials, message: "user '\(name)' was removed"))
         }

@@ -23,6 +23,7 @@ extension ControlPlane {
         }
         guard let user = directory.users[hello.user],
             SecretHasher.verify(secret: hello.secret, salt: user.salt, expected: user.secretHash)
+                || signInLinks.verify(user: user.name, secret: hello.secret)
         else {
             return refuse(.badCredentials, "unknown user or wrong secret", reason: .badCredentials)
         }

@@ -23,6 +23,7 @@ import PTTStore
 /// - ``Notifier`` and ``Announcements``: wakes and leaves over Local Push or APNs; operator announcements.
 /// - ``AdminOperations``: what the admin API reads and changes.
 /// - ``Recordings``: which channels are recorded, replays, and the recordings the admin API reads.
+/// - ``SignInLinks``: one-time sign-in links for browsers, and the credentials they give.
 public final class ControlPlane: @unchecked Sendable {
     // @unchecked: every mutable property is touched only on `eventLoop` (checked with preconditions).
     let context: PlaneContext
@@ -37,6 +38,7 @@ public final class ControlPlane: @unchecked Sendable {
     private(set) lazy var announcements = Announcements(plane: self)
     private(set) lazy var admin = AdminOperations(plane: self)
     private(set) lazy var recordings = Recordings(plane: self)
+    private(set) lazy var signInLinks = SignInLinks(plane: self)
 
     public var eventLoop: EventLoop { context.eventLoop }
     var configuration: ServerConfiguration { context.configuration }
@@ -58,6 +60,7 @@ public final class ControlPlane: @unchecked Sendable {
         try store.write(rotation)
         directory.apply(rotation)
         announcements.restore(stored)
+        signInLinks.restore(try store.loadWebCredentials())
         updateGauges()
     }
 

@@ -1,0 +1,135 @@
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import NIOWebSocket
+import PTTCore
+import Synchronization
+
+/// The web listener: the browser walkie-talkie's files over HTTPS (the control certificate), sign-in links,
+/// and `/ws`, where a browser becomes a member: TLS → HTTP → WebSocket → ``WebSocketControlBridge`` →
+/// ``ControlSessionHandler``, the same session handler and control plane as a control connection.
+///
+/// A port of its own rather than ALPN on the control port: the control port's protocol stays a plain frame
+/// stream that any TLS client speaks, and the operator can open (or close) the web port on its own.
+///
+/// Every connection passes its own ``AdmissionControl`` (at most `webMaxConnections`, the per-address caps
+/// and failed-hello blocks of `limits`); before the upgrade it has the admin listener's idle and request
+/// deadlines, after it the control session's hello deadline and heartbeats.
+final class WebServer: Sendable {
+    let channel: NIOCore.Channel
+
+    /// The largest WebSocket message: a control frame's body limit (64 KiB).
+    static let maxMessageBytes = 64 * 1024
+
+    struct Setup {
+        var host: String
+        var port: Int
+        var tls: NIOSSLContext?
+        var relayHost: String
+        var configuration: ServerConfiguration
+    }
+
+    static func bind(
+        _ setup: Setup, group: EventLoopGroup, plane: ControlPlane, clock: any PTTClock, metrics: ServerMetrics,
+        logger: Logger
+    ) async throws -> WebServer {
+        let configuration = setup.configuration
+        let admission = NIOLockedValueBox(
+            AdmissionControl(limits: configuration.limits, maxConnections: configuration.webMaxConnections))
+        let nextSessionID = Atomic<UInt64>(1 << 48)  // apart from control connections' ids, in logs
+        let limits = ConnectionLimitsInEffect(configuration.limits)
+        let gate = HelloGate(limit: configuration.limits.maxPendingHellos)
+        let idle = TimeAmount.nanoseconds(configuration.limits.adminIdleTimeout.nanoseconds)
+        let request = TimeAmount.nanoseconds(configuration.limits.adminRequestTimeout.nanoseconds)
+        let redeem: WebHTTPHandler.Redeem = { token in
+            plane.eventLoop.submit { plane.signInLinks.redeem(token) }
+        }
+        let channel = try await ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { child in
+                let remote = child.remoteAddress
+                let address = remote?.ipAddress ?? "unknown"
+                let loopback = remote.map(ControlServer.isLoopback) ?? false
+                let decision = admission.withLockedValue {
+                    $0.connectionOpened(from: address, loopback: loopback, now: clock.now())
+                }
+                if case .refuse(let why, let first) = decision {
+                    metrics.web.connectionsRefused.increment()
+                    if first {
+                        logger.warning(
+                            "web connection refused", metadata: ["remote": "\(address)", "reason": "\(why.rawValue)"])
+                    }
+                    return child.close()
+                }
+                metrics.web.connectionsOpen.increment()
+                let outcome = ConnectionOutcome()
+                // A page load is not a failed hello: only a WebSocket that never authenticates counts as one.
+                let upgraded = Atomic<Bool>(false)
+                child.closeFuture.whenComplete { _ in
+                    metrics.web.connectionsOpen.decrement()
+                    let authenticated =
+                        outcome.authenticated.load(ordering: .relaxed) || !upgraded.load(ordering: .relaxed)
+                    _ = admission.withLockedValue {
+                        $0.connectionClosed(
+                            from: address, loopback: loopback, authenticated: authenticated, now: clock.now())
+                    }
+                }
+                return child.eventLoop.makeCompletedFuture {
+                    let sync = child.pipeline.syncOperations
+                    if let tls = setup.tls { try sync.addHandler(NIOSSLServerHandler(context: tls)) }
+                    let deadlines = AdminDeadlines(
+                        idleTimeout: idle, requestTimeout: request, listener: "web", logger: logger
+                    ) { metrics.web.timedOut($0) }
+                    try sync.addHandler(deadlines)
+                    let http = WebHTTPHandler(redeem: redeem, metrics: metrics.web, logger: logger)
+                    let upgrader = NIOWebSocketServerUpgrader(
+                        maxFrameSize: Self.maxMessageBytes, automaticErrorHandling: true,
+                        shouldUpgrade: { channel, head in
+                            let path = head.uri.split(separator: "?", maxSplits: 1).first ?? ""
+                            return channel.eventLoop.makeSucceededFuture(path == "/ws" ? HTTPHeaders() : nil)
+                        },
+                        upgradePipelineHandler: { channel, _ in
+                            upgraded.store(true, ordering: .relaxed)
+                            return channel.eventLoop.makeCompletedFuture {
+                                let sync = channel.pipeline.syncOperations
+                                try sync.removeHandler(deadlines).whenFailure { _ in }
+                                try sync.addHandler(
+                                    NIOWebSocketFrameAggregator(
+                                        minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 64,
+                                        maxAccumulatedFrameSize: Self.maxMessageBytes))
+                                try sync.addHandler(
+                                    WebSocketControlBridge(
+                                        relayHost: setup.relayHost, metrics: metrics.web, logger: logger))
+                                try sync.addHandler(
+                                    ControlSessionHandler(
+                                        plane: plane, metrics: metrics,
+                                        sessionID: nextSessionID.add(1, ordering: .relaxed).newValue,
+                                        heartbeatInterval: configuration.heartbeatInterval,
+                                        heartbeatMissLimit: configuration.heartbeatMissLimit, limits: limits,
+                                        outcome: outcome, gate: gate, logger: logger))
+                            }
+                        })
+                    try sync.configureHTTPServerPipeline(
+                        withServerUpgrade: (
+                            upgraders: [upgrader],
+                            completionHandler: { context in
+                                context.pipeline.syncOperations.removeHandler(http, promise: nil)
+                            }
+                        ),
+                        withErrorHandling: true)
+                    try sync.addHandler(http)
+                }
+            }
+            .bind(host: setup.host, port: setup.port).get()
+        return WebServer(channel: channel)
+    }
+
+    private init(channel: NIOCore.Channel) { self.channel = channel }
+
+    var port: Int { channel.localAddress?.port ?? 0 }
+}

@@ -1,0 +1,182 @@
+import AudioFiles
+import Foundation
+import Opus
+import PTTClient
+import PTTProtocol
+import TestSupport
+import Testing
+
+/// The browser walkie-talkie in Debian's chromium (Playwright, Tests/Browser/*.py) against a real `pttd` over
+/// HTTPS, with `ptt` as the member on the other side: what a page says reaches an RTP member, what an RTP member
+/// says reaches the page.
+@Suite(
+    "Browser members", .serialized, .timeLimit(.minutes(3)),
+    .enabled(if: Browser.available, Browser.unavailableReason))
+struct BrowserMemberTests {
+    struct TalkResult: Decodable {
+        struct Stats: Decodable {
+            var framesEncoded: Int
+            var packetsSent: Int
+            var micPeak: Double
+        }
+        var stats: Stats
+        var heldSeconds: Double
+        var talkingText: String
+        var micMeter: Double
+    }
+
+    struct ListenResult: Decodable {
+        struct Stats: Decodable {
+            var packetsReceived: Int
+            var framesDecoded: Int
+            var decodeErrors: Int
+            var outOfOrder: Int
+            var duplicates: Int
+            var firstSeq: Int?
+            var lastSeq: Int?
+            var outPeak: Double
+            var speakers: [String]
+        }
+        var stats: Stats
+        var speakerSeen: String?
+        var outMeter: Double
+    }
+
+    @Test("a page talks with its fake microphone; `ptt listen` records as long as the talk, and it is the speech")
+    func pageTalks() async throws {
+        try await withTestServer(configure: { $0.tls = true }) { server in
+            let web = try require_(server.server.runtimeInfo?.webURL)
+            let janeSecret = try await server.addUser("jane")
+            let bobSecret = try await server.addUser("bob")
+            let directory = TestServer.temporaryDirectory()
+            let source = try Self.fixturePCM()
+            let wav = directory + "/speech.wav"
+            try Data(WAVWriter.file(format: WAVFormat(sampleRate: 48_000, channelCount: 1), samples: source))
+                .write(to: URL(fileURLWithPath: wav))
+            let out = directory + "/heard.ogg"
+            let listener = try Subprocess(
+                "ptt",
+                ["listen", "--channel", "deck", "--out", out, "--until-quiet", "2", "--seconds", "60"],
+                environment: Self.pttEnvironment(server, user: "bob", secret: bobSecret, home: directory))
+            try await listener.waitForStandardError(containing: "listening on deck")
+            try await Self.waitReachable(server, channel: "deck", user: "bob")
+
+            let hold = 4.0
+            let talk = try await Browser.run(
+                "talk_page.py", [web, "jane", janeSecret, "deck", wav, "\(hold)"], as: TalkResult.self)
+            #expect(talk.talkingText == "You are talking")
+            #expect(talk.stats.micPeak > 0.01, "the page's microphone level stayed at \(talk.stats.micPeak)")
+            try await listener.waitForExit(timeout: .seconds(30))
+
+            let (_, packets) = try OggOpusReader.readFile(path: out)
+            let heard = packets.filter { $0.data.count > 1 }  // TOC-only packets are the file's filler
+            let seconds = Double(heard.compactMap(\.sampleCount).reduce(0, +)) / 48_000
+            #expect(
+                abs(seconds - talk.heldSeconds) / talk.heldSeconds < 0.10,
+                "ptt listen heard \(seconds) s of a \(talk.heldSeconds) s talk (\(talk.stats.packetsSent) packets sent)"
+            )
+            let decoder = try OpusDecoder(sampleRate: 48_000, channels: 1)
+            let pcm = try heard.flatMap { try decoder.decode($0.data) }
+            let level = Self.rms(pcm[...])
+            #expect(level > 300, "what ptt listen heard is silence (RMS \(level))")
+            let match = Self.bestEnvelopeCorrelation(heard: pcm, source: source)
+            #expect(match.correlation > 0.6, "heard audio does not follow the source: \(match)")
+            // The measure can fail: the same speech played backwards does not match.
+            let reversed = Self.bestEnvelopeCorrelation(heard: pcm, source: source.reversed())
+            #expect(reversed.correlation < match.correlation - 0.2, "reversed \(reversed), forwards \(match)")
+        }
+    }
+
+    @Test("`ptt talk` of a fixture while a page listens: the page decodes every frame, in order, shows the speaker")
+    func pageListens() async throws {
+        try await withTestServer(configure: { $0.tls = true }) { server in
+            let web = try require_(server.server.runtimeInfo?.webURL)
+            let janeSecret = try await server.addUser("jane")
+            let bobSecret = try await server.addUser("bob")
+            let directory = TestServer.temporaryDirectory()
+            let ready = directory + "/ready"
+            let fixture = Fixtures.path("burst-20ms-mono.opus")
+            let count = try Fixtures.opus("burst-20ms-mono.opus").packets.count
+            async let listened = Browser.run(
+                "listen_page.py", [web, "bob", bobSecret, "deck", ready, "\(count)", "30"], as: ListenResult.self)
+            try await eventually("the page joined", timeout: .seconds(30)) {
+                FileManager.default.fileExists(atPath: ready)
+            }
+            try await Self.waitReachable(server, channel: "deck", user: "bob")
+            _ = try await Subprocess.run(
+                "ptt", ["talk", "--channel", "deck", "--file", fixture],
+                environment: Self.pttEnvironment(server, user: "jane", secret: janeSecret, home: directory),
+                timeout: .seconds(40))
+            let result = try await listened
+            let stats = result.stats
+            #expect(stats.framesDecoded == count, "the page decoded \(stats.framesDecoded) of \(count) frames")
+            #expect(stats.packetsReceived == count)
+            #expect(stats.outOfOrder == 0 && stats.duplicates == 0 && stats.decodeErrors == 0)
+            if let first = stats.firstSeq, let last = stats.lastSeq {
+                #expect((last - first + 65_536) % 65_536 + 1 == count, "sequence numbers \(first)…\(last)")
+            }
+            #expect(result.speakerSeen == "jane" && stats.speakers == ["jane"])
+            #expect(stats.outPeak > 0.02, "the page's output level stayed at \(stats.outPeak)")
+        }
+    }
+
+    // MARK: Helpers
+
+    /// The fixture's speech as 48 kHz mono PCM (what the page's fake microphone plays).
+    static func fixturePCM() throws -> [Int16] {
+        let decoder = try OpusDecoder(sampleRate: 48_000, channels: 1)
+        return try Fixtures.opus("burst-20ms-mono.opus").packets.flatMap { try decoder.decode($0.data) }
+    }
+
+    static func pttEnvironment(_ server: TestServer, user: String, secret: String, home: String) -> [String: String] {
+        [
+            "PTT_HOME": home, "PTT_SERVER": "127.0.0.1:\(server.endpoint.port)", "PTT_USER": user,
+            "PTT_SECRET": secret,
+        ]
+    }
+
+    /// Waits until the relay can reach `user`'s membership of `channel` (it has heard its keep-alives).
+    static func waitReachable(_ server: TestServer, channel: String, user: String) async throws {
+        try await eventually("\(user) reachable by the relay", timeout: .seconds(15)) {
+            let detail: ChannelDetail? = try? await server.admin.get("/api/channels/\(channel)")
+            return detail?.members.contains { $0.user == user && $0.audioReachable } ?? false
+        }
+    }
+
+    static func rms(_ samples: ArraySlice<Int16>) -> Double {
+        guard !samples.isEmpty else { return 0 }
+        return (samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(samples.count)).squareRoot()
+    }
+
+    /// Loudness every 10 ms.
+    static func envelope(_ samples: [Int16]) -> [Double] {
+        stride(from: 0, to: samples.count - 479, by: 480).map { rms(samples[$0..<$0 + 480]) }
+    }
+
+    /// The best Pearson correlation of the heard envelope with the source's, over the source starting up to 2 s
+    /// earlier (the fake microphone starts playing when the page opens it, before the button is pressed).
+    static func bestEnvelopeCorrelation(heard: [Int16], source: [Int16]) -> (correlation: Double, lagMs: Int) {
+        let h = envelope(heard)
+        let s = envelope(source)
+        var best = (correlation: -1.0, lagMs: 0)
+        for lag in 0..<min(200, s.count) {
+            let n = min(h.count, s.count - lag)
+            guard n > 100 else { break }
+            let a = h[0..<n]
+            let b = s[lag..<lag + n]
+            let meanA = a.reduce(0, +) / Double(n)
+            let meanB = b.reduce(0, +) / Double(n)
+            var ab = 0.0
+            var aa = 0.0
+            var bb = 0.0
+            for (x, y) in zip(a, b) {
+                ab += (x - meanA) * (y - meanB)
+                aa += (x - meanA) * (x - meanA)
+                bb += (y - meanB) * (y - meanB)
+            }
+            let r = ab / max((aa * bb).squareRoot(), 1e-9)
+            if r > best.correlation { best = (r, lag * 10) }
+        }
+        return best
+    }
+}

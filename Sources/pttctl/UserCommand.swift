@@ -1,10 +1,12 @@
 import ArgumentParser
+import Foundation
 import PTTClient
 import PTTProtocol
 
 struct UserCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "user", abstract: "Add, list or remove users.", subcommands: [Add.self, List.self, Remove.self])
+        commandName: "user", abstract: "Add, list or remove users.",
+        subcommands: [Add.self, Link.self, List.self, Remove.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -13,6 +15,9 @@ struct UserCommand: AsyncParsableCommand {
         @Argument(help: "User name.") var name: String
         @Option(help: "Floor priority (higher pre-empts lower), -1000...1000.") var priority = 0
         @Flag(help: "The user may listen but never talk.") var receiveOnly = false
+        @Flag(help: "Also print a sign-in link for the browser walkie-talkie (works once; see `user link`).")
+        var link = false
+        @OptionGroup var linkOptions: LinkOptions
 
         func run() async throws {
             let client = try admin.client()
@@ -22,6 +27,55 @@ struct UserCommand: AsyncParsableCommand {
             }
             print("user: \(added.name)")
             print("secret: \(added.secret)")
+            if link { try await linkOptions.makeLink(for: name, client: client) }
+        }
+    }
+
+    struct Link: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print a sign-in link for the browser walkie-talkie.",
+            discussion: """
+                Opened once in a browser before it expires, the link signs that browser in as the user, with a \
+                credential of its own (the user's secret and other browsers keep working). Send it to the person \
+                only: whoever opens it first is signed in.
+                """)
+        @OptionGroup var admin: AdminOptions
+        @Argument(help: "User name.") var name: String
+        @OptionGroup var linkOptions: LinkOptions
+
+        func run() async throws {
+            try await linkOptions.makeLink(for: name, client: try admin.client())
+        }
+    }
+
+    /// How a sign-in link is made and shown.
+    struct LinkOptions: ParsableArguments {
+        @Option(name: .customLong("link-ttl"), help: "How long the link works: 15m (default), 2h, 1d (60 s to 7 days).")
+        var ttl: String?
+        @Option(
+            help:
+                "Host name or address to put in the link instead of the server's (what browsers reach, e.g. ptt.ship.lan)."
+        )
+        var webHost: String?
+
+        func makeLink(for name: String, client: AdminClient) async throws {
+            var seconds: Int?
+            if let ttl {
+                do { seconds = try parseDuration(ttl) } catch { throw ValidationError("--link-ttl: \(error)") }
+            }
+            let made: SignInLinkResponse = try await adminCall {
+                try await client.post(
+                    "/api/users/\(AdminClient.segment(name))/links", body: SignInLinkRequest(ttlSeconds: seconds))
+            }
+            print("link: \(Self.url(made.url, host: webHost))")
+            print("expires: \(made.expiresAt) (works once)")
+        }
+
+        /// `url` with its host replaced by `host`, if given.
+        static func url(_ url: String, host: String?) -> String {
+            guard let host, var components = URLComponents(string: url) else { return url }
+            components.host = host
+            return components.string ?? url
         }
     }
 

@@ -120,6 +120,50 @@ struct BrowserMemberTests {
         }
     }
 
+    struct FloorResult: Decodable {
+        var membersA: [String]
+        var speakerB: String
+        var noteB: String
+        var speakerBAfter: String?
+        var speakerAAfter: String?
+        var speakerAEnd: String?
+        var packetsReceivedA: Int?
+        var buttonClassB: String?
+    }
+
+    @Test("two pages: the second is queued with its position while the first talks, then gets the floor")
+    func pagesQueueAndHandOff() async throws {
+        try await withTestServer(configure: { $0.tls = true }) { server in
+            let web = try require_(server.server.runtimeInfo?.webURL)
+            let janeSecret = try await server.addUser("jane")
+            let bobSecret = try await server.addUser("bob")
+            let seen = try await Browser.run(
+                "floor_pages.py", [web, "jane", janeSecret, "bob", bobSecret, "deck", "queued"], as: FloorResult.self)
+            #expect(Set(seen.membersA) == ["jane", "bob"])
+            #expect(seen.speakerB == "jane is talking")
+            #expect(seen.noteB.contains("number 1 in line"), "queued note: \(seen.noteB)")
+            #expect(seen.speakerBAfter == "You are talking")
+            #expect(seen.speakerAAfter == "bob is talking")
+            #expect(seen.speakerAEnd == "Channel idle")
+            #expect((seen.packetsReceivedA ?? 0) > 0, "the first page heard none of the second's audio")
+        }
+    }
+
+    @Test("two pages, no queue: the second is denied and told why, and its button shows it")
+    func pageDenied() async throws {
+        try await withTestServer(configure: {
+            $0.tls = true; $0.floor.queueCapacityPerPriority = 0
+        }) { server in
+            let web = try require_(server.server.runtimeInfo?.webURL)
+            let janeSecret = try await server.addUser("jane")
+            let bobSecret = try await server.addUser("bob")
+            let seen = try await Browser.run(
+                "floor_pages.py", [web, "jane", janeSecret, "bob", bobSecret, "deck", "denied"], as: FloorResult.self)
+            #expect(seen.noteB.hasPrefix("Floor denied"), "denied note: \(seen.noteB)")
+            #expect(seen.buttonClassB?.contains("blocked") == true)
+        }
+    }
+
     // MARK: Helpers
 
     /// The fixture's speech as 48 kHz mono PCM (what the page's fake microphone plays).

@@ -32,6 +32,8 @@ public enum ControlMessage: Sendable, Equatable {
     case replay(Replay)
     case replaying(Replaying)
     case replayEnded(ReplayEnded)
+    case presence(PresenceRequest)
+    case presenceReport(PresenceReport)
 
     /// The `type` string on the wire.
     public var type: String {
@@ -65,6 +67,8 @@ public enum ControlMessage: Sendable, Equatable {
         case .replay: "replay"
         case .replaying: "replaying"
         case .replayEnded: "replay-ended"
+        case .presence: "presence"
+        case .presenceReport: "presence-report"
         }
     }
 }
@@ -104,6 +108,8 @@ extension ControlMessage: Codable {
         case "replay": self = .replay(try Replay(from: decoder))
         case "replaying": self = .replaying(try Replaying(from: decoder))
         case "replay-ended": self = .replayEnded(try ReplayEnded(from: decoder))
+        case "presence": self = .presence(try PresenceRequest(from: decoder))
+        case "presence-report": self = .presenceReport(try PresenceReport(from: decoder))
         default:
             throw DecodingError.dataCorrupted(
                 .init(codingPath: [TypeKey.type], debugDescription: "unknown message type '\(type)'"))
@@ -143,6 +149,8 @@ extension ControlMessage: Codable {
         case .replay(let m): try m.encode(to: encoder)
         case .replaying(let m): try m.encode(to: encoder)
         case .replayEnded(let m): try m.encode(to: encoder)
+        case .presence(let m): try m.encode(to: encoder)
+        case .presenceReport(let m): try m.encode(to: encoder)
         }
     }
 }
@@ -230,6 +238,7 @@ extension ControlMessage {
         case .floorReleased(let m): m.re
         case .floorIdle(let m): m.re
         case .replaying(let m): m.re
+        case .presenceReport(let m): m.re
         default: nil
         }
     }
@@ -243,6 +252,7 @@ extension ControlMessage {
         case .floorRequest(var m): m.id = id; return .floorRequest(m)
         case .floorRelease(var m): m.id = id; return .floorRelease(m)
         case .replay(var m): m.id = id; return .replay(m)
+        case .presence(var m): m.id = id; return .presence(m)
         default: return self
         }
     }

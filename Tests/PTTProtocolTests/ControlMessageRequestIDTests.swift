@@ -10,7 +10,7 @@ struct ControlMessageRequestIDTests {
     /// The `re` each sample answers, from the sample table above.
     static let answers: [String: Int] = [
         "error": 9, "joined": 4, "left": 2, "push-token-registered": 3, "floor-granted": 5, "floor-denied": 6,
-        "floor-queued": 7, "floor-queue-cancelled": 8, "floor-released": 10, "replaying": 11,
+        "floor-queued": 7, "floor-queue-cancelled": 8, "floor-released": 10, "replaying": 11, "presence-report": 12,
     ]
 
     @Test(arguments: S.all)
@@ -38,7 +38,9 @@ struct ControlMessageRequestIDTests {
         #expect(try S.object(ControlMessage.floorRelease(FloorCommand(channel: "c")).withID(42))["id"] as? Int == 42)
     }
 
-    static let requestTypes: Set<String> = ["join", "leave", "push-token", "floor-request", "floor-release", "replay"]
+    static let requestTypes: Set<String> = [
+        "join", "leave", "push-token", "floor-request", "floor-release", "replay", "presence",
+    ]
 
     @Test(arguments: S.all)
     func withIDLeavesOtherMessagesAlone(sample: ProtocolSample) {

@@ -88,6 +88,17 @@ enum ProtocolSamples {
         .init(
             wireType: "replay-ended",
             message: .replayEnded(ReplayEnded(channel: plainChannel, burst: 42, outcome: "cancelled"))),
+        .init(wireType: "presence", message: .presence(PresenceRequest(id: 12, channel: "general"))),
+        .init(
+            wireType: "presence-report",
+            message: .presenceReport(
+                PresenceReport(
+                    re: 12, channel: plainChannel,
+                    members: [
+                        MemberPresence(
+                            id: "0123456789ab", name: "Ann", user: "ann", receiveOnly: false, connected: true,
+                            audioReachable: true, wakeRoute: "local-push")
+                    ], memberCount: 1))),
     ]
 
     /// The case of a message, by an exhaustive switch: adding a case to ControlMessage breaks this until a
@@ -123,9 +134,11 @@ enum ProtocolSamples {
         case .replay: 26
         case .replaying: 27
         case .replayEnded: 28
+        case .presence: 29
+        case .presenceReport: 30
         }
     }
-    static let caseCount = 29
+    static let caseCount = 31
 
     /// The body bytes of `json` written literally.
     static func body(_ json: String) -> Data { Data(json.utf8) }

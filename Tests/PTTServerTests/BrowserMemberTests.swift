@@ -129,17 +129,31 @@ struct BrowserMemberTests {
         var speakerAEnd: String?
         var packetsReceivedA: Int?
         var buttonClassB: String?
+        var statusOfB: String?
+        var replayNote: String?
+        var replayFrames: Int?
+        var packetsSentB: Int?
     }
 
-    @Test("two pages: the second is queued with its position while the first talks, then gets the floor")
+    @Test(
+        "two pages: each sees the other reachable; the second is queued with its position while the first talks, then gets the floor; the first hears it again from the recording"
+    )
     func pagesQueueAndHandOff() async throws {
-        try await withTestServer(configure: { $0.tls = true }) { server in
+        try await withTestServer(configure: {
+            $0.tls = true; $0.recording.channels = ["deck"]
+        }) { server in
             let web = try require_(server.server.runtimeInfo?.webURL)
             let janeSecret = try await server.addUser("jane")
             let bobSecret = try await server.addUser("bob")
             let seen = try await Browser.run(
-                "floor_pages.py", [web, "jane", janeSecret, "bob", bobSecret, "deck", "queued"], as: FloorResult.self)
+                "floor_pages.py", [web, "jane", janeSecret, "bob", bobSecret, "deck", "queued", "replay"],
+                as: FloorResult.self)
             #expect(Set(seen.membersA) == ["jane", "bob"])
+            #expect(seen.statusOfB == "hears the channel")
+            #expect(seen.replayNote?.hasPrefix("Replaying bob's last message") == true, "\(seen.replayNote ?? "-")")
+            let sent = seen.packetsSentB ?? 0
+            #expect(
+                sent > 40 && abs((seen.replayFrames ?? 0) - sent) <= 2, "replayed \(seen.replayFrames ?? 0) of \(sent)")
             #expect(seen.speakerB == "jane is talking")
             #expect(seen.noteB.contains("number 1 in line"), "queued note: \(seen.noteB)")
             #expect(seen.speakerBAfter == "You are talking")

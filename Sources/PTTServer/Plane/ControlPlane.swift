@@ -135,6 +135,7 @@ public final class ControlPlane: @unchecked Sendable {
         case .floorRelease(let command): floors.release(command, device: device, from: session)
         case .pushAck(let ack): announcements.acknowledged(ack, device: device)
         case .replay(let request): recordings.replay(request, device: device, from: session)
+        case .presence(let request): memberships.presence(request, device: device, from: session)
         default:
             context.metrics.control.frameRejected(.badRequest)
             session.send(

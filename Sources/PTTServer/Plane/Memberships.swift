@@ -7,7 +7,7 @@ import PTTStore
 /// one transaction), `leave` and `push-token`; and the end of a membership, whoever ends it.
 final class Memberships: @unchecked Sendable {
     // @unchecked: confined to the plane's event loop, like the plane.
-    private unowned let plane: ControlPlane
+    unowned let plane: ControlPlane
     /// Joins planned and waiting for their shared storage write (``flushJoins()``).
     private var batch = JoinBatch()
 

@@ -10,6 +10,7 @@
 const HOLD_PREROLL_PACKETS = 25; // what is said between the press and the grant (500 ms) is kept, then sent
 const RECONNECT_DELAYS_MS = [500, 1000, 2000, 5000];
 const FRAME_SAMPLES = 960; // 20 ms at 48 kHz
+const PRESENCE_INTERVAL_MS = 3000; // how often the members' reachability is asked for while a channel is open
 
 const $ = (id) => document.getElementById(id);
 
@@ -26,6 +27,7 @@ const state = {
   deniedCause: null,
   talkTimeMs: null,
   pressed: false,
+  replay: null, // { speaker, durationMs } while a recorded message plays
   lastError: null,
   stats: {
     framesCaptured: 0, framesEncoded: 0, packetsSent: 0, packetsReceived: 0, framesDecoded: 0,
@@ -181,11 +183,25 @@ function onControl(message) {
       }
       break;
     case "member-joined":
-      if (state.channel && message.channel.id === state.channel.id) state.channel.members.set(message.member.id, message.member);
+      if (state.channel && message.channel.id === state.channel.id) {
+        state.channel.members.set(message.member.id, message.member);
+        channels.askPresence();
+      }
       render();
       break;
     case "member-left":
       if (state.channel && message.channel.id === state.channel.id) state.channel.members.delete(message.member.id);
+      render();
+      break;
+    case "presence-report":
+      channels.presence(message);
+      break;
+    case "replaying":
+      state.replay = { speaker: message.speaker, durationMs: message.durationMs, startedAt: message.startedAt };
+      render();
+      break;
+    case "replay-ended":
+      state.replay = null;
       render();
       break;
     case "floor-granted": case "floor-denied": case "floor-queued": case "floor-queue-cancelled":
@@ -214,8 +230,12 @@ function onError(message) {
     $("talk-error").textContent = "This browser was signed in again somewhere else (another tab?): reload to use it here.";
     return render();
   }
+  const friendly = {
+    "no-such-recording": "Nothing recorded on this channel yet (it is not recorded, or nobody has talked).",
+    "channel-busy": "Someone is talking now: live audio comes first.",
+  };
   const where = state.screen === "talk" ? "talk-error" : "join-error";
-  $(where).textContent = message.message || message.code;
+  $(where).textContent = friendly[message.code] || message.message || message.code;
   render();
 }
 
@@ -224,6 +244,23 @@ function onError(message) {
 
 const channels = {
   pendingJoin: null,
+  presenceTimer: null,
+
+  /** Asks who is connected and reachable now; answered by `presence-report`. */
+  askPresence() {
+    if (state.channel) control.send({ type: "presence", channel: state.channel.id });
+  },
+
+  presence(report) {
+    if (!state.channel || report.channel.id !== state.channel.id) return;
+    const members = new Map();
+    for (const member of report.members) {
+      members.set(member.id, { ...member, reachable: member.audioReachable });
+    }
+    state.channel.members = members;
+    state.channel.memberCount = report.memberCount;
+    render();
+  },
 
   join(name) {
     name = name.trim();
@@ -243,6 +280,10 @@ const channels = {
     store.lastChannel = message.channel.name;
     if (!state.memberships.includes(message.channel.name)) state.memberships.push(message.channel.name);
     talk.reset();
+    clearInterval(this.presenceTimer);
+    this.presenceTimer = setInterval(() => this.askPresence(), PRESENCE_INTERVAL_MS);
+    // The relay learns of this membership from its first keep-alives: ask once they have arrived, then on a timer.
+    setTimeout(() => this.askPresence(), 400);
     const floor = message.floor || { state: "idle" };
     if (floor.state === "taken" && floor.holder) {
       state.floor = floor.holder.id === message.member.id ? "granted" : "taken";
@@ -252,6 +293,7 @@ const channels = {
   },
 
   leave() {
+    clearInterval(this.presenceTimer);
     if (state.channel) control.send({ type: "leave", channel: state.channel.id });
     state.channel = null;
     store.lastChannel = null;
@@ -376,6 +418,14 @@ const talk = {
         break;
     }
     render();
+  },
+
+  /** Hear the channel's last recorded message again (channels that record; the server says if none is). */
+  replayLast() {
+    if (!state.channel) return;
+    $("talk-error").textContent = "";
+    audio.prepare().catch(() => {});
+    control.send({ type: "replay", channel: state.channel.id });
   },
 
   connectionLost() {
@@ -608,6 +658,7 @@ function render() {
     if (state.floor === "denied") note = `Floor denied (${state.deniedCause}): someone else is talking.`;
     if (state.floor === "revoked") note = `The floor was taken away (${state.deniedCause}).`;
     if (state.floor !== "denied" && state.floor !== "revoked" && state.deniedCause && state.floor !== "queued") note = state.deniedCause;
+    if (state.replay) note = `Replaying ${state.replay.speaker}'s last message (${Math.round(state.replay.durationMs / 100) / 10} s)`;
     $("floor-note").textContent = note;
 
     const button = $("talk-button");
@@ -630,9 +681,14 @@ function render() {
       const status = document.createElement("span");
       const talking = state.speaker === member.name && state.floor !== "idle";
       const reachable = member.reachable;
-      status.className = `state ${talking ? "talking" : reachable ? "reachable" : ""}`;
-      status.textContent = talking ? "talking" : reachable === undefined ? (member.receiveOnly ? "listens" : "member")
-        : reachable ? "reachable" : "not reachable";
+      const wakeable = member.wakeRoute && member.wakeRoute !== "none";
+      status.className = `state ${talking ? "talking" : reachable || wakeable ? "reachable" : ""}`;
+      status.textContent = talking ? "talking"
+        : reachable === undefined ? "…"
+        : reachable ? "hears the channel"
+        : wakeable ? "asleep: woken when someone talks"
+        : "not reachable";
+      status.dataset.reachable = reachable ? "yes" : "no";
       item.append(name, status);
       return item;
     }));
@@ -652,6 +708,7 @@ function wire() {
     channels.join($("channel-name").value);
   });
   $("leave-button").addEventListener("click", () => channels.leave());
+  $("replay-button").addEventListener("click", () => talk.replayLast());
   $("signout").addEventListener("click", (event) => {
     event.preventDefault();
     store.credentials = null;
@@ -721,6 +778,7 @@ window.pttPage = {
   press: () => talk.press(),
   release: () => talk.release(),
   join: (name) => channels.join(name),
+  replayLast: () => talk.replayLast(),
   leave: () => channels.leave(),
   signIn,
   dropConnection: () => { if (control.socket) control.socket.close(4000); },

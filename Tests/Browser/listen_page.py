@@ -1,6 +1,7 @@
 """A page signs in, joins a channel and listens; reports what it received and decoded.
 
-Arguments: URL USER SECRET CHANNEL READY_FILE EXPECT_PACKETS TIMEOUT_S
+Arguments: URL USER SECRET CHANNEL READY_FILE EXPECT_PACKETS TIMEOUT_S [drop]
+With `drop`, the page's network goes offline after it joined and comes back; the page must reconnect first.
 Writes READY_FILE once joined (the Swift test then talks), waits until EXPECT_PACKETS frames are decoded or
 TIMEOUT_S passes, then prints one JSON line: the page's stats and the speakers it showed.
 """
@@ -13,6 +14,7 @@ from pttbrowser import emit, launch, log, new_page, sync_playwright, wait_for
 
 def main():
     url, user, secret, channel, ready_file, expect, timeout = sys.argv[1:8]
+    drop = len(sys.argv) > 8 and sys.argv[8] == "drop"
     expect, timeout = int(expect), float(timeout)
     logs = []
     with sync_playwright() as playwright:
@@ -27,6 +29,14 @@ def main():
         page.click("#join-button")
         wait_for(page, "window.pttPage.state.screen === 'talk'", what="the page to join")
         wait_for(page, "window.pttPage.state.channel && window.pttPage.state.channel.media", what="media parameters")
+        if drop:
+            # The network goes away for a moment (Chromium's offline emulation), then comes back: the page
+            # notices, reconnects by itself, signs in and joins again.
+            page.context.set_offline(True)
+            wait_for(page, "window.pttPage.state.connection === 'reconnecting'", what="the page to notice the drop")
+            page.context.set_offline(False)
+            wait_for(page, "window.pttPage.state.connection === 'online' && window.pttPage.state.screen === 'talk'",
+                     timeout_s=20, what="the page to reconnect and join again")
         time.sleep(0.3)  # the gateway's first keep-alives reach the relay (it answers nothing: no event to wait on)
         open(ready_file, "w").close()
         log("joined; waiting for", expect, "frames")
@@ -45,7 +55,7 @@ def main():
         shown = page.inner_text("#speaker")
         for line in logs[-20:]:
             log(line)
-        emit({"stats": stats, "speakerSeen": seen_speaker, "speakerText": shown,
+        emit({"stats": stats, "connection": page.evaluate("window.pttPage.state.connection"), "speakerSeen": seen_speaker, "speakerText": shown,
               "outMeter": page.evaluate("document.getElementById('out-meter').value")})
         browser.close()
 

@@ -36,6 +36,7 @@ struct BrowserMemberTests {
             var lastSeq: Int?
             var outPeak: Double
             var speakers: [String]
+            var reconnects: Int
         }
         var stats: Stats
         var speakerSeen: String?
@@ -87,8 +88,10 @@ struct BrowserMemberTests {
         }
     }
 
-    @Test("`ptt talk` of a fixture while a page listens: the page decodes every frame, in order, shows the speaker")
-    func pageListens() async throws {
+    @Test(
+        "`ptt talk` of a fixture while a page listens: the page decodes every frame, in order, shows the speaker",
+        arguments: [false, true])
+    func pageListens(afterNetworkDrop: Bool) async throws {
         try await withTestServer(configure: { $0.tls = true }) { server in
             let web = try require_(server.server.runtimeInfo?.webURL)
             let janeSecret = try await server.addUser("jane")
@@ -98,7 +101,9 @@ struct BrowserMemberTests {
             let fixture = Fixtures.path("burst-20ms-mono.opus")
             let count = try Fixtures.opus("burst-20ms-mono.opus").packets.count
             async let listened = Browser.run(
-                "listen_page.py", [web, "bob", bobSecret, "deck", ready, "\(count)", "30"], as: ListenResult.self)
+                "listen_page.py",
+                [web, "bob", bobSecret, "deck", ready, "\(count)", "30"] + (afterNetworkDrop ? ["drop"] : []),
+                as: ListenResult.self)
             try await eventually("the page joined", timeout: .seconds(30)) {
                 FileManager.default.fileExists(atPath: ready)
             }
@@ -117,6 +122,7 @@ struct BrowserMemberTests {
             }
             #expect(result.speakerSeen == "jane" && stats.speakers == ["jane"])
             #expect(stats.outPeak > 0.02, "the page's output level stayed at \(stats.outPeak)")
+            #expect(stats.reconnects == (afterNetworkDrop ? 1 : 0))
         }
     }
 

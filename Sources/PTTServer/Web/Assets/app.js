@@ -94,7 +94,9 @@ const control = {
   retry: 0,
   timer: null,
   closedByUs: false,
-  helloSent: false,
+  heartbeatMs: 10000,
+  lastHeard: 0,
+  watchdog: null,
 
   open() {
     clearTimeout(this.timer);
@@ -112,6 +114,7 @@ const control = {
         device: store.device, role: "app", client: "pttrelay-web" });
     };
     socket.onmessage = (event) => {
+      this.lastHeard = Date.now();
       if (typeof event.data === "string") {
         let message;
         try { message = JSON.parse(event.data); } catch { return; }
@@ -123,6 +126,7 @@ const control = {
     socket.onclose = () => {
       if (this.socket !== socket) return;
       this.socket = null;
+      clearInterval(this.watchdog);
       talk.connectionLost();
       if (this.closedByUs) { state.connection = "offline"; return render(); }
       state.connection = "reconnecting";
@@ -130,8 +134,28 @@ const control = {
       render();
       const delay = RECONNECT_DELAYS_MS[Math.min(this.retry, RECONNECT_DELAYS_MS.length - 1)];
       this.retry++;
-      this.timer = setTimeout(() => this.open(), delay);
+      // Offline: wait for the network to come back (the `online` event), not for the timer.
+      if (navigator.onLine !== false) this.timer = setTimeout(() => this.open(), delay);
     };
+  },
+
+  /** A link that went silent (Wi-Fi gone without a word) is noticed by the missing heartbeats: the server sends
+   * one every `heartbeatIntervalMs`, so nothing at all for 2.5 of them means the connection is dead. */
+  watch(heartbeatMs) {
+    this.heartbeatMs = heartbeatMs;
+    this.lastHeard = Date.now();
+    clearInterval(this.watchdog);
+    this.watchdog = setInterval(() => {
+      if (this.socket && Date.now() - this.lastHeard > 2.5 * this.heartbeatMs + 1000) this.drop();
+    }, 1000);
+  },
+
+  /** Gives up on the current connection (it is dead or the network is gone) and reconnects. */
+  drop() {
+    const socket = this.socket;
+    if (!socket) return;
+    socket.onclose();
+    try { socket.close(4000); } catch { /* already closing */ }
   },
 
   close() {
@@ -161,6 +185,7 @@ function onControl(message) {
   switch (message.type) {
     case "welcome":
       control.retry = 0;
+      control.watch(message.heartbeatIntervalMs || 10000);
       state.connection = "online";
       state.memberships = (message.memberships || []).map((m) => m.channel.name);
       state.user = store.credentials && store.credentials.user;
@@ -744,6 +769,7 @@ function wire() {
   document.addEventListener("keydown", resume);
   document.addEventListener("visibilitychange", () => { if (document.hidden) talk.release(); });
   window.addEventListener("online", () => { if (!control.socket && store.credentials) control.open(); });
+  window.addEventListener("offline", () => control.drop());
 }
 
 function signIn(user, secret) {
@@ -781,7 +807,7 @@ window.pttPage = {
   replayLast: () => talk.replayLast(),
   leave: () => channels.leave(),
   signIn,
-  dropConnection: () => { if (control.socket) control.socket.close(4000); },
+  dropConnection: () => control.drop(),
 };
 
 start();

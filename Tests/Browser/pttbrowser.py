@@ -12,8 +12,9 @@ import time
 from playwright.sync_api import sync_playwright  # noqa: F401 (re-exported for the scripts)
 
 
-def chromium_args(wav=None):
-    """Flags that work as root in a headless container: a fake microphone playing `wav` once (or a tone)."""
+def chromium_args(wav=None, loop=False):
+    """Flags that work as root in a headless container: a fake microphone playing `wav` once (or over and
+    over with `loop`), or a tone without one."""
     args = [
         "--no-sandbox",
         "--use-fake-ui-for-media-stream",
@@ -21,7 +22,7 @@ def chromium_args(wav=None):
         "--autoplay-policy=no-user-gesture-required",
     ]
     if wav:
-        args.append(f"--use-file-for-fake-audio-capture={wav}%noloop")
+        args.append(f"--use-file-for-fake-audio-capture={wav}" + ("" if loop else "%noloop"))
     return args
 
 

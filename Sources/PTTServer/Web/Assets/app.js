@@ -26,6 +26,7 @@ const state = {
   queuePosition: null,
   deniedCause: null,
   talkTimeMs: null,
+  talkTimeLeftMs: null,
   pressed: false,
   replay: null, // { speaker, durationMs } while a recorded message plays
   lastError: null,
@@ -209,13 +210,16 @@ function onControl(message) {
       break;
     case "member-joined":
       if (state.channel && message.channel.id === state.channel.id) {
+        if (!state.channel.members.has(message.member.id)) state.channel.memberCount = (state.channel.memberCount || 0) + 1;
         state.channel.members.set(message.member.id, message.member);
         channels.askPresence();
       }
       render();
       break;
     case "member-left":
-      if (state.channel && message.channel.id === state.channel.id) state.channel.members.delete(message.member.id);
+      if (state.channel && message.channel.id === state.channel.id && state.channel.members.delete(message.member.id)) {
+        state.channel.memberCount = Math.max(state.channel.members.size, (state.channel.memberCount || 1) - 1);
+      }
       render();
       break;
     case "presence-report":
@@ -399,6 +403,7 @@ const talk = {
         }
         state.floor = "granted";
         state.speaker = state.channel.member.name;
+        talk.countDown(message.talkTimeMs);
         for (const packet of this.preroll) if (control.sendAudio(packet)) state.stats.packetsSent++;
         this.preroll = [];
         break;
@@ -443,6 +448,18 @@ const talk = {
         break;
     }
     render();
+  },
+
+  /** Shows the talk time left while holding the floor (the server revokes it at the end). */
+  countDown(talkTimeMs) {
+    const until = Date.now() + talkTimeMs;
+    clearInterval(this.countdown);
+    state.talkTimeLeftMs = talkTimeMs;
+    this.countdown = setInterval(() => {
+      if (state.floor !== "granted") { clearInterval(this.countdown); state.talkTimeLeftMs = null; return render(); }
+      state.talkTimeLeftMs = Math.max(0, until - Date.now());
+      render();
+    }, 500);
   },
 
   /** Hear the channel's last recorded message again (channels that record; the server says if none is). */
@@ -678,6 +695,7 @@ function render() {
     else { speaker.textContent = "Channel idle"; speaker.className = "speaker"; }
 
     let note = "";
+    if (state.floor === "granted" && state.talkTimeLeftMs != null) note = `${Math.ceil(state.talkTimeLeftMs / 1000)} s of talk time left`;
     if (state.floor === "requested") note = "Asking for the floor…";
     if (state.floor === "queued") note = `Queued: you are number ${state.queuePosition} in line. Keep holding.`;
     if (state.floor === "denied") note = `Floor denied (${state.deniedCause}): someone else is talking.`;

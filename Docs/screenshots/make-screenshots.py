@@ -93,12 +93,16 @@ def main():
             page.screenshot(path=os.path.join(args.out, "page-listening.png"))
             talk.wait(timeout=30)
             page.wait_for_function("window.pttPage.state.floor === 'idle'")
+            # bob's phone sleeps: its Local Push extension holds a push-provider connection (ptt monitor stands in).
+            monitor = subprocess.Popen([os.path.join(args.bin, "ptt"), "monitor", "--channel", "deck", "--role",
+                                        "push-provider", "--device", "bob-phone", "--seconds", "60"], env=env,
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            page.wait_for_function("window.pttPage.state.channel.members.size >= 2", timeout=15000)
             # jane holds the button; her (fake) microphone speaks.
             page.evaluate("window.pttPage.press()")
             page.wait_for_function("window.pttPage.state.floor === 'granted' && window.pttPage.state.stats.packetsSent > 50")
             page.wait_for_function("document.getElementById('mic-meter').value > 0.2", timeout=10000)
             page.screenshot(path=os.path.join(args.out, "page-talking.png"))
-            page.evaluate("window.pttPage.release()")
             console_url = info["adminURL"] + "/console"
             token = open(os.path.join(data, "admin-token")).read().strip()
             desktop = browser.new_context(viewport={"width": 1280, "height": 800}, bypass_csp=True)
@@ -107,8 +111,11 @@ def main():
             if response is not None and response.ok and console.locator("input").count() > 0:
                 console.locator("input").first.fill(token)
                 console.keyboard.press("Enter")
-                console.wait_for_timeout(2500)  # two polls
+                console.wait_for_function("window.pttConsole.ready && window.pttConsole.channels.some(c => c.speaker)")
+                console.wait_for_timeout(2500)  # the figures come every other poll
                 console.screenshot(path=os.path.join(args.out, "console.png"), full_page=True)
+            page.evaluate("window.pttPage.release()")
+            monitor.terminate()
             browser.close()
         print("screenshots in", args.out)
     finally:

@@ -4,7 +4,8 @@ import NIOHTTP1
 import PTTProtocol
 
 /// One admin HTTP connection: collects a request (body at most 64 KiB), checks the bearer token,
-/// routes it on the plane's event loop and writes the answer.
+/// routes it on the plane's event loop and writes the answer. The operator console's files
+/// (`/console`, `WebAssets.console`) are served without the token.
 package final class AdminHTTPHandler: ChannelInboundHandler, @unchecked Sendable {
     // @unchecked: state is touched only on the connection's event loop.
     package typealias InboundIn = HTTPServerRequestPart
@@ -46,6 +47,12 @@ package final class AdminHTTPHandler: ChannelInboundHandler, @unchecked Sendable
         if tooLarge {
             return write(context: context, .error(AdminError(.tooLarge, "request body over 64 KiB")), keepAlive: false)
         }
+        // The operator console's files carry no data (it asks for the token and sends it with each call).
+        if head.method == .GET, let asset = WebAssets.console[head.uri] {
+            let page = AdminResponse(
+                status: .ok, contentType: asset.contentType, body: asset.bytes, headers: WebAssets.securityHeaders)
+            return write(context: context, page, keepAlive: keepAlive)
+        }
         guard authorized(head) else {
             metrics.admin.unauthorized.increment()
             logger.notice("admin request without the right token", metadata: ["path": "\(head.uri)"])
@@ -84,6 +91,7 @@ package final class AdminHTTPHandler: ChannelInboundHandler, @unchecked Sendable
         headers.add(name: "content-type", value: response.contentType)
         headers.add(name: "content-length", value: "\(response.body.count)")
         headers.add(name: "connection", value: keepAlive ? "keep-alive" : "close")
+        for (name, value) in response.headers { headers.add(name: name, value: value) }
         context.write(
             wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: response.status, headers: headers))),
             promise: nil)

@@ -8,6 +8,8 @@ struct AdminResponse: Sendable {
     var status: HTTPResponseStatus
     var contentType = "application/json"
     var body: [UInt8] = []
+    /// Headers besides content type, length and connection (the console's files carry security headers).
+    var headers: [(String, String)] = []
 
     static func json<T: Encodable>(_ value: T, status: HTTPResponseStatus = .ok) -> AdminResponse {
         let encoder = JSONEncoder()

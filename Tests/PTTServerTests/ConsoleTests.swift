@@ -1,0 +1,75 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import PTTClient
+import PTTProtocol
+import TestSupport
+import Testing
+
+/// The operator console on the admin port (Tests/Browser/console_check.py): what it shows of a browser
+/// member, and its revoke and kick buttons; the console's files need no token, the API still does.
+@Suite("Operator console", .serialized, .timeLimit(.minutes(2)))
+struct ConsoleTests {
+    struct Seen: Decodable {
+        var floorText: String?
+        var memberRow: String?
+        var figures: [String]?
+        var confirmText: String?
+        var pageNote: String?
+        var kicked: String?
+        var message: String?
+        var channels: Int?
+        var overviewHidden: Bool?
+    }
+
+    @Test(
+        "the console shows a page's member and its floor; revoke takes the floor from the page; kick ends a membership",
+        .enabled(if: Browser.available, Browser.unavailableReason))
+    func live() async throws {
+        try await withTestServer(configure: { $0.tls = true }) { server in
+            let info = try require_(server.server.runtimeInfo)
+            let janeSecret = try await server.addUser("jane")
+            let bobSecret = try await server.addUser("bob")
+            let bob = try await server.connect("bob", secret: bobSecret)
+            _ = try await bob.request(.join(Join(channel: "deck")))
+            let token = try require_(server.server.adminToken)
+            let seen = try await Browser.run(
+                "console_check.py",
+                ["live", try require_(info.webURL), "jane", janeSecret, info.adminURL, token, "deck", "bob"],
+                as: Seen.self)
+            #expect(seen.floorText?.hasPrefix("jane is talking · ") == true, "\(seen.floorText ?? "-")")
+            #expect(seen.floorText?.hasSuffix(" s left") == true)
+            #expect(seen.memberRow?.contains("reachable") == true && seen.memberRow?.contains("app") == true)
+            #expect(seen.figures?.contains("packets dropped") == true)
+            #expect(seen.confirmText == "Click again to revoke the floor")
+            #expect(seen.pageNote == "The floor was taken away (revoked-by-operator).", "\(seen.pageNote ?? "-")")
+            guard case .left(let left) = try await bob.next("left") else { throw TestFailure("expected left") }
+            #expect(left.reason == "kicked")
+        }
+    }
+
+    @Test("a wrong token is told what to use, and shows nothing", .enabled(if: Browser.available, Browser.unavailableReason))
+    func wrongToken() async throws {
+        try await withTestServer { server in
+            try await server.addUser("jane")
+            let info = try require_(server.server.runtimeInfo)
+            let seen = try await Browser.run("console_check.py", ["wrong", info.adminURL], as: Seen.self)
+            #expect(seen.message?.hasPrefix("Wrong admin token: use the contents of <data dir>/admin-token") == true)
+            #expect(seen.channels == 0 && seen.overviewHidden == true)
+        }
+    }
+
+    @Test("the console's files are served without the token; the API it calls still needs it")
+    func filesWithoutToken() async throws {
+        try await withTestServer { server in
+            let admin = try require_(server.server.runtimeInfo?.adminURL)
+            for path in ["/console", "/console/console.js", "/console/console.css"] {
+                let answer = try await WebListenerTests.request(admin + path)
+                #expect(answer.status == 200, "\(path)")
+                #expect(answer.headers["content-security-policy"].first?.contains("default-src 'self'") == true)
+            }
+            #expect(try await WebListenerTests.request(admin + "/api/channels").status == 401)
+            #expect(try await WebListenerTests.request(admin + "/metrics").status == 401)
+        }
+    }
+}

@@ -8,7 +8,8 @@ let hotPathSettings: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unche
 
 /// The files `pttd` serves to browsers (Sources/PTTServer/Web/Assets), each compiled in as `PackageResources.NAME`.
 let webAssets = [
-    "index.html", "app.js", "app.css", "capture-worklet.js", "playback-worklet.js",
+    "index.html", "app.css", "app.js", "app-state.js", "app-control.js", "app-channels.js", "app-talk.js",
+    "app-audio.js", "app-view.js", "capture-worklet.js", "playback-worklet.js",
     "console.html", "console.js", "console.css",
 ]
 

@@ -39,7 +39,10 @@ struct WebListenerTests {
             #expect(page.headers["content-security-policy"].first?.contains("default-src 'self'") == true)
             #expect(page.headers["x-frame-options"].first == "DENY")
             #expect(page.body.contains("Hold to talk"))
-            for path in ["/app.js", "/capture-worklet.js", "/playback-worklet.js"] {
+            for path in [
+                "/app.js", "/app-state.js", "/app-control.js", "/app-channels.js", "/app-talk.js", "/app-audio.js",
+                "/app-view.js", "/capture-worklet.js", "/playback-worklet.js",
+            ] {
                 let script = try await Self.request(web + path)
                 #expect(
                     script.status == 200 && script.headers["content-type"].first?.hasPrefix("text/javascript") == true)

@@ -11,11 +11,18 @@ enum WebAssets {
     static let javaScript = "text/javascript; charset=utf-8"
     static let css = "text/css; charset=utf-8"
 
-    /// The walkie-talkie page and its scripts; the two worklets are loaded by the page's AudioContext.
+    /// The walkie-talkie page and its scripts (ES modules, `app.js` first); the two worklets are loaded by the page's
+    /// AudioContext.
     static let page: [String: WebAsset] = [
         "/": WebAsset(contentType: html, bytes: PackageResources.index_html),
         "/index.html": WebAsset(contentType: html, bytes: PackageResources.index_html),
         "/app.js": WebAsset(contentType: javaScript, bytes: PackageResources.app_js),
+        "/app-state.js": WebAsset(contentType: javaScript, bytes: PackageResources.app_state_js),
+        "/app-control.js": WebAsset(contentType: javaScript, bytes: PackageResources.app_control_js),
+        "/app-channels.js": WebAsset(contentType: javaScript, bytes: PackageResources.app_channels_js),
+        "/app-talk.js": WebAsset(contentType: javaScript, bytes: PackageResources.app_talk_js),
+        "/app-audio.js": WebAsset(contentType: javaScript, bytes: PackageResources.app_audio_js),
+        "/app-view.js": WebAsset(contentType: javaScript, bytes: PackageResources.app_view_js),
         "/app.css": WebAsset(contentType: css, bytes: PackageResources.app_css),
         "/capture-worklet.js": WebAsset(contentType: javaScript, bytes: PackageResources.capture_worklet_js),
         "/playback-worklet.js": WebAsset(contentType: javaScript, bytes: PackageResources.playback_worklet_js),

@@ -1,0 +1,72 @@
+// Channels: join, leave, and who of the channel is reachable (`presence`).
+
+import { $, state, store } from "./app-state.js";
+import { control } from "./app-control.js";
+import { talk } from "./app-talk.js";
+import { audio } from "./app-audio.js";
+import { render, show } from "./app-view.js";
+
+const PRESENCE_INTERVAL_MS = 3000; // how often the members' reachability is asked for while a channel is open
+
+// ---------------------------------------------------------------------------------------------------------
+// Channels
+
+export const channels = {
+  pendingJoin: null,
+  presenceTimer: null,
+
+  /** Asks who is connected and reachable now; answered by `presence-report`. */
+  askPresence() {
+    if (state.channel) control.send({ type: "presence", channel: state.channel.id });
+  },
+
+  presence(report) {
+    if (!state.channel || report.channel.id !== state.channel.id) return;
+    const members = new Map();
+    for (const member of report.members) {
+      members.set(member.id, { ...member, reachable: member.audioReachable });
+    }
+    state.channel.members = members;
+    state.channel.memberCount = report.memberCount;
+    render();
+  },
+
+  join(name) {
+    name = name.trim();
+    if (!name) return;
+    $("join-error").textContent = "";
+    audio.prepare().catch((error) => { $("join-error").textContent = `Audio: ${error.message}`; });
+    this.pendingJoin = control.send({ type: "join", channel: name, memberEvents: true, displayName: undefined });
+  },
+
+  joined(message) {
+    const members = new Map();
+    for (const member of message.members || []) members.set(member.id, member);
+    state.channel = {
+      name: message.channel.name, id: message.channel.id, media: message.media, member: message.member, members,
+      memberCount: message.memberCount,
+    };
+    store.lastChannel = message.channel.name;
+    if (!state.memberships.includes(message.channel.name)) state.memberships.push(message.channel.name);
+    talk.reset();
+    clearInterval(this.presenceTimer);
+    this.presenceTimer = setInterval(() => this.askPresence(), PRESENCE_INTERVAL_MS);
+    // The relay learns of this membership from its first keep-alives: ask once they have arrived, then on a timer.
+    setTimeout(() => this.askPresence(), 400);
+    const floor = message.floor || { state: "idle" };
+    if (floor.state === "taken" && floor.holder) {
+      state.floor = floor.holder.id === message.member.id ? "granted" : "taken";
+      state.speaker = floor.holder.name;
+    }
+    show("talk");
+  },
+
+  leave() {
+    clearInterval(this.presenceTimer);
+    if (state.channel) control.send({ type: "leave", channel: state.channel.id });
+    state.channel = null;
+    store.lastChannel = null;
+    talk.reset();
+    show("channels");
+  },
+};

@@ -1,0 +1,167 @@
+// Talking: the floor (request, grant, queue, deny, revoke), the hold-to-talk button, RTP packets out, replays.
+
+import { $, state } from "./app-state.js";
+import { control } from "./app-control.js";
+import { audio } from "./app-audio.js";
+import { render } from "./app-view.js";
+
+const HOLD_PREROLL_PACKETS = 25; // what is said between the press and the grant (500 ms) is kept, then sent
+const FRAME_SAMPLES = 960; // 20 ms at 48 kHz
+
+// ---------------------------------------------------------------------------------------------------------
+// Talking: floor requests and the hold-to-talk button
+
+export const talk = {
+  preroll: [],
+  sequence: Math.floor(Math.random() * 65536),
+  timestamp: Math.floor(Math.random() * 0xffffffff) >>> 0,
+  markerNext: true,
+
+  press() {
+    if (!state.channel || state.pressed || state.channel.member.receiveOnly) return;
+    state.pressed = true;
+    state.deniedCause = null;
+    state.queuePosition = null;
+    this.preroll = [];
+    this.markerNext = true;
+    audio.prepare().then(() => audio.startEncoding()).catch((error) => { $("talk-error").textContent = `Microphone: ${error.message}`; });
+    if (state.floor !== "granted") {
+      state.floor = "requested";
+      control.send({ type: "floor-request", channel: state.channel.id });
+    }
+    render();
+  },
+
+  release() {
+    if (!state.pressed) return;
+    state.pressed = false;
+    audio.stopEncoding();
+    this.preroll = [];
+    if (state.channel && (state.floor === "granted" || state.floor === "requested" || state.floor === "queued")) {
+      control.send({ type: "floor-release", channel: state.channel.id });
+    }
+    if (state.floor === "requested" || state.floor === "queued" || state.floor === "denied" || state.floor === "revoked") {
+      state.floor = state.speaker ? "taken" : "idle";
+    }
+    render();
+  },
+
+  /** An encoded Opus frame: sent while holding the floor, kept (up to 500 ms) while waiting for it. */
+  encoded(payload) {
+    if (!state.channel) return;
+    const media = state.channel.media;
+    const packet = new Uint8Array(12 + payload.length);
+    const view = new DataView(packet.buffer);
+    packet[0] = 0x80;
+    packet[1] = (this.markerNext ? 0x80 : 0) | (media.payloadType & 0x7f);
+    this.markerNext = false;
+    view.setUint16(2, this.sequence);
+    view.setUint32(4, this.timestamp);
+    view.setUint32(8, media.ssrc);
+    packet.set(payload, 12);
+    this.sequence = (this.sequence + 1) & 0xffff;
+    this.timestamp = (this.timestamp + FRAME_SAMPLES) >>> 0;
+    if (state.floor === "granted") {
+      if (control.sendAudio(packet)) state.stats.packetsSent++;
+    } else if (state.pressed && (state.floor === "requested")) {
+      this.preroll.push(packet);
+      if (this.preroll.length > HOLD_PREROLL_PACKETS) this.preroll.shift();
+    }
+  },
+
+  floorEvent(message) {
+    if (!state.channel || !message.channel || message.channel.id !== state.channel.id) return;
+    switch (message.type) {
+      case "floor-granted":
+        state.talkTimeMs = message.talkTimeMs;
+        if (!state.pressed) { // released before the grant arrived: give it back
+          control.send({ type: "floor-release", channel: state.channel.id });
+          break;
+        }
+        state.floor = "granted";
+        state.speaker = state.channel.member.name;
+        talk.countDown(message.talkTimeMs);
+        for (const packet of this.preroll) if (control.sendAudio(packet)) state.stats.packetsSent++;
+        this.preroll = [];
+        break;
+      case "floor-denied":
+        state.floor = "denied";
+        state.deniedCause = message.cause;
+        this.preroll = [];
+        audio.stopEncoding();
+        break;
+      case "floor-queued":
+        state.floor = "queued";
+        state.queuePosition = message.position;
+        this.preroll = [];
+        break;
+      case "floor-queue-cancelled":
+        if (state.floor === "queued") state.floor = state.speaker ? "taken" : "idle";
+        state.queuePosition = null;
+        break;
+      case "floor-taken":
+        state.speaker = message.member.name;
+        state.stats.speakers.push(message.member.name);
+        if (message.member.id === state.channel.member.id) {
+          state.floor = "granted";
+        } else if (state.floor !== "queued" && state.floor !== "denied") {
+          state.floor = "taken";
+        }
+        break;
+      case "floor-released":
+        break;
+      case "floor-idle":
+        state.speaker = null;
+        if (state.floor === "granted" || state.floor === "taken") state.floor = "idle";
+        if (state.floor === "denied" && !state.pressed) state.floor = "idle";
+        break;
+      case "floor-revoked":
+        state.floor = "revoked";
+        state.deniedCause = message.cause;
+        audio.stopEncoding();
+        break;
+      case "floor-revoke-pending":
+        state.deniedCause = `${message.by.name} takes the floor in ${Math.round(message.graceMs / 100) / 10} s`;
+        break;
+    }
+    render();
+  },
+
+  /** Shows the talk time left while holding the floor (the server revokes it at the end). */
+  countDown(talkTimeMs) {
+    const until = Date.now() + talkTimeMs;
+    clearInterval(this.countdown);
+    state.talkTimeLeftMs = talkTimeMs;
+    this.countdown = setInterval(() => {
+      if (state.floor !== "granted") { clearInterval(this.countdown); state.talkTimeLeftMs = null; return render(); }
+      state.talkTimeLeftMs = Math.max(0, until - Date.now());
+      render();
+    }, 500);
+  },
+
+  /** Hear the channel's last recorded message again (channels that record; the server says if none is). */
+  replayLast() {
+    if (!state.channel) return;
+    $("talk-error").textContent = "";
+    audio.prepare().catch(() => {});
+    control.send({ type: "replay", channel: state.channel.id });
+  },
+
+  connectionLost() {
+    audio.stopEncoding();
+    state.pressed = false;
+    state.floor = "idle";
+    state.speaker = null;
+    render();
+  },
+
+  reset() {
+    this.preroll = [];
+    state.floor = "idle";
+    state.speaker = null;
+    state.queuePosition = null;
+    state.deniedCause = null;
+    state.pressed = false;
+    audio.stopEncoding();
+  },
+};

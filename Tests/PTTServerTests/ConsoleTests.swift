@@ -48,7 +48,9 @@ struct ConsoleTests {
         }
     }
 
-    @Test("a wrong token is told what to use, and shows nothing", .enabled(if: Browser.available, Browser.unavailableReason))
+    @Test(
+        "a wrong token is told what to use, and shows nothing",
+        .enabled(if: Browser.available, Browser.unavailableReason))
     func wrongToken() async throws {
         try await withTestServer { server in
             try await server.addUser("jane")

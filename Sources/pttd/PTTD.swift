@@ -66,11 +66,27 @@ struct PTTD: AsyncParsableCommand {
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
+    @Option(
+        name: .long,
+        help:
+            "Log format: text (readable, the default) or json (one JSON object per line: time, level, message, fields)."
+    )
+    var logFormat: String = "text"
+
     func run() async throws {
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ValidationError("unknown log level '\(logLevel)'")
         }
+        guard logFormat == "text" || logFormat == "json" else {
+            throw ValidationError("--log-format must be text or json, got '\(logFormat)'")
+        }
+        let json = logFormat == "json"
         LoggingSystem.bootstrap { label in
+            if json {
+                var handler = JSONLogHandler(label: label)
+                handler.logLevel = level
+                return handler
+            }
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
             return handler

@@ -6,7 +6,7 @@ import RTP
 extension MediaRelay {
     /// Handles one datagram: authenticate, learn the address, decide (``RelayRules``), carry it out.
     func receive(_ envelope: AddressedEnvelope<ByteBuffer>, via handler: MediaRelayHandler) {
-        if hasPendingChanges.load(ordering: .acquiring) { applyPendingChanges() }
+        if hasPendingChanges.load(ordering: .acquiring) { applyPendingChanges(beforeDatagram: true) }
         metrics.received.increment()
         let now = clock()
         // Work on a copy in the relay's scratch space: decrypting in place in the received buffer would copy

@@ -126,7 +126,8 @@ public final class MediaRelay: @unchecked Sendable {
 
     /// Applies what changed, in order, on the relay's event loop: at the latest before the next datagram is
     /// handled (NIO handles I/O before queued tasks, so a datagram read after a change was sent, such as a new
-    /// floor holder's first packet, would otherwise be decided without it).
+    /// floor holder's first packet, would otherwise be decided without it). A floor that goes idle is the
+    /// exception: it waits for the end of the read cycle (``applyPendingChanges(beforeDatagram:)``).
     public func apply(_ changes: [RelayChange]) {
         guard !changes.isEmpty else { return }
         pendingChanges.withLock { $0.append(contentsOf: changes) }
@@ -134,14 +135,38 @@ public final class MediaRelay: @unchecked Sendable {
         eventLoop.execute { self.applyPendingChanges() }
     }
 
-    /// Applies every change sent so far, in order (on the relay's event loop).
-    func applyPendingChanges() {
-        guard hasPendingChanges.exchange(false, ordering: .acquiringAndReleasing) else { return }
-        let changes = pendingChanges.withLock { pending in
+    /// Applies the changes sent so far, in order (on the relay's event loop).
+    ///
+    /// Before a datagram (`beforeDatagram`), changes stop at the first floor that goes idle: it and what follows
+    /// wait for the queued task, after the read cycle. A talker sends its last packet and then its
+    /// `floor-release`; when the relay's thread is late, both are waiting together, and the packet, sent first,
+    /// must not be decided after the release (it would be dropped, and every listener would lose the burst's
+    /// last 20 ms). A new holder is never deferred: a release followed by a grant in the same channel is applied
+    /// at once, so the new holder's first packet finds it the holder.
+    func applyPendingChanges(beforeDatagram: Bool = false) {
+        guard hasPendingChanges.load(ordering: .acquiring) else { return }
+        let changes = pendingChanges.withLock { pending -> [RelayChange] in
+            if beforeDatagram, let idle = Self.deferredRelease(in: pending) {
+                defer { pending.removeFirst(idle) }
+                return Array(pending[..<idle])
+            }
+            hasPendingChanges.store(false, ordering: .releasing)
             defer { pending.removeAll() }
             return pending
         }
         for change in changes { apply(change) }
+    }
+
+    /// The first change that leaves a floor idle with no later grant in that channel among `pending`.
+    static func deferredRelease(in pending: [RelayChange]) -> Int? {
+        for (index, change) in pending.enumerated() {
+            guard case .floor(let channel, holder: nil) = change else { continue }
+            let granted = pending[(index + 1)...].contains {
+                if case .floor(channel, holder: .some) = $0 { true } else { false }
+            }
+            if !granted { return index }
+        }
+        return nil
     }
 
     private func apply(_ change: RelayChange) {

@@ -201,6 +201,31 @@ struct MediaRelayHandlerTests {
         #expect(try h.sent().count == 1)
     }
 
+    @Test(
+        "a floor that goes idle waits for the end of the read cycle: the holder's last packet, sent before its release, is relayed"
+    )
+    func releaseAfterDatagrams() throws {
+        let h = try Harness()
+        try h.join(1, 2)
+        h.apply(.floor(h.id, holder: MemberID("m1")))
+        // The release (and a join after it) arrive while member 1's last packet waits to be read.
+        h.relay.apply([.floor(h.id, holder: nil)])
+        h.relay.apply([.join(h.config(3))])
+        try h.talk(1, sequence: 1)
+        #expect(try h.sent().map(\.to) == [try h.address(2)], "the last packet, to the one member known before")
+        h.loop.run()  // the read cycle is over: the release (then the join) are applied
+        try h.talk(1, sequence: 2)
+        #expect(try h.sent().isEmpty)
+        #expect(h.counter(#"dropped{reason="not-floor-holder"}"#) == 1)
+        // A new holder is never deferred, even right behind a release.
+        h.apply(.floor(h.id, holder: MemberID("m1")))
+        h.relay.apply([.floor(h.id, holder: nil)])
+        h.relay.apply([.floor(h.id, holder: MemberID("m2"))])
+        try h.talk(2, sequence: 1)
+        #expect(try h.sent().map(\.to) == [try h.address(1)], "member 2's first packet, relayed")
+        #expect(h.counter(#"dropped{reason="not-floor-holder"}"#) == 1)
+    }
+
     @Test("nobody but the holder is relayed, and every drop is counted by reason")
     func drops() throws {
         let h = try Harness()

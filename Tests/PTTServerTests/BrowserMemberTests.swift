@@ -108,12 +108,26 @@ struct BrowserMemberTests {
                 FileManager.default.fileExists(atPath: ready)
             }
             try await Self.waitReachable(server, channel: "deck", user: "bob")
+            if afterNetworkDrop {
+                // The membership was reachable at its old address (the socket of the connection that dropped): wait
+                // until the relay has heard the new connection's socket, or the first packets go to the old one.
+                try await eventually("the relay heard the page's new socket", timeout: .seconds(15)) {
+                    ((try? await server.metric("ptt_media_address_changes_total")) ?? 0) >= 1
+                }
+            }
             _ = try await Subprocess.run(
                 "ptt", ["talk", "--channel", "deck", "--file", fixture],
                 environment: Self.pttEnvironment(server, user: "jane", secret: janeSecret, home: directory),
                 timeout: .seconds(40))
             let result = try await listened
             let stats = result.stats
+            if stats.framesDecoded != count {
+                let metrics = try await server.admin.getText("/metrics")
+                let lines = metrics.split(separator: "\n").filter {
+                    !$0.hasPrefix("#") && ($0.contains("dropped") || $0.contains("ptt_web_media") || $0.contains("forwarded"))
+                }
+                Issue.record("relay and bridge counters: \(lines.joined(separator: "; "))")
+            }
             #expect(stats.framesDecoded == count, "the page decoded \(stats.framesDecoded) of \(count) frames")
             #expect(stats.packetsReceived == count)
             #expect(stats.outOfOrder == 0 && stats.duplicates == 0 && stats.decodeErrors == 0)

@@ -45,22 +45,17 @@ struct CatchUpTests {
 
             let bobMedia = MediaBox()
             let total = packets.reduce(0) { $0 + $1.samples }
-            var lastSent = NIODeadline.now()
             try await ReplayTests.talk(alice, packets) { index in
                 // The app was launched by the wake and reaches the relay 800 ms into the burst.
                 if index == 40 {
                     await bobMedia.set(try await MediaSession.open(host: "127.0.0.1", parameters: bobJoined.media))
                 }
-                lastSent = NIODeadline.now()
             }
             let media = try #require(await bobMedia.media)
             let heard = await collect(media, count: packets.count, timeout: .seconds(5))
             try Self.expectWholeBurst(heard, packets, channels: channels)
-            // It caught up while the burst went on: its last packet came with the live ones.
-            if let last = heard.last {
-                let lateBy = (Double(last.arrival) - Double(lastSent.uptimeNanoseconds)) / 1e9
-                #expect(lateBy < 0.5 * TestTimeouts.scale, "last packet \(lateBy) s after the last send")
-            }
+            // It caught up while the burst went on (the relay says so: `finished live`, below), rather than by a
+            // time measured here, which a busy machine stretches.
             #expect(total > 48_000 * 4)
 
             let metrics = try await server.admin.getText("/metrics")

@@ -53,6 +53,11 @@ public struct AdminClient: Sendable {
         try await send(.GET, path, limit: 256 << 20, timeout: .seconds(60))
     }
 
+    /// The raw answer body of a GET that may be large (a backup): at most `limit` bytes, within `timeout`.
+    public func getBytes(_ path: String, limit: Int, timeout: Duration) async throws -> [UInt8] {
+        try await send(.GET, path, limit: limit, timeout: .nanoseconds(timeout.nanosecondsClamped))
+    }
+
     /// A request whose answer has no body (204), e.g. DELETE.
     public func perform(_ method: HTTPMethod, _ path: String) async throws {
         _ = try await send(method, path)

@@ -63,6 +63,16 @@ struct PTTD: AsyncParsableCommand {
     )
     var catchUp: String?
 
+    @Option(
+        name: .long,
+        help:
+            "Put a backup (pttctl backup) in place as DATA's database and exit, without starting; the next start serves it."
+    )
+    var restore: String?
+
+    @Flag(name: .long, help: "With --restore: replace the database in place (kept as pttd.sqlite.before-restore-TIME).")
+    var force = false
+
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
@@ -94,6 +104,17 @@ struct PTTD: AsyncParsableCommand {
         let logger = Logger(label: "pttd")
 
         let dataDirectory = DataDirectory(path: data)
+        if let restore {
+            do {
+                let outcome = try DataRestore.restore(from: restore, into: dataDirectory, force: force)
+                print("restored \(restore) into \(dataDirectory.database): \(outcome.summary)")
+                if let kept = outcome.keptAs { print("the database that was there is kept as \(kept)") }
+                print("start pttd with --data \(data) to serve it")
+                return
+            } catch {
+                throw ValidationError("cannot restore: \(error)")
+            }
+        }
         var settings = ServerConfiguration()
         let configPath =
             config ?? (FileManager.default.fileExists(atPath: dataDirectory.config) ? dataDirectory.config : nil)

@@ -29,10 +29,17 @@ struct AdminResponse: Sendable {
 package struct AdminRouter {
     let plane: ControlPlane
     let metrics: ServerMetrics
+    /// `GET /api/backup`, where the daemon provides it.
+    let backups: Backups?
 
     package init(plane: ControlPlane, metrics: ServerMetrics) {
+        self.init(plane: plane, metrics: metrics, backups: nil)
+    }
+
+    init(plane: ControlPlane, metrics: ServerMetrics, backups: Backups?) {
         self.plane = plane
         self.metrics = metrics
+        self.backups = backups
     }
 
     /// The answer to a request: at once, or (audio read from recordings) when the recorder has it.
@@ -44,6 +51,9 @@ package struct AdminRouter {
                 let channel = try plane.admin.channel(segments[2])
                 let gap = try query.integer("gapMs", in: 0...60_000) ?? 500
                 return plane.recordings.export(channel, since: try query.since(), gap: .milliseconds(gap))
+            case (.GET, 2, "api", "backup"):
+                guard let backups else { throw AdminError(.notFound, "backups are not available here") }
+                return backups.take()
             case (.GET, 4, "api", "bursts") where segments[3] == "audio":
                 guard let id = Int64(segments[2]) else {
                     throw AdminError(.badRequest, "'\(segments[2])' is not a burst id")

@@ -191,7 +191,10 @@ public final class PTTDaemon: Service, @unchecked Sendable {
         do {
             admin = try await AdminServer.bind(
                 host: configuration.adminHost, port: configuration.adminPort, group: group,
-                router: AdminRouter(plane: plane, metrics: metrics), token: adminToken,
+                router: AdminRouter(
+                    plane: plane, metrics: metrics,
+                    backups: Backups(store: store, directory: dataDirectory.path, eventLoop: recordingGroup.next())),
+                token: adminToken,
                 limits: configuration.limits, metrics: metrics, logger: logger)
         } catch {
             try? await control.channel.close()

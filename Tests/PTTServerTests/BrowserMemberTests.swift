@@ -124,7 +124,8 @@ struct BrowserMemberTests {
             if stats.framesDecoded != count {
                 let metrics = try await server.admin.getText("/metrics")
                 let lines = metrics.split(separator: "\n").filter {
-                    !$0.hasPrefix("#") && ($0.contains("dropped") || $0.contains("ptt_web_media") || $0.contains("forwarded"))
+                    !$0.hasPrefix("#")
+                        && ($0.contains("dropped") || $0.contains("ptt_web_media") || $0.contains("forwarded"))
                 }
                 Issue.record("relay and bridge counters: \(lines.joined(separator: "; "))")
             }

@@ -82,6 +82,7 @@ package struct AdminRouter {
         do {
             switch (method, segments.count, segments.first, segments.count > 1 ? segments[1] : "") {
             case (.GET, 1, "metrics", _):
+                if let backups { metrics.disk.update(path: backups.directory) }
                 return AdminResponse(status: .ok, contentType: "text/plain; version=0.0.4", body: metrics.exposition())
             case (.GET, 2, "api", "health"):
                 return .json(["status": "ok"])

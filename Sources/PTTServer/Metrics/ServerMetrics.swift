@@ -24,6 +24,8 @@ public final class ServerMetrics: Sendable {
     let recordings: RecordingMetrics
     /// The web listener and the browser bridge (`ptt_web_*`).
     public let web: WebMetrics
+    /// The data directory's file system (`ptt_data_filesystem_*`).
+    public let disk: DataDiskMetrics
 
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
@@ -33,6 +35,7 @@ public final class ServerMetrics: Sendable {
         admin = AdminMetrics(registry)
         recordings = RecordingMetrics(registry)
         web = WebMetrics(registry)
+        disk = DataDiskMetrics(registry)
         let mediaDrops = registry.labelledCounters(
             "ptt_media_packets_dropped_total", "Datagrams dropped by the relay",
             key: "reason", RelayDropReason.self)

@@ -12,7 +12,7 @@ TEST_TOOLS := opusenc:opus-tools opusinfo:opus-tools opusdec:opus-tools ffmpeg:f
 
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: all deps test-tools build release run test clean bench lint format
+.PHONY: all deps test-tools build release run test clean bench lint format install deb
 .PHONY: test-sanitized test-sanitized-thread test-sanitized-address
 
 all: build
@@ -53,6 +53,28 @@ release: deps
 ## Start pttd in release mode with its data in $(DATA).
 run: release
 	$$($(SWIFT) build -c release --show-bin-path)/pttd --data $(DATA) $(ARGS)
+
+## Install the release binaries, the systemd unit, a default config (kept if one is there) and the docs:
+## `make install PREFIX=/usr/local DESTDIR=` (DESTDIR for a staging root). The unit runs pttd as the user
+## `pttd` with its data in /var/lib/pttd: create them first (`adduser --system --group pttd`), or use `make deb`.
+PREFIX ?= /usr/local
+install: release
+	@bin=$$($(SWIFT) build -c release --show-bin-path); set -e; \
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/systemd/system $(DESTDIR)/etc/pttd \
+	  $(DESTDIR)$(PREFIX)/share/doc/pttd/monitoring; \
+	install -m 0755 $$bin/pttd $$bin/pttctl $$bin/ptt $(DESTDIR)$(PREFIX)/bin/; \
+	sed 's|/usr/bin/pttd|$(PREFIX)/bin/pttd|' Docs/packaging/pttd.service > $(DESTDIR)$(PREFIX)/lib/systemd/system/pttd.service; \
+	[ -e $(DESTDIR)/etc/pttd/config.json ] || install -m 0644 Docs/packaging/config.json $(DESTDIR)/etc/pttd/config.json; \
+	install -m 0644 README.md Docs/OPERATIONS.md Docs/PROTOCOL.md $(DESTDIR)$(PREFIX)/share/doc/pttd/; \
+	install -m 0644 Docs/monitoring/* $(DESTDIR)$(PREFIX)/share/doc/pttd/monitoring/; \
+	echo "make: installed pttd, pttctl, ptt in $(DESTDIR)$(PREFIX)/bin and pttd.service in $(DESTDIR)$(PREFIX)/lib/systemd/system"
+
+## The Debian package (.build/deb/pttd_VERSION_ARCH.deb): release binaries with the Swift runtime linked in
+## statically, the unit, /etc/pttd/config.json, docs, and maintainer scripts that add the pttd user.
+VERSION ?= 0.$(shell git rev-list --count HEAD 2>/dev/null || echo 0)+g$(shell git rev-parse --short HEAD 2>/dev/null || echo 0)
+deb: deps
+	$(SWIFT) build -c release --static-swift-stdlib
+	Docs/packaging/make-deb.sh $$($(SWIFT) build -c release --static-swift-stdlib --show-bin-path) .build/deb $(VERSION)
 
 ## The benchmark table of the current targets (Docs/BENCHMARKS.md): release pttd and pttbench in their own
 ## scratch path, then `pttbench matrix` (C reference relay, pttd plain and SRTP, joins over TLS; several

@@ -13,6 +13,7 @@ export const state = {
   speaker: null, // display name of whoever holds the floor
   queuePosition: null,
   deniedCause: null,
+  notice: null, // the last floor event worth telling (denied, revoked, pre-emption coming), until the next press
   talkTimeMs: null,
   talkTimeLeftMs: null,
   pressed: false,

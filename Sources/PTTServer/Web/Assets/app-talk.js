@@ -21,6 +21,7 @@ export const talk = {
     if (!state.channel || state.pressed || state.channel.member.receiveOnly) return;
     state.pressed = true;
     state.deniedCause = null;
+    state.notice = null;
     state.queuePosition = null;
     this.preroll = [];
     this.markerNext = true;
@@ -87,6 +88,7 @@ export const talk = {
       case "floor-denied":
         state.floor = "denied";
         state.deniedCause = message.cause;
+        state.notice = `Floor denied (${message.cause}): someone else is talking.`;
         this.preroll = [];
         audio.stopEncoding();
         break;
@@ -118,10 +120,11 @@ export const talk = {
       case "floor-revoked":
         state.floor = "revoked";
         state.deniedCause = message.cause;
+        state.notice = `The floor was taken away (${message.cause}).`;
         audio.stopEncoding();
         break;
       case "floor-revoke-pending":
-        state.deniedCause = `${message.by.name} takes the floor in ${Math.round(message.graceMs / 100) / 10} s`;
+        state.notice = `${message.by.name} takes the floor in ${Math.round(message.graceMs / 100) / 10} s`;
         break;
     }
     render();
@@ -161,6 +164,7 @@ export const talk = {
     state.speaker = null;
     state.queuePosition = null;
     state.deniedCause = null;
+    state.notice = null;
     state.pressed = false;
     audio.stopEncoding();
   },

@@ -44,13 +44,12 @@ export function render() {
     else if (state.speaker) { speaker.textContent = `${state.speaker} is talking`; speaker.className = "speaker other"; }
     else { speaker.textContent = "Channel idle"; speaker.className = "speaker"; }
 
-    let note = "";
-    if (state.floor === "granted" && state.talkTimeLeftMs != null) note = `${Math.ceil(state.talkTimeLeftMs / 1000)} s of talk time left`;
+    // What happened last (denied, revoked, a pre-emption coming) stays until the next press; what is going on
+    // now (asking, queued, talk time left) comes first.
+    let note = state.notice || "";
+    if (state.floor === "granted" && state.talkTimeLeftMs != null && !state.notice) note = `${Math.ceil(state.talkTimeLeftMs / 1000)} s of talk time left`;
     if (state.floor === "requested") note = "Asking for the floor…";
     if (state.floor === "queued") note = `Queued: you are number ${state.queuePosition} in line. Keep holding.`;
-    if (state.floor === "denied") note = `Floor denied (${state.deniedCause}): someone else is talking.`;
-    if (state.floor === "revoked") note = `The floor was taken away (${state.deniedCause}).`;
-    if (state.floor !== "denied" && state.floor !== "revoked" && state.deniedCause && state.floor !== "queued") note = state.deniedCause;
     if (state.replay) note = `Replaying ${state.replay.speaker}'s last message (${Math.round(state.replay.durationMs / 100) / 10} s)`;
     $("floor-note").textContent = note;
 

@@ -72,10 +72,17 @@ struct BrowserMemberTests {
             let (_, packets) = try OggOpusReader.readFile(path: out)
             let heard = packets.filter { $0.data.count > 1 }  // TOC-only packets are the file's filler
             let seconds = Double(heard.compactMap(\.sampleCount).reduce(0, +)) / 48_000
+            // The talk is the audio the page sent (20 ms frames): the recording holds it within 10 % (here, every
+            // frame but two at most). Against the wall-clock time the button was held the bound is looser: on a
+            // starved machine Chromium's fake microphone delivers what it fell behind on in a rush (seen: 4.68 s
+            // of audio captured in a 4.21 s press, all of it relayed).
+            let sent = Double(talk.stats.packetsSent) * 0.020
             #expect(
-                abs(seconds - talk.heldSeconds) / talk.heldSeconds < 0.10,
-                "ptt listen heard \(seconds) s of a \(talk.heldSeconds) s talk (\(talk.stats.packetsSent) packets sent)"
-            )
+                abs(seconds - sent) / sent < 0.10 && abs(seconds - sent) <= 0.04,
+                "ptt listen heard \(seconds) s of the \(sent) s the page sent (\(talk.stats.packetsSent) packets)")
+            #expect(
+                abs(seconds - talk.heldSeconds) / talk.heldSeconds < 0.25,
+                "ptt listen heard \(seconds) s of a \(talk.heldSeconds) s press")
             let decoder = try OpusDecoder(sampleRate: 48_000, channels: 1)
             let pcm = try heard.flatMap { try decoder.decode($0.data) }
             let level = Self.rms(pcm[...])

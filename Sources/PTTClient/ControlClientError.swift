@@ -20,8 +20,9 @@ public enum ControlClientError: Error, CustomStringConvertible, Sendable {
             the TLS certificate of \(endpoint) has CHANGED.
               pinned:    \(expected)
               presented: \(actual)
-            Someone may be impersonating the server. If the server's certificate was replaced on purpose,
-            remove the line for \(endpoint) from \(file) and connect again.
+            Someone may be impersonating the server. If the operator replaced the certificate on purpose
+            (the operator's `pttctl cert` prints the presented fingerprint above), remove the line for
+            \(endpoint) from \(file) and connect again.
             """
         case .connectFailed(let endpoint, let reason): "cannot connect to \(endpoint): \(reason)"
         case .connectionClosed: "the server closed the connection"

@@ -173,6 +173,8 @@ public enum AdminErrorCode: String, Sendable, CaseIterable {
     case methodNotAllowed = "method-not-allowed"
     case conflict
     case tooLarge = "too-large"
+    /// A reload found the config file or the certificate unusable: nothing was applied.
+    case invalidConfiguration = "invalid-configuration"
     case `internal`
 
     /// The HTTP status of an answer with this code.
@@ -184,6 +186,7 @@ public enum AdminErrorCode: String, Sendable, CaseIterable {
         case .methodNotAllowed: 405
         case .conflict: 409
         case .tooLarge: 413
+        case .invalidConfiguration: 422
         case .internal: 500
         }
     }

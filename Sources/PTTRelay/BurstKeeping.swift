@@ -5,9 +5,9 @@ import PTTCore
 /// buffer (the current burst of each channel, and ended ones still being played) with their bytes counted against
 /// the server's bound, and the timer that paces playbacks.
 struct BurstKeeping {
-    let configuration: CatchUpConfiguration
+    private(set) var configuration: CatchUpConfiguration
     /// A burst keeps packets from this long at most (the floor's longest talk time, and a margin).
-    let maxDuration: TimeAmount
+    private(set) var maxDuration: TimeAmount
     /// Every buffer alive: open ones, and closed ones with players.
     private(set) var buffers: [BurstBuffer] = []
     /// Bytes of every buffer in `buffers`.
@@ -23,6 +23,12 @@ struct BurstKeeping {
     var recordingTimer: RepeatedTask?
 
     init(configuration: CatchUpConfiguration, maxDuration: Duration) {
+        self.configuration = configuration
+        self.maxDuration = .nanoseconds(maxDuration.nanoseconds)
+    }
+
+    /// A configuration reload: the bounds apply from the next packet kept.
+    mutating func reconfigure(_ configuration: CatchUpConfiguration, maxDuration: Duration) {
         self.configuration = configuration
         self.maxDuration = .nanoseconds(maxDuration.nanoseconds)
     }

@@ -21,10 +21,11 @@ public final class MediaRelay: @unchecked Sendable {
     // @unchecked: all mutable state is touched only on `eventLoop`.
     public let eventLoop: EventLoop
     let secure: Bool
-    let silenceTimeout: TimeAmount
+    /// A listener not heard from for this long gets nothing (changed by ``reconfigure(_:)``).
+    var silenceTimeout: TimeAmount
     let metrics: RelayMetrics
     var logger: Logger
-    let rules: RelayRules
+    var rules: RelayRules
     /// Where reports go: set before the relay binds, cleared on its event loop.
     public var report: (@Sendable (RelayReport) -> Void)?
     /// Where recorded bursts' packets go: set before the relay binds.
@@ -72,6 +73,33 @@ public final class MediaRelay: @unchecked Sendable {
     }
 
     deinit { scratch.deallocate() }
+
+    /// What a configuration reload may change in a running relay.
+    public struct Settings: Sendable, Equatable {
+        public var implicitFloorRequest: Bool
+        public var silenceTimeout: Duration
+        public var catchUp: CatchUpConfiguration
+        public var maxBurstDuration: Duration
+        public init(
+            implicitFloorRequest: Bool, silenceTimeout: Duration, catchUp: CatchUpConfiguration,
+            maxBurstDuration: Duration
+        ) {
+            self.implicitFloorRequest = implicitFloorRequest
+            self.silenceTimeout = silenceTimeout
+            self.catchUp = catchUp
+            self.maxBurstDuration = maxBurstDuration
+        }
+    }
+
+    /// Applies a configuration reload, on the relay's loop between two read cycles: nothing in flight is dropped.
+    /// The burst being kept goes on under the new bounds; playbacks running keep the speed they started with.
+    public func reconfigure(_ settings: Settings) -> EventLoopFuture<Void> {
+        eventLoop.submit {
+            self.rules.holdsForImplicitRequest = settings.implicitFloorRequest
+            self.silenceTimeout = .nanoseconds(settings.silenceTimeout.nanoseconds)
+            self.keeping.reconfigure(settings.catchUp, maxDuration: settings.maxBurstDuration)
+        }
+    }
 
     /// Opens and binds the UDP socket (itself, so that the handler can send each fan-out with `sendmmsg` on
     /// its descriptor) and hands it to NIO for reading: up to 64 datagrams per system call, one such call

@@ -13,7 +13,8 @@ struct PTTCtl: AsyncParsableCommand {
             "Finds the admin address and token in pttd's data directory (--data, or $PTTD_DATA, default ./.pttd), or takes --url and --token ($PTTCTL_URL, $PTTCTL_TOKEN).",
         subcommands: [
             Channels.self, ChannelCommand.self, Kick.self, Revoke.self, AnnounceCommand.self, UserCommand.self,
-            WakesCommand.self, HistoryCommand.self, ExportCommand.self, BackupCommand.self, Metrics.self,
+            WakesCommand.self, HistoryCommand.self, ExportCommand.self, BackupCommand.self, ReloadCommand.self,
+            CertCommand.self, Metrics.self,
         ])
 
     /// `pttctl --data DIR user add NAME` works like `pttctl user add NAME --data DIR`.

@@ -15,6 +15,12 @@ struct PTTD: AsyncParsableCommand {
         discussion: """
             Settings come from built-in defaults, then the config file (--config, or DATA/config.json if it exists), \
             then these flags. Data (database, TLS certificate, admin token, runtime.json) lives in --data.
+
+            SIGHUP (or pttctl reload) reads the config file again and applies what can change while pttd runs \
+            (timers, wake and APNs settings, limits, log level, recording, catch-up, the TLS certificate's files) \
+            without dropping a connection or a talk burst; addresses, ports and TLS on/off need a restart. \
+            A config file with an error is refused, naming the setting, and the running configuration stays. \
+            SIGTERM stops pttd gracefully.
             """)
 
     @Option(name: .long, help: "Data directory.")
@@ -73,8 +79,12 @@ struct PTTD: AsyncParsableCommand {
     @Flag(name: .long, help: "With --restore: replace the database in place (kept as pttd.sqlite.before-restore-TIME).")
     var force = false
 
-    @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
-    var logLevel: String = "info"
+    @Option(
+        name: .long,
+        help:
+            "Log level: trace, debug, info, notice, warning, error, critical (default: the config's logLevel, or info)."
+    )
+    var logLevel: String?
 
     @Option(
         name: .long,
@@ -84,25 +94,12 @@ struct PTTD: AsyncParsableCommand {
     var logFormat: String = "text"
 
     func run() async throws {
-        guard let level = Logger.Level(rawValue: logLevel) else {
+        if let logLevel, Logger.Level(rawValue: logLevel) == nil {
             throw ValidationError("unknown log level '\(logLevel)'")
         }
         guard logFormat == "text" || logFormat == "json" else {
             throw ValidationError("--log-format must be text or json, got '\(logFormat)'")
         }
-        let json = logFormat == "json"
-        LoggingSystem.bootstrap { label in
-            if json {
-                var handler = JSONLogHandler(label: label)
-                handler.logLevel = level
-                return handler
-            }
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
-        let logger = Logger(label: "pttd")
-
         let dataDirectory = DataDirectory(path: data)
         if let restore {
             do {
@@ -115,14 +112,60 @@ struct PTTD: AsyncParsableCommand {
                 throw ValidationError("cannot restore: \(error)")
             }
         }
-        var settings = ServerConfiguration()
-        let configPath =
-            config ?? (FileManager.default.fileExists(atPath: dataDirectory.config) ? dataDirectory.config : nil)
-        if let configPath {
-            do { settings = try ServerConfiguration.load(from: configPath) } catch {
-                throw ValidationError(error.description)
-            }
+        let source = configurationSource(dataDirectory)
+        let settings: ServerConfiguration
+        do { settings = try source.read() } catch { throw ValidationError(error.description) }
+        let levels = LogLevelControl(settings.logLevel ?? .info)
+        let json = logFormat == "json"
+        LoggingSystem.bootstrap { label in
+            if json { return ControlledLevelLogHandler(JSONLogHandler(label: label), control: levels) }
+            return ControlledLevelLogHandler(StreamLogHandler.standardError(label: label), control: levels)
         }
+        let logger = Logger(label: "pttd")
+
+        let server = PTTDaemon(
+            configuration: settings, dataDirectory: dataDirectory, logger: logger, source: source, logLevels: levels)
+        let reloads = ReloadSignal(server: server, logger: logger)
+        defer { reloads.cancel() }
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: server)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+
+    /// The config file (asked again at every reload: DATA/config.json may appear later) and these flags over it.
+    func configurationSource(_ dataDirectory: DataDirectory) -> ConfigurationSource {
+        let flags = Flags(
+            controlHost: controlHost, controlPort: controlPort, mediaPort: mediaPort, adminHost: adminHost,
+            adminPort: adminPort, webHost: webHost, webPort: webPort, noWeb: noWeb, noTLS: noTLS,
+            heartbeatIntervalMs: heartbeatIntervalMs, mediaSecurity: mediaSecurity, catchUp: catchUp,
+            logLevel: logLevel)
+        let config = self.config
+        return ConfigurationSource(
+            file: {
+                config ?? (FileManager.default.fileExists(atPath: dataDirectory.config) ? dataDirectory.config : nil)
+            },
+            overrides: { settings throws(ConfigurationError) in try flags.apply(to: &settings) })
+    }
+}
+
+/// The command line's settings, which win over the config file's, at start and at every reload.
+struct Flags: Sendable {
+    var controlHost: String?
+    var controlPort: Int?
+    var mediaPort: Int?
+    var adminHost: String?
+    var adminPort: Int?
+    var webHost: String?
+    var webPort: Int?
+    var noWeb: Bool
+    var noTLS: Bool
+    var heartbeatIntervalMs: Int?
+    var mediaSecurity: String?
+    var catchUp: String?
+    var logLevel: String?
+
+    func apply(to settings: inout ServerConfiguration) throws(ConfigurationError) {
         if let controlHost { settings.controlHost = controlHost }
         if let controlPort { settings.controlPort = controlPort }
         if let mediaPort { settings.mediaPort = mediaPort }
@@ -135,22 +178,16 @@ struct PTTD: AsyncParsableCommand {
         if let heartbeatIntervalMs { settings.heartbeatInterval = .milliseconds(heartbeatIntervalMs) }
         if let mediaSecurity {
             guard let security = MediaSecurity(rawValue: mediaSecurity) else {
-                throw ValidationError("--media-security must be \(MediaSecurity.spelled), got '\(mediaSecurity)'")
+                throw .invalid("--media-security must be \(MediaSecurity.spelled), got '\(mediaSecurity)'")
             }
             settings.mediaSecurity = security
         }
         if let catchUp {
             guard let mode = CatchUpMode(rawValue: catchUp) else {
-                throw ValidationError("--catch-up must be \(CatchUpMode.spelled), got '\(catchUp)'")
+                throw .invalid("--catch-up must be \(CatchUpMode.spelled), got '\(catchUp)'")
             }
             settings.catchUp.mode = mode
         }
-        do { try settings.validate() } catch { throw ValidationError(error.description) }
-
-        let server = PTTDaemon(configuration: settings, dataDirectory: dataDirectory, logger: logger)
-        let group = ServiceGroup(
-            configuration: .init(
-                services: [.init(service: server)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
+        if let logLevel, let level = Logger.Level(rawValue: logLevel) { settings.logLevel = level }
     }
 }

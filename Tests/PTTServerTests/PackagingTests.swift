@@ -72,6 +72,7 @@ struct PackagingTests {
             "User=pttd", "NoNewPrivileges=yes", "ProtectSystem=strict", "ProtectHome=yes", "PrivateTmp=yes",
             "ReadWritePaths=/var/lib/pttd", "Restart=on-failure", "KillSignal=SIGTERM", "CapabilityBoundingSet=",
             "ExecStart=/usr/bin/pttd --data /var/lib/pttd --config /etc/pttd/config.json",
+            "ExecReload=/bin/kill -HUP $MAINPID",
         ] {
             #expect(unit.split(separator: "\n").contains { $0 == line }, "\(line) missing")
         }
@@ -106,6 +107,10 @@ struct PackagingTests {
         #expect(info.tls && info.webURL != nil)
         let health = try await WebListenerTests.request(info.adminURL + "/api/health")
         #expect(health.status == 401, "the admin API answers, and wants its token")
+        // `systemctl reload pttd` (ExecReload): the packaged config is read again, and pttd goes on.
+        daemon.signal(SIGHUP)
+        try await daemon.waitForStandardError(containing: "configuration reloaded")
+        #expect(daemon.process.isRunning)
         daemon.signal(SIGTERM)
         #expect(try await daemon.waitForExit(timeout: .seconds(10)) == 0)
         #expect(daemon.standardError.contains("pttd stopped"))

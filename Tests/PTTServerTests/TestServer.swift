@@ -25,9 +25,11 @@ final class TestServer: Sendable {
 
     /// Starts a server; the caller must await ``stop()``. Tests use ``withTestServer(data:wallClock:configure:_:)``,
     /// which does.
+    ///
+    /// With a `source`, the server starts with what it reads (then `configure`), and can reload.
     static func start(
-        data: String? = nil, wallClock: any WallClock = SystemWallClock(),
-        _ configure: (inout ServerConfiguration) -> Void = { _ in }
+        data: String? = nil, wallClock: any WallClock = SystemWallClock(), source: ConfigurationSource? = nil,
+        logLevels: LogLevelControl? = nil, _ configure: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> TestServer {
         var configuration = ServerConfiguration()
         configuration.controlHost = "127.0.0.1"
@@ -37,6 +39,7 @@ final class TestServer: Sendable {
         configuration.webPort = 0
         configuration.mediaPort = 0
         configuration.tls = false
+        if let source { configuration = try source.read() }
         configure(&configuration)
         var logger = Logger(label: "pttd-test")
         logger.logLevel =
@@ -44,7 +47,7 @@ final class TestServer: Sendable {
         let directory = DataDirectory(path: data ?? temporaryDirectory())
         let server = PTTDaemon(
             configuration: configuration, dataDirectory: directory, logger: logger, wallClock: wallClock,
-            group: MultiThreadedEventLoopGroup.singleton)
+            group: MultiThreadedEventLoopGroup.singleton, source: source, logLevels: logLevels)
         try await server.start()
         let info = try require_(server.runtimeInfo)
         return TestServer(
@@ -92,11 +95,12 @@ final class TestServer: Sendable {
 ///     }
 @discardableResult
 func withTestServer<T>(
-    data: String? = nil, wallClock: any WallClock = SystemWallClock(),
-    configure: (inout ServerConfiguration) -> Void = { _ in },
+    data: String? = nil, wallClock: any WallClock = SystemWallClock(), source: ConfigurationSource? = nil,
+    logLevels: LogLevelControl? = nil, configure: (inout ServerConfiguration) -> Void = { _ in },
     _ body: (TestServer) async throws -> T
 ) async throws -> T {
-    let server = try await TestServer.start(data: data, wallClock: wallClock, configure)
+    let server = try await TestServer.start(
+        data: data, wallClock: wallClock, source: source, logLevels: logLevels, configure)
     let result: T
     do {
         result = try await body(server)

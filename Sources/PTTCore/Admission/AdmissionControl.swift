@@ -37,7 +37,8 @@ public struct AdmissionControl: Sendable {
         var lastSeen: PTTInstant
     }
 
-    public let limits: ConnectionLimits
+    /// Replaced by a configuration reload; connections already open are not affected.
+    public var limits: ConnectionLimits
     public let maxConnections: Int
     public let maxTrackedAddresses: Int
     /// Control connections open now (all addresses).

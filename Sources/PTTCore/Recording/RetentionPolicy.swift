@@ -2,7 +2,7 @@ import Foundation
 
 /// Which recordings go: every one older than the maximum age, then the oldest until the rest fit the total size.
 /// Pure: the recordings and the time are given.
-public struct RetentionPolicy: Sendable {
+public struct RetentionPolicy: Sendable, Equatable {
     public var maxAge: Duration
     public var maxTotalBytes: Int
 

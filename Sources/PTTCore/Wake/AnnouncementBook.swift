@@ -42,7 +42,8 @@ public struct AnnouncementPlan: Sendable, Equatable {
 ///
 /// Like ``ChannelDirectory``: plan a change, write it to storage, then ``apply(_:)`` it.
 public struct AnnouncementBook: Sendable {
-    public let perMemberLimit: Int
+    /// Replaced by a configuration reload: a member over a lowered limit loses its oldest at its next announcement.
+    public var perMemberLimit: Int { didSet { perMemberLimit = max(1, perMemberLimit) } }
     /// Per member, oldest first.
     private(set) var byMember: [MemberID: [StoredAnnouncement]] = [:]
 

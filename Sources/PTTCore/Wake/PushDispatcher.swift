@@ -49,12 +49,12 @@ public struct PushDispatcher<Payload: Sendable>: Sendable {
     /// Unfinished socket writes per connection at most: more pushes wait in the outbox, in priority order.
     public static var maxWritesInFlight: Int { 4 }
 
-    /// Room in each outbox.
-    public let outboxCapacity: Int
+    /// Room in each outbox (outboxes made after a change get the new room).
+    public private(set) var outboxCapacity: Int
     /// APNs requests in flight at most.
-    public let apnsConcurrency: Int
+    public private(set) var apnsConcurrency: Int
     /// Whether APNs can be used at all (credentials configured).
-    public let apnsConfigured: Bool
+    public private(set) var apnsConfigured: Bool
 
     var outboxes: [UInt64: PushOutbox<Payload>] = [:]
     var inFlightWrites: [UInt64: Int] = [:]
@@ -71,6 +71,14 @@ public struct PushDispatcher<Payload: Sendable>: Sendable {
         self.apnsConcurrency = max(1, apnsConcurrency)
         self.apnsConfigured = apnsConfigured
         apnsOutbox = PushOutbox(capacity: outboxCapacity)
+    }
+
+    /// A configuration reload: new bounds for what is sent from now on, and whether APNs is configured now.
+    /// Nothing waiting or in flight is dropped; outboxes that exist keep their room until they empty.
+    public mutating func reconfigure(outboxCapacity: Int, apnsConcurrency: Int, apnsConfigured: Bool) {
+        self.outboxCapacity = max(1, outboxCapacity)
+        self.apnsConcurrency = max(1, apnsConcurrency)
+        self.apnsConfigured = apnsConfigured
     }
 
     /// Pushes waiting in every outbox (not those being written or sent).

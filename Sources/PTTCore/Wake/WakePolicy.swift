@@ -42,7 +42,8 @@ public enum WakeDecision: Sendable, Equatable {
 /// Who is woken for a talk burst: once per member per burst, every joined member that is neither the
 /// speaker nor reachable by audio. Pure: the caller passes the instant and the candidates.
 public struct WakePolicy: Sendable {
-    public let configuration: WakeConfiguration
+    /// Replaced by a configuration reload; bursts already running keep the deadlines they were given.
+    public var configuration: WakeConfiguration
 
     /// The running burst of each channel and the members already decided for it.
     struct Burst: Sendable {

@@ -31,15 +31,26 @@ package struct AdminRouter {
     let metrics: ServerMetrics
     /// `GET /api/backup`, where the daemon provides it.
     let backups: Backups?
+    /// `POST /api/reload` and `GET /api/certificate`, where the daemon provides them.
+    let operations: Operations?
 
-    package init(plane: ControlPlane, metrics: ServerMetrics) {
-        self.init(plane: plane, metrics: metrics, backups: nil)
+    /// What only the whole daemon can answer.
+    struct Operations: Sendable {
+        /// Re-reads the configuration and applies it (answered when done, on the given loop).
+        var reload: @Sendable (EventLoop) -> EventLoopFuture<AdminResponse>
+        /// The certificate clients are given.
+        var certificate: @Sendable () -> AdminResponse
     }
 
-    init(plane: ControlPlane, metrics: ServerMetrics, backups: Backups?) {
+    package init(plane: ControlPlane, metrics: ServerMetrics) {
+        self.init(plane: plane, metrics: metrics, backups: nil, operations: nil)
+    }
+
+    init(plane: ControlPlane, metrics: ServerMetrics, backups: Backups?, operations: Operations?) {
         self.plane = plane
         self.metrics = metrics
         self.backups = backups
+        self.operations = operations
     }
 
     /// The answer to a request: at once, or (audio read from recordings) when the recorder has it.
@@ -54,6 +65,12 @@ package struct AdminRouter {
             case (.GET, 2, "api", "backup"):
                 guard let backups else { throw AdminError(.notFound, "backups are not available here") }
                 return backups.take()
+            case (.POST, 2, "api", "reload"):
+                guard let operations else { throw AdminError(.notFound, "reloads are not available here") }
+                return operations.reload(plane.eventLoop)
+            case (.GET, 2, "api", "certificate"):
+                guard let operations else { throw AdminError(.notFound, "no certificate here") }
+                return plane.eventLoop.makeSucceededFuture(operations.certificate())
             case (.GET, 4, "api", "bursts") where segments[3] == "audio":
                 guard let id = Int64(segments[2]) else {
                     throw AdminError(.badRequest, "'\(segments[2])' is not a burst id")

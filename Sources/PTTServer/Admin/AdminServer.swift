@@ -13,11 +13,9 @@ final class AdminServer: Sendable {
     /// request deadline (``AdminDeadlines``), so slow or silent clients cannot hold descriptors.
     static func bind(
         host: String, port: Int, group: EventLoopGroup, router: AdminRouter, token: String,
-        limits: ConnectionLimits, metrics: ServerMetrics, logger: Logger
+        limits: ConnectionLimits, settings: ListenerSettings, metrics: ServerMetrics, logger: Logger
     ) async throws -> AdminServer {
         let open = Atomic<Int>(0)
-        let idle = TimeAmount.nanoseconds(limits.adminIdleTimeout.nanoseconds)
-        let request = TimeAmount.nanoseconds(limits.adminRequestTimeout.nanoseconds)
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 64)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -34,9 +32,13 @@ final class AdminServer: Sendable {
                     open.subtract(1, ordering: .relaxed)
                     metrics.admin.connectionsOpen.decrement()
                 }
+                let accepted = settings.current
                 return child.eventLoop.makeCompletedFuture {
                     try child.pipeline.syncOperations.addHandler(
-                        AdminDeadlines(idleTimeout: idle, requestTimeout: request, logger: logger) {
+                        AdminDeadlines(
+                            idleTimeout: accepted.httpIdleTimeout, requestTimeout: accepted.httpRequestTimeout,
+                            logger: logger
+                        ) {
                             metrics.admin.timedOut($0)
                         })
                     try child.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)

@@ -1,6 +1,7 @@
 import APNs
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOSSL
@@ -19,16 +20,38 @@ import ServiceLifecycle
 /// try await server.shutdown()
 /// ```
 public final class PTTDaemon: Service, @unchecked Sendable {
-    // @unchecked: `state` changes in start() and shutdown(), which the owner calls one after the other.
-    public let configuration: ServerConfiguration
+    // @unchecked: `state` changes in start() and shutdown(), which the owner calls one after the other; what a
+    // reload changes is in `live`, behind its lock.
     public let dataDirectory: DataDirectory
     public let metrics: ServerMetrics
-    private let logger: Logger
-    private let clock: any PTTClock
-    private let wallClock: any WallClock
-    private let group: EventLoopGroup
+    let logger: Logger
+    let clock: any PTTClock
+    let wallClock: any WallClock
+    let group: EventLoopGroup
     private let ownsGroup: Bool
     private var state = State.initial
+    /// Where a reload reads the configuration again; nil: this server cannot reload.
+    let source: ConfigurationSource?
+    /// The process's log level, which a reload sets (`logLevel`); nil: reloads leave levels alone.
+    let logLevels: LogLevelControl?
+    /// What a reload changes.
+    let live: NIOLockedValueBox<Live>
+
+    /// The running configuration (a reload replaces what it can apply), the certificate given to clients, and
+    /// what `runtime.json` says.
+    struct Live {
+        var configuration: ServerConfiguration
+        var identity: TLSIdentity?
+        var info: RuntimeInfo?
+        /// The APNs client in use.
+        var apns: APNsClient?
+        /// APNs clients a reload replaced, shut down when their requests had their time (or at shutdown).
+        var retiredAPNs: [APNsClient] = []
+        var reloading = false
+    }
+
+    /// The configuration the server runs with: the one it started with, as reloads changed it.
+    public var configuration: ServerConfiguration { live.withLockedValue { $0.configuration } }
 
     /// Where the daemon is in its life.
     enum State {
@@ -40,7 +63,7 @@ public final class PTTDaemon: Service, @unchecked Sendable {
         case stopped
     }
 
-    private var running: Running? {
+    var running: Running? {
         if case .running(let running) = state { running } else { nil }
     }
 
@@ -58,16 +81,22 @@ public final class PTTDaemon: Service, @unchecked Sendable {
         /// Recorded bursts are written on their own thread.
         var recorder: BurstRecorder
         var recordingGroup: MultiThreadedEventLoopGroup
-        var apns: APNsClient?
-        var info: RuntimeInfo
         var adminToken: String
+        /// What each new connection is given (TLS context, heartbeats, deadlines); a reload replaces it.
+        var settings: ListenerSettings
     }
 
+    /// - Parameters:
+    ///   - source: where ``reload()`` reads the configuration again (`pttd`: the config file and its flags).
+    ///   - logLevels: the process's log level, set by a reload from `logLevel`.
     public init(
         configuration: ServerConfiguration, dataDirectory: DataDirectory, logger: Logger,
-        clock: any PTTClock = UptimeClock(), wallClock: any WallClock = SystemWallClock(), group: EventLoopGroup? = nil
+        clock: any PTTClock = UptimeClock(), wallClock: any WallClock = SystemWallClock(), group: EventLoopGroup? = nil,
+        source: ConfigurationSource? = nil, logLevels: LogLevelControl? = nil
     ) {
-        self.configuration = configuration
+        self.live = NIOLockedValueBox(Live(configuration: configuration))
+        self.source = source
+        self.logLevels = logLevels
         self.dataDirectory = dataDirectory
         self.logger = logger
         self.clock = clock
@@ -78,7 +107,7 @@ public final class PTTDaemon: Service, @unchecked Sendable {
     }
 
     /// Where the server listens, once started.
-    public var runtimeInfo: RuntimeInfo? { running?.info }
+    public var runtimeInfo: RuntimeInfo? { live.withLockedValue { $0.info } }
     public var adminToken: String? { running?.adminToken }
 
     /// Opens storage, binds the listeners and writes `runtime.json`.
@@ -90,18 +119,16 @@ public final class PTTDaemon: Service, @unchecked Sendable {
         let adminToken = try dataDirectory.loadOrCreateAdminToken(logger: logger)
 
         var tls: NIOSSLContext?
-        var fingerprint: String?
         if configuration.tls {
-            let (identity, created) = try TLSIdentity.loadOrCreate(in: dataDirectory)
-            var tlsConfiguration = try identity.serverConfiguration()
-            // A peer that never answers our close_notify (dead link, stalled handshake) does not hold the
-            // socket longer than the close grace period.
-            tlsConfiguration.shutdownTimeout = .nanoseconds(configuration.limits.closeGrace.nanoseconds)
-            tls = try NIOSSLContext(configuration: tlsConfiguration)
-            fingerprint = identity.fingerprint
+            let (identity, created) = try TLSIdentity.resolve(configuration, in: dataDirectory)
+            tls = try Self.tlsContext(identity, configuration)
+            live.withLockedValue { $0.identity = identity }
             logger.notice(
-                created ? "created a self-signed TLS certificate" : "loaded TLS certificate",
-                metadata: ["sha256": "\(identity.fingerprint)", "file": "\(dataDirectory.certificate)"])
+                created
+                    ? "created a self-signed TLS certificate"
+                    : "loaded \(identity.isOperators ? "the operator's" : "the self-signed") TLS certificate",
+                metadata: ["sha256": "\(identity.fingerprint)", "file": "\(identity.certificateFile)"])
+            certificateLoaded(identity)
         } else {
             logger.warning("TLS is off: control connections are in clear text (--no-tls)")
         }
@@ -117,6 +144,7 @@ public final class PTTDaemon: Service, @unchecked Sendable {
         } else {
             logger.info("APNs not configured: wakes go over Local Push connections only")
         }
+        live.withLockedValue { $0.apns = apns }
         // The control plane's own thread: storage writes (fsync) there never delay a connection's TLS or reads.
         let planeGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         // The relay's own thread: control and admin connections run on `group`, never on it.
@@ -130,7 +158,7 @@ public final class PTTDaemon: Service, @unchecked Sendable {
                 now: { [wallClock] in wallClock.now() })
             try recorder.recover()
             try await listen(
-                store: store, adminToken: adminToken, tls: tls, fingerprint: fingerprint, apns: apns,
+                store: store, adminToken: adminToken, tls: tls, apns: apns,
                 groups: (planeGroup, relayGroup, recordingGroup), recorder: recorder)
             recorder.startRetention()
         } catch {
@@ -144,7 +172,7 @@ public final class PTTDaemon: Service, @unchecked Sendable {
 
     /// Builds the control plane and binds the relay, control and admin listeners.
     private func listen(
-        store: Store, adminToken: String, tls: NIOSSLContext?, fingerprint: String?, apns: APNsClient?,
+        store: Store, adminToken: String, tls: NIOSSLContext?, apns: APNsClient?,
         groups: (
             plane: MultiThreadedEventLoopGroup, relay: MultiThreadedEventLoopGroup,
             recording: MultiThreadedEventLoopGroup
@@ -182,20 +210,28 @@ public final class PTTDaemon: Service, @unchecked Sendable {
                     "descriptorLimit": "\(descriptors.limit)",
                 ])
         }
+        let settings = ListenerSettings(.init(configuration: configuration, tls: tls))
         let control = try await ControlServer.bind(
             host: configuration.controlHost, port: configuration.controlPort, group: group,
-            tls: tls, plane: plane, configuration: configuration,
+            settings: settings, plane: plane, configuration: configuration,
             maxConnections: descriptors.maxControlConnections, clock: clock,
             metrics: metrics, logger: logger)
         let admin: AdminServer
+        let operations = AdminRouter.Operations(
+            reload: { [weak self] eventLoop in
+                guard let self else { return eventLoop.makeSucceededFuture(.error(AdminError(.notFound, "stopped"))) }
+                return eventLoop.makeFutureWithTask { await self.reloadResponse() }
+            },
+            certificate: { [weak self] in self?.certificateResponse() ?? .error(AdminError(.notFound, "stopped")) })
         do {
             admin = try await AdminServer.bind(
                 host: configuration.adminHost, port: configuration.adminPort, group: group,
                 router: AdminRouter(
                     plane: plane, metrics: metrics,
-                    backups: Backups(store: store, directory: dataDirectory.path, eventLoop: recordingGroup.next())),
+                    backups: Backups(store: store, directory: dataDirectory.path, eventLoop: recordingGroup.next()),
+                    operations: operations),
                 token: adminToken,
-                limits: configuration.limits, metrics: metrics, logger: logger)
+                limits: configuration.limits, settings: settings, metrics: metrics, logger: logger)
         } catch {
             try? await control.channel.close()
             await relay.close()
@@ -203,7 +239,7 @@ public final class PTTDaemon: Service, @unchecked Sendable {
         }
         let web: WebServer?
         do {
-            web = try await bindWeb(tls: tls, plane: plane)
+            web = try await bindWeb(settings: settings, plane: plane)
         } catch {
             try? await control.channel.close()
             try? await admin.channel.close()
@@ -215,16 +251,14 @@ public final class PTTDaemon: Service, @unchecked Sendable {
         try await plane.eventLoop.submit { plane.signInLinks.webBase = webURL }.get()
         let info = RuntimeInfo(
             pid: getpid(), controlHost: configuration.controlHost, controlPort: control.port, mediaPort: relay.port,
-            adminURL: "http://\(adminHost):\(admin.port)", tls: configuration.tls, fingerprint: fingerprint,
-            webURL: webURL)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        try dataDirectory.writePrivate(try encoder.encode(info), to: dataDirectory.runtimeInfo)
+            adminURL: "http://\(adminHost):\(admin.port)", tls: configuration.tls,
+            fingerprint: live.withLockedValue { $0.identity?.fingerprint }, webURL: webURL)
+        try writeRuntimeInfo(info)
         state = .running(
             Running(
                 plane: plane, planeGroup: planeGroup, relayGroup: relayGroup, control: control, admin: admin,
-                web: web, relay: relay, recorder: recorder, recordingGroup: recordingGroup, apns: apns, info: info,
-                adminToken: adminToken))
+                web: web, relay: relay, recorder: recorder, recordingGroup: recordingGroup,
+                adminToken: adminToken, settings: settings))
         let directory = try await plane.eventLoop.submit {
             (plane.directory.channels.count, plane.directory.users.count, plane.directory.memberships.count)
         }.get()
@@ -239,11 +273,11 @@ public final class PTTDaemon: Service, @unchecked Sendable {
     }
 
     /// The web listener (the browser walkie-talkie), with the control certificate, unless `web` is off.
-    private func bindWeb(tls: NIOSSLContext?, plane: ControlPlane) async throws -> WebServer? {
+    private func bindWeb(settings: ListenerSettings, plane: ControlPlane) async throws -> WebServer? {
         guard configuration.web else { return nil }
         return try await WebServer.bind(
             WebServer.Setup(
-                host: configuration.webHost, port: configuration.webPort, tls: tls,
+                host: configuration.webHost, port: configuration.webPort, settings: settings,
                 relayHost: WebMediaGateway.relayHost(forBindHost: configuration.controlHost),
                 configuration: configuration),
             group: group, plane: plane, clock: clock, metrics: metrics, logger: logger)
@@ -263,7 +297,12 @@ public final class PTTDaemon: Service, @unchecked Sendable {
             await running.recorder.close()
             let plane = running.plane
             try? await plane.eventLoop.submit { plane.stop() }.get()
-            await running.apns?.shutdown()
+            // The APNs client in use (a reload may have replaced the first), and those replaced.
+            let clients = live.withLockedValue { live in
+                defer { live.retiredAPNs = [] }
+                return live.retiredAPNs + (live.apns.map { [$0] } ?? [])
+            }
+            for client in clients { await client.shutdown() }
             // Connections report their close to the plane: let them finish before its thread stops, for at
             // most a second (a peer that does not read is cut off when the event loops shut down), so that
             // pttd stops within 2 s of SIGTERM at any load.

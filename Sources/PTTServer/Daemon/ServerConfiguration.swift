@@ -1,12 +1,14 @@
 import APNs
 import Foundation
+import Logging
 import PTTCore
 import PTTProtocol
 
 /// Everything `pttd` can be told. Built-in defaults, then the config file, then command-line flags.
 ///
 /// The config file is JSON with these keys, all optional (Docs/OPERATIONS in README):
-/// `controlHost`, `controlPort`, `mediaPort`, `adminHost`, `adminPort`, `tls`, `web`, `webHost`, `webPort`,
+/// `controlHost`, `controlPort`, `mediaPort`, `adminHost`, `adminPort`, `tls`, `tlsCertificate`, `tlsKey`, `logLevel`,
+/// `web`, `webHost`, `webPort`,
 /// `webMaxConnections`, `heartbeatIntervalMs`,
 /// `heartbeatMissLimit`, `createChannelsOnJoin`, `mediaSecurity`, `implicitFloorRequest`, `mediaSilenceTimeoutMs`,
 /// `maxConnections`, `memberEventsUpTo`, `catchUp` (see ``CatchUpConfiguration``), `recording` (see ``RecordingConfiguration``), `floor` (see ``FloorConfiguration``), `wake` (see ``WakeConfiguration``), `limits` (see
@@ -29,6 +31,12 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var webMaxConnections = 1_000
     /// TLS on the control connection (on by default; `--no-tls` is for tests).
     public var tls = true
+    /// The operator's certificate (PEM: the server's certificate first, then its chain) and private key (PEM),
+    /// used instead of the self-signed one in the data directory. Both or neither; re-read on every reload.
+    public var tlsCertificate: String?
+    public var tlsKey: String?
+    /// The log level (`pttd --log-level` wins over it); nil: info.
+    public var logLevel: Logger.Level?
     public var heartbeatInterval: Duration = .seconds(10)
     /// Unacknowledged heartbeats after which a session is closed.
     public var heartbeatMissLimit = 3
@@ -65,6 +73,7 @@ extension ServerConfiguration: Codable {
         case controlHost, controlPort, mediaPort, adminHost, adminPort, tls, heartbeatIntervalMs, heartbeatMissLimit
         case createChannelsOnJoin, mediaSecurity, floor, maxConnections, implicitFloorRequest, mediaSilenceTimeoutMs
         case wake, apns, limits, memberEventsUpTo, catchUp, recording, web, webHost, webPort, webMaxConnections
+        case tlsCertificate, tlsKey, logLevel
     }
 
     public init(from decoder: Decoder) throws {
@@ -76,6 +85,16 @@ extension ServerConfiguration: Codable {
         config.adminHost = try c.decodeIfPresent(String.self, forKey: .adminHost) ?? config.adminHost
         config.adminPort = try c.decodeIfPresent(Int.self, forKey: .adminPort) ?? config.adminPort
         config.tls = try c.decodeIfPresent(Bool.self, forKey: .tls) ?? config.tls
+        config.tlsCertificate = try c.decodeIfPresent(String.self, forKey: .tlsCertificate)
+        config.tlsKey = try c.decodeIfPresent(String.self, forKey: .tlsKey)
+        if let text = try c.decodeIfPresent(String.self, forKey: .logLevel) {
+            guard let level = Logger.Level(rawValue: text) else {
+                throw ConfigurationError.invalid(
+                    "logLevel must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), got '\(text)'"
+                )
+            }
+            config.logLevel = level
+        }
         config.web = try c.decodeIfPresent(Bool.self, forKey: .web) ?? config.web
         config.webHost = try c.decodeIfPresent(String.self, forKey: .webHost) ?? config.webHost
         config.webPort = try c.decodeIfPresent(Int.self, forKey: .webPort) ?? config.webPort
@@ -118,6 +137,9 @@ extension ServerConfiguration: Codable {
         try c.encode(adminHost, forKey: .adminHost)
         try c.encode(adminPort, forKey: .adminPort)
         try c.encode(tls, forKey: .tls)
+        try c.encodeIfPresent(tlsCertificate, forKey: .tlsCertificate)
+        try c.encodeIfPresent(tlsKey, forKey: .tlsKey)
+        try c.encodeIfPresent(logLevel?.rawValue, forKey: .logLevel)
         try c.encode(web, forKey: .web)
         try c.encode(webHost, forKey: .webHost)
         try c.encode(webPort, forKey: .webPort)
@@ -144,6 +166,10 @@ extension ServerConfiguration: Codable {
             ("controlPort", controlPort), ("mediaPort", mediaPort), ("adminPort", adminPort), ("webPort", webPort),
         ] {
             guard (0...65535).contains(port) else { throw .invalid("\(name) must be 0...65535, got \(port)") }
+        }
+        guard (tlsCertificate == nil) == (tlsKey == nil) else {
+            throw .invalid(
+                "tlsCertificate and tlsKey go together: give both, or neither for the self-signed certificate")
         }
         guard heartbeatInterval >= .milliseconds(10) else { throw .invalid("heartbeatIntervalMs must be at least 10") }
         guard heartbeatMissLimit >= 1 else { throw .invalid("heartbeatMissLimit must be at least 1") }

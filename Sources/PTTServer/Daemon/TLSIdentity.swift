@@ -5,11 +5,20 @@ import PTTProtocol
 import SwiftASN1
 import X509
 
-/// The server's TLS certificate and key: created self-signed on first start, kept in the data directory,
-/// and identified to clients by its SHA-256 fingerprint (clients pin it on first use).
+/// The server's TLS certificate and key: the operator's (`tlsCertificate`, `tlsKey`), or created self-signed on
+/// first start and kept in the data directory; identified to clients by its SHA-256 fingerprint (clients pin it on
+/// first use).
 public struct TLSIdentity: Sendable {
     public let certificateDER: [UInt8]
     public let privateKeyPEM: String
+    /// The certificates that vouch for it, sent after it in the handshake (an operator's chain); empty when
+    /// self-signed.
+    public var chainDER: [[UInt8]] = []
+    /// Where it was read from.
+    public var certificateFile = ""
+    public var keyFile = ""
+    /// Whether it is the operator's (from the config) rather than pttd's self-signed one.
+    public var isOperators = false
     /// SHA-256 of the certificate's DER, as colon-separated uppercase hex.
     public var fingerprint: String { Fingerprint.sha256(certificateDER) }
 
@@ -23,9 +32,14 @@ public struct TLSIdentity: Sendable {
             let certPEM = try String(contentsOfFile: directory.certificate, encoding: .utf8)
             let keyPEM = try String(contentsOfFile: directory.privateKey, encoding: .utf8)
             let document = try PEMDocument(pemString: certPEM)
-            return (TLSIdentity(certificateDER: Array(document.derBytes), privateKeyPEM: keyPEM), false)
+            var identity = TLSIdentity(certificateDER: Array(document.derBytes), privateKeyPEM: keyPEM)
+            identity.certificateFile = directory.certificate
+            identity.keyFile = directory.privateKey
+            return (identity, false)
         }
-        let identity = try makeSelfSigned(commonName: commonName)
+        var identity = try makeSelfSigned(commonName: commonName)
+        identity.certificateFile = directory.certificate
+        identity.keyFile = directory.privateKey
         try directory.writePrivate(Data(identity.privateKeyPEM.utf8), to: directory.privateKey)
         let certPEM = PEMDocument(type: "CERTIFICATE", derBytes: identity.certificateDER).pemString
         try directory.writePrivate(Data(certPEM.utf8), to: directory.certificate)
@@ -59,10 +73,10 @@ public struct TLSIdentity: Sendable {
 
     /// The NIOSSL server configuration for this identity (TLS 1.2 or newer).
     public func serverConfiguration() throws -> TLSConfiguration {
-        let certificate = try NIOSSLCertificate(bytes: certificateDER, format: .der)
+        let chain = try ([certificateDER] + chainDER).map { try NIOSSLCertificate(bytes: $0, format: .der) }
         let key = try NIOSSLPrivateKey(bytes: Array(privateKeyPEM.utf8), format: .pem)
         var configuration = TLSConfiguration.makeServerConfiguration(
-            certificateChain: [.certificate(certificate)], privateKey: .privateKey(key))
+            certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
         configuration.minimumTLSVersion = .tlsv12
         return configuration
     }

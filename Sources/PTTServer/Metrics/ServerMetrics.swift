@@ -26,6 +26,8 @@ public final class ServerMetrics: Sendable {
     public let web: WebMetrics
     /// The data directory's file system (`ptt_data_filesystem_*`).
     public let disk: DataDiskMetrics
+    /// Reloads and the TLS certificate (`ptt_config_reloads_total`, `ptt_tls_certificate_expiry_timestamp_seconds`).
+    public let operations: OperationsMetrics
 
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
@@ -36,6 +38,7 @@ public final class ServerMetrics: Sendable {
         recordings = RecordingMetrics(registry)
         web = WebMetrics(registry)
         disk = DataDiskMetrics(registry)
+        operations = OperationsMetrics(registry)
         let mediaDrops = registry.labelledCounters(
             "ptt_media_packets_dropped_total", "Datagrams dropped by the relay",
             key: "reason", RelayDropReason.self)

@@ -26,6 +26,11 @@ final class Announcements: @unchecked Sendable {
         book = AnnouncementBook(perMemberLimit: plane.configuration.wake.storedPerMember, stored: stored)
     }
 
+    /// A configuration reload: how many announcements each member keeps, from its next one on.
+    func reconfigure() {
+        book.perMemberLimit = plane.configuration.wake.storedPerMember
+    }
+
     /// `POST /api/channels/NAME/announce`.
     func announce(_ channel: PTTCore.Channel, _ request: AnnounceRequest) throws(AdminError) -> AnnounceResponse {
         let text = request.text.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -30,6 +30,15 @@ final class Notifier: @unchecked Sendable {
 
     var context: PlaneContext { plane.context }
 
+    /// A configuration reload: the wake settings and whether APNs is configured, for what is decided from now on.
+    func reconfigure() {
+        let wake = plane.configuration.wake
+        policy.configuration = wake
+        dispatcher.reconfigure(
+            outboxCapacity: wake.outboxCapacity, apnsConcurrency: wake.apnsConcurrency,
+            apnsConfigured: context.apns != nil)
+    }
+
     /// How a member would be woken now.
     func wakeRoute(_ membership: Membership) -> WakeRoute {
         WakeRoute.choose(

@@ -26,7 +26,7 @@ import PTTStore
 /// - ``SignInLinks``: one-time sign-in links for browsers, and the credentials they give.
 public final class ControlPlane: @unchecked Sendable {
     // @unchecked: every mutable property is touched only on `eventLoop` (checked with preconditions).
-    let context: PlaneContext
+    var context: PlaneContext
     let store: Store
     /// Channels, users and memberships as stored. Changed only by ``commit(_:)``.
     private(set) var directory: ChannelDirectory

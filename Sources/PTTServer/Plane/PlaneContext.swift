@@ -8,14 +8,15 @@ import PTTCore
 struct PlaneContext {
     /// The plane's one thread: every part of the plane runs only there.
     let eventLoop: EventLoop
-    let configuration: ServerConfiguration
+    /// Replaced by a configuration reload (``ControlPlane/reconfigure(_:apns:)``).
+    var configuration: ServerConfiguration
     let metrics: ServerMetrics
     /// Monotonic time, for floor timers, push deadlines and media presence.
     let clock: any PTTClock
     /// Wall-clock time, for what must survive a restart (announcement expiry) and what operators read.
     let wallClock: any WallClock
     /// The APNs transport, when credentials are configured.
-    let apns: APNsClient?
+    var apns: APNsClient?
     let logger: Logger
 }
 

@@ -27,7 +27,8 @@ final class BurstRecorder: @unchecked Sendable {
     /// `DATA/recordings`.
     let directory: String
     let store: Store
-    let retention: RetentionPolicy
+    /// Changed by ``reconfigure(_:)`` (a configuration reload), on `eventLoop`.
+    private(set) var retention: RetentionPolicy
     let metrics: RecordingMetrics
     let logger: Logger
     private let now: @Sendable () -> Date
@@ -59,6 +60,17 @@ final class BurstRecorder: @unchecked Sendable {
             self.retentionTimer = self.eventLoop.scheduleRepeatedTask(initialDelay: .hours(1), delay: .hours(1)) {
                 [weak self] _ in self?.enforceRetention()
             }
+        }
+    }
+
+    /// A configuration reload: new retention rules, enforced at once when they changed. Recordings being
+    /// written go on.
+    func reconfigure(_ configuration: RecordingConfiguration) -> EventLoopFuture<Void> {
+        eventLoop.submit {
+            let policy = RetentionPolicy(configuration)
+            guard policy != self.retention else { return }
+            self.retention = policy
+            self.enforceRetention()
         }
     }
 

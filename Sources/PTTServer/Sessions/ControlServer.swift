@@ -18,16 +18,13 @@ final class ControlServer: Sendable {
     private let admission: NIOLockedValueBox<AdmissionControl>
 
     static func bind(
-        host: String, port: Int, group: EventLoopGroup, tls: NIOSSLContext?, plane: ControlPlane,
+        host: String, port: Int, group: EventLoopGroup, settings: ListenerSettings, plane: ControlPlane,
         configuration: ServerConfiguration, maxConnections: Int, clock: any PTTClock,
         metrics: ServerMetrics, logger: Logger
     ) async throws -> ControlServer {
         let admission = NIOLockedValueBox(
             AdmissionControl(limits: configuration.limits, maxConnections: maxConnections))
         let nextSessionID = Atomic<UInt64>(0)
-        let heartbeatInterval = configuration.heartbeatInterval
-        let missLimit = configuration.heartbeatMissLimit
-        let limits = ConnectionLimitsInEffect(configuration.limits)
         let gate = HelloGate(limit: configuration.limits.maxPendingHellos)
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 1024)
@@ -60,7 +57,8 @@ final class ControlServer: Sendable {
                             "control connection refused",
                             metadata: [
                                 "remote": "\(address)", "reason": "\(why.rawValue)",
-                                "limit": "\(Self.limitText(why, configuration.limits, maxConnections))",
+                                "limit":
+                                    "\(admission.withLockedValue { Self.limitText(why, $0.limits, maxConnections) })",
                             ])
                     }
                     return child.close()
@@ -84,14 +82,17 @@ final class ControlServer: Sendable {
                             ])
                     }
                 }
+                let accepted = settings.current
                 return child.eventLoop.makeCompletedFuture {
                     let sync = child.pipeline.syncOperations
-                    if let tls { try sync.addHandler(NIOSSLServerHandler(context: tls)) }
+                    if let tls = accepted.tls { try sync.addHandler(NIOSSLServerHandler(context: tls)) }
                     try sync.addHandler(ByteToMessageHandler(ControlFrameDecoder()))
                     try sync.addHandler(
                         ControlSessionHandler(
-                            plane: plane, metrics: metrics, sessionID: id, heartbeatInterval: heartbeatInterval,
-                            heartbeatMissLimit: missLimit, limits: limits, outcome: outcome, gate: gate, logger: logger)
+                            plane: plane, metrics: metrics, sessionID: id,
+                            heartbeatInterval: accepted.heartbeatInterval,
+                            heartbeatMissLimit: accepted.heartbeatMissLimit, limits: accepted.session,
+                            outcome: outcome, gate: gate, logger: logger)
                     )
                 }
             }
@@ -103,6 +104,9 @@ final class ControlServer: Sendable {
         self.channel = channel
         self.admission = admission
     }
+
+    /// A configuration reload: per-address limits and blocks apply to connections accepted from now on.
+    func update(limits: ConnectionLimits) { admission.withLockedValue { $0.limits = limits } }
 
     /// Control connections admitted and not yet closed.
     var openConnections: Int { admission.withLockedValue { $0.open } }

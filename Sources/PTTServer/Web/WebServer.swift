@@ -20,6 +20,7 @@ import Synchronization
 /// deadlines, after it the control session's hello deadline and heartbeats.
 final class WebServer: Sendable {
     let channel: NIOCore.Channel
+    private let admission: NIOLockedValueBox<AdmissionControl>
 
     /// The largest WebSocket message: a control frame's body limit (64 KiB).
     static let maxMessageBytes = 64 * 1024
@@ -27,7 +28,7 @@ final class WebServer: Sendable {
     struct Setup {
         var host: String
         var port: Int
-        var tls: NIOSSLContext?
+        var settings: ListenerSettings
         var relayHost: String
         var configuration: ServerConfiguration
     }
@@ -40,10 +41,7 @@ final class WebServer: Sendable {
         let admission = NIOLockedValueBox(
             AdmissionControl(limits: configuration.limits, maxConnections: configuration.webMaxConnections))
         let nextSessionID = Atomic<UInt64>(1 << 48)  // apart from control connections' ids, in logs
-        let limits = ConnectionLimitsInEffect(configuration.limits)
         let gate = HelloGate(limit: configuration.limits.maxPendingHellos)
-        let idle = TimeAmount.nanoseconds(configuration.limits.adminIdleTimeout.nanoseconds)
-        let request = TimeAmount.nanoseconds(configuration.limits.adminRequestTimeout.nanoseconds)
         let redeem: WebHTTPHandler.Redeem = { token in
             plane.eventLoop.submit { plane.signInLinks.redeem(token) }
         }
@@ -79,11 +77,13 @@ final class WebServer: Sendable {
                             from: address, loopback: loopback, authenticated: authenticated, now: clock.now())
                     }
                 }
+                let accepted = setup.settings.current
                 return child.eventLoop.makeCompletedFuture {
                     let sync = child.pipeline.syncOperations
-                    if let tls = setup.tls { try sync.addHandler(NIOSSLServerHandler(context: tls)) }
+                    if let tls = accepted.tls { try sync.addHandler(NIOSSLServerHandler(context: tls)) }
                     let deadlines = AdminDeadlines(
-                        idleTimeout: idle, requestTimeout: request, listener: "web", logger: logger
+                        idleTimeout: accepted.httpIdleTimeout, requestTimeout: accepted.httpRequestTimeout,
+                        listener: "web", logger: logger
                     ) { metrics.web.timedOut($0) }
                     try sync.addHandler(deadlines)
                     let http = WebHTTPHandler(redeem: redeem, metrics: metrics.web, logger: logger)
@@ -109,8 +109,8 @@ final class WebServer: Sendable {
                                     ControlSessionHandler(
                                         plane: plane, metrics: metrics,
                                         sessionID: nextSessionID.add(1, ordering: .relaxed).newValue,
-                                        heartbeatInterval: configuration.heartbeatInterval,
-                                        heartbeatMissLimit: configuration.heartbeatMissLimit, limits: limits,
+                                        heartbeatInterval: accepted.heartbeatInterval,
+                                        heartbeatMissLimit: accepted.heartbeatMissLimit, limits: accepted.session,
                                         outcome: outcome, gate: gate, logger: logger))
                             }
                         })
@@ -126,10 +126,16 @@ final class WebServer: Sendable {
                 }
             }
             .bind(host: setup.host, port: setup.port).get()
-        return WebServer(channel: channel)
+        return WebServer(channel: channel, admission: admission)
     }
 
-    private init(channel: NIOCore.Channel) { self.channel = channel }
+    /// A configuration reload: per-address limits and blocks apply to connections accepted from now on.
+    func update(limits: ConnectionLimits) { admission.withLockedValue { $0.limits = limits } }
+
+    private init(channel: NIOCore.Channel, admission: NIOLockedValueBox<AdmissionControl>) {
+        self.channel = channel
+        self.admission = admission
+    }
 
     var port: Int { channel.localAddress?.port ?? 0 }
 }

@@ -18,7 +18,7 @@ for program in pttd pttctl ptt; do
     install -m 0755 "$bin/$program" "$stage/usr/bin/$program"
     "$bin/$program" --help > "$stage/usr/share/doc/pttd/help/$program.txt" 2>&1 || true
 done
-for command in "user add" "user link" "backup" "channel" "history" "export" "wakes" "announce"; do
+for command in "user add" "user link" "backup" "reload" "cert" "channel" "history" "export" "wakes" "announce"; do
     "$bin/pttctl" $command --help > "$stage/usr/share/doc/pttd/help/pttctl-$(echo "$command" | tr ' ' '-').txt" 2>&1 || true
 done
 for command in talk listen monitor floor; do

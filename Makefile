@@ -8,7 +8,7 @@ APT_PACKAGES := libopus-dev libsrtp2-dev libssl-dev libogg-dev libsqlite3-dev pk
 PKG_CONFIG_NAMES := opus libsrtp2 libcrypto ogg sqlite3
 # Real peers the tests talk to: command name → Debian package.
 TEST_TOOLS := opusenc:opus-tools opusinfo:opus-tools opusdec:opus-tools ffmpeg:ffmpeg tshark:tshark ip:iproute2 tc:iproute2 \
-  chromium:chromium prometheus:prometheus promtool:prometheus openssl:openssl
+  chromium:chromium prometheus:prometheus promtool:prometheus openssl:openssl curl:curl setpriv:util-linux
 
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 

@@ -56,7 +56,7 @@ public final class ControlClient: Sendable {
         do {
             channel = try await ClientBootstrap(group: group)
                 .connectTimeout(.nanoseconds(timeout.nanosecondsClamped))
-                .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                .channelOption(.tcpOption(.tcp_nodelay), value: 1)
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         let sync = channel.pipeline.syncOperations

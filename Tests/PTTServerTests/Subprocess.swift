@@ -132,16 +132,28 @@ final class Subprocess: @unchecked Sendable {
 extension Subprocess {
     /// Starts `pttd` on free loopback ports (TLS unless `arguments` say otherwise) and waits until it has
     /// written runtime.json.
-    static func startDaemon(data: String, arguments: [String] = []) async throws -> (Subprocess, RuntimeInfo) {
+    ///
+    /// With `user` (a uid; when the tests run as root), pttd runs as that user through `setpriv`, as the systemd
+    /// unit runs it: without any privilege.
+    static func startDaemon(
+        data: String, arguments: [String] = [], user: UInt32? = nil
+    ) async throws -> (Subprocess, RuntimeInfo) {
         let runtime = data + "/runtime.json"
         try? FileManager.default.removeItem(atPath: runtime)
-        let daemon = try Subprocess(
-            "pttd",
-            [
-                "--data", data, "--control-host", "127.0.0.1", "--control-port", "0", "--admin-port", "0",
-                "--web-host", "127.0.0.1", "--web-port", "0",
-                "--media-port", "0",
-            ] + arguments)
+        let flags = [
+            "--data", data, "--control-host", "127.0.0.1", "--control-port", "0", "--admin-port", "0",
+            "--web-host", "127.0.0.1", "--web-port", "0",
+            "--media-port", "0",
+        ]
+        let daemon =
+            if let user {
+                try Subprocess(
+                    "/usr/bin/setpriv",
+                    ["--reuid=\(user)", "--regid=\(user)", "--clear-groups", try Executables.path("pttd")] + flags
+                        + arguments)
+            } else {
+                try Subprocess("pttd", flags + arguments)
+            }
         let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
             if let bytes = FileManager.default.contents(atPath: runtime),

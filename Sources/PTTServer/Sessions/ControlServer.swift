@@ -35,7 +35,7 @@ final class ControlServer: Sendable {
                 }
             }
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             .childChannelOption(.maxMessagesPerRead, value: 4)
             // Control frames are small: start each connection's read buffer at 512 bytes, not NIO's 2048 (a
             // connection that reads more gets a larger one). With thousands of idle members, that buffer is

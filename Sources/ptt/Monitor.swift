@@ -44,6 +44,7 @@ struct Monitor: AsyncParsableCommand {
                 .join(
                     Join(
                         channel: channel, displayName: name, receiveOnly: receiveOnly,
+                        srtpSuites: connection.srtpSuites.isEmpty ? nil : connection.srtpSuites,
                         memberEvents: noMemberEvents ? nil : true)))
         } catch {
             stderr("ptt: join failed: \(error)")

@@ -132,4 +132,24 @@ struct CommandLineTests {
         #expect(try await child.waitForExit() != 0)
         #expect(child.standardError.contains("is pttd running"))
     }
+
+    @Test("ptt monitor asks for the SRTP suite given with --srtp-suite")
+    func monitorSuite() async throws {
+        let data = TestServer.temporaryDirectory()
+        let (daemon, info) = try await startDaemon(data: data)
+        defer { daemon.signal(SIGKILL) }
+        let added = try await Subprocess.run("pttctl", ["--data", data, "user", "add", "ivy"])
+        let secret = try #require(
+            added.split(separator: "\n").first { $0.hasPrefix("secret: ") }?.dropFirst("secret: ".count))
+        let monitor = try Subprocess(
+            "ptt",
+            ["monitor", "--channel", "deck", "--srtp-suite", "AEAD_AES_128_GCM", "--seconds", "30"],
+            environment: [
+                "PTT_HOME": TestServer.temporaryDirectory(), "PTT_SERVER": "127.0.0.1:\(info.controlPort)",
+                "PTT_USER": "ivy", "PTT_SECRET": String(secret),
+            ])
+        defer { monitor.signal(SIGKILL) }
+        let joined = try await monitor.waitForLine { $0.contains(#""type":"joined""#) }
+        #expect(joined.contains(#""suite":"AEAD_AES_128_GCM""#), "\(joined)")
+    }
 }

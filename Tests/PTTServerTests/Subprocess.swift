@@ -20,6 +20,19 @@ enum Executables {
     }
 }
 
+extension Executables {
+    /// `name` where any user may run it: a clone in a private directory (`mktemp -d`, 0700) is out of reach of
+    /// an unprivileged user, so the binary is linked (or copied) into a directory of mode 0755.
+    static func reachable(_ name: String) throws -> String {
+        let directory = TestServer.temporaryDirectory()
+        chmod(directory, 0o755)
+        let target = directory + "/" + name
+        let source = try path(name)
+        if link(source, target) != 0 { try FileManager.default.copyItem(atPath: source, toPath: target) }
+        return target
+    }
+}
+
 /// A child process whose standard output is read line by line.
 final class Subprocess: @unchecked Sendable {
     // @unchecked: `lines` and `finished` are guarded by `lock`.
@@ -149,7 +162,7 @@ extension Subprocess {
             if let user {
                 try Subprocess(
                     "/usr/bin/setpriv",
-                    ["--reuid=\(user)", "--regid=\(user)", "--clear-groups", try Executables.path("pttd")] + flags
+                    ["--reuid=\(user)", "--regid=\(user)", "--clear-groups", try Executables.reachable("pttd")] + flags
                         + arguments)
             } else {
                 try Subprocess("pttd", flags + arguments)

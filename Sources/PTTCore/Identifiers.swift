@@ -32,7 +32,7 @@ public struct MemberID: Hashable, Sendable, Codable, CustomStringConvertible, Co
     public init(_ rawValue: String) { self.rawValue = rawValue }
     /// A fresh random identifier (12 lowercase hex digits).
     public static func random() -> MemberID {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SecureRandom()
         return random(using: &generator)
     }
     public var description: String { rawValue }

@@ -11,7 +11,7 @@ struct MediaKeyRotationTests {
         let channel = Channel(id: ChannelID(), name: "deck", createdAt: now)
         let user = User(name: "u", secretHash: [1], salt: [2], createdAt: now)
         var directory = ChannelDirectory(channels: [channel], users: [user], memberships: [])
-        var random = SystemRandomNumberGenerator()
+        var random = DirectoryRandom(seed: 14)
         for device in ["a", "b", "c"] {
             let planned = try directory.planJoin(
                 channel: channel.id, user: "u", device: device, displayName: nil, receiveOnly: false,

@@ -16,7 +16,7 @@ import Testing
             + (0..<members).map { User(name: "u\($0)", secretHash: [1], salt: [2], createdAt: now) }
         let made = channels.enumerated().map { Channel(id: ChannelID(), name: $0.element, createdAt: now) }
         var directory = ChannelDirectory(channels: made, users: users, memberships: [])
-        var random = SystemRandomNumberGenerator()
+        var random = SecureRandom()  // not SystemRandomNumberGenerator: see the comment on SecureRandom
         for n in 0..<members {
             let planned = try! directory.planJoin(
                 channel: made[0].id, user: "u\(n)", device: "d", displayName: nil, receiveOnly: false,

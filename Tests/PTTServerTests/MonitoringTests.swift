@@ -79,7 +79,11 @@ struct MonitoringTests {
                     "--web.listen-address=127.0.0.1:0", "--log.level=warn",
                 ])
             defer { child.signal(SIGTERM) }
-            let port = try await Self.listeningPort(of: child.process.processIdentifier)
+            let port: Int
+            do { port = try await Self.listeningPort(of: child.process.processIdentifier) } catch {
+                let state = child.process.isRunning ? "runs" : "exited with \(child.process.terminationStatus)"
+                throw TestFailure("\(error); prometheus \(state), said: \(child.standardError)")
+            }
             var found: Double?
             try await eventually("Prometheus has scraped pttd", timeout: .seconds(30)) {
                 found = try? await Self.query(port: port, "ptt_members")
@@ -138,7 +142,7 @@ struct MonitoringTests {
                 }
                 .compactMap { $0.firstMatch(of: /socket:\[(\d+)\]/).map { String($0.1) } })
             for table in ["/proc/\(pid)/net/tcp", "/proc/\(pid)/net/tcp6"] {
-                let text = (try? String(contentsOfFile: table, encoding: .utf8)) ?? ""
+                let text = procFile(table)
                 for line in text.split(separator: "\n").dropFirst() {
                     let fields = line.split(separator: " ", omittingEmptySubsequences: true)
                     // local_address, ..., st (0A = LISTEN), ..., inode

@@ -42,14 +42,7 @@ func waitForUDPListener(port: Int, timeout: Duration = .seconds(10), while alive
     let hex = ":" + String(format: "%04X", port)
     let deadline = ContinuousClock.now + timeout.scaled
     while ContinuousClock.now < deadline, alive() {
-        // /proc files report size 0, and String(contentsOfFile:) then reads one page only: with many sockets
-        // open (the whole suite in parallel) the line looked for is past it. Read to the end.
-        let table = ["/proc/net/udp", "/proc/net/udp6"].compactMap { path in
-            FileHandle(forReadingAtPath: path).flatMap { handle in
-                defer { try? handle.close() }
-                return (try? handle.readToEnd()).flatMap { $0 }.map { String(decoding: $0, as: UTF8.self) }
-            }
-        }.joined(separator: "\n")
+        let table = ["/proc/net/udp", "/proc/net/udp6"].map(procFile).joined(separator: "\n")
         if table.split(separator: "\n").contains(where: {
             $0.split(separator: " ").dropFirst().first?.hasSuffix(hex) == true
         }) {
@@ -58,4 +51,12 @@ func waitForUDPListener(port: Int, timeout: Duration = .seconds(10), while alive
         try await Task.sleep(for: .milliseconds(20))
     }
     throw TestFailure("nothing listens on UDP port \(port)")
+}
+
+/// The whole text of a /proc file. They report size 0, and String(contentsOfFile:) then reads one page only: with
+/// many sockets open (the whole suite in parallel) the line looked for was past it. Read to the end.
+func procFile(_ path: String) -> String {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return "" }
+    defer { try? handle.close() }
+    return (try? handle.readToEnd()).flatMap { $0 }.map { String(decoding: $0, as: UTF8.self) } ?? ""
 }

@@ -39,6 +39,11 @@ struct Talk: AsyncParsableCommand {
         do {
             try await member.takeFloor(waitingAtMost: wait)
             let (packets, seconds, revoked) = try await send(input, over: member)
+            // The last packets travel over UDP, the release over the control connection, and the server reads the
+            // two on different threads: a release sent at once can overtake them and the relay drops what comes
+            // after it (seen: the last frame lost on a loaded machine). Release one frame time and a margin later,
+            // as a person's thumb does.
+            if revoked == nil { try? await Task.sleep(for: .milliseconds(60)) }
             member.client.send(.floorRelease(FloorCommand(channel: channel)))
             let reopens = member.media.socketReopens
             stderr(

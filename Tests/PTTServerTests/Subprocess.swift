@@ -20,6 +20,18 @@ enum Executables {
     }
 }
 
+/// The sanitizers' options without `log_path`: a process of another user cannot write into the sanitized build's
+/// report directory (its runtime then exits at start), so its reports go to its standard error instead, where the
+/// test that started it looks for them.
+func sanitizerReportsToStandardError() -> [String: String] {
+    var environment: [String: String] = [:]
+    for name in ["TSAN_OPTIONS", "ASAN_OPTIONS", "LSAN_OPTIONS"] {
+        guard let options = ProcessInfo.processInfo.environment[name] else { continue }
+        environment[name] = options.split(separator: " ").filter { !$0.hasPrefix("log_path=") }.joined(separator: " ")
+    }
+    return environment
+}
+
 extension Executables {
     /// `name` where any user may run it: a clone in a private directory (`mktemp -d`, 0700) is out of reach of
     /// an unprivileged user, so the binary is linked (or copied) into a directory of mode 0755.
@@ -163,7 +175,7 @@ extension Subprocess {
                 try Subprocess(
                     "/usr/bin/setpriv",
                     ["--reuid=\(user)", "--regid=\(user)", "--clear-groups", try Executables.reachable("pttd")] + flags
-                        + arguments)
+                        + arguments, environment: sanitizerReportsToStandardError())
             } else {
                 try Subprocess("pttd", flags + arguments)
             }

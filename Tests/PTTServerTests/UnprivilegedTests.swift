@@ -34,5 +34,8 @@ struct UnprivilegedTests {
         #expect(page == "200")
         daemon.signal(SIGTERM)
         #expect(try await daemon.waitForExit() == 0)
+        for report in ["WARNING: ThreadSanitizer", "ERROR: AddressSanitizer", "ERROR: LeakSanitizer"] {
+            #expect(!daemon.standardError.contains(report), "\(daemon.standardError)")
+        }
     }
 }

@@ -20,14 +20,25 @@ enum Executables {
     }
 }
 
-/// The sanitizers' options without `log_path`: a process of another user cannot write into the sanitized build's
-/// report directory (its runtime then exits at start), so its reports go to its standard error instead, where the
-/// test that started it looks for them.
+/// The sanitizers' options for a process of another user, which can neither write into the sanitized build's report
+/// directory nor read a clone in a private directory (the sanitizer runtime then exits at start): without
+/// `log_path`, its reports go to its standard error, where the test that started it looks for them; suppression
+/// files are copied where any user can read them.
 func sanitizerReportsToStandardError() -> [String: String] {
     var environment: [String: String] = [:]
     for name in ["TSAN_OPTIONS", "ASAN_OPTIONS", "LSAN_OPTIONS"] {
         guard let options = ProcessInfo.processInfo.environment[name] else { continue }
-        environment[name] = options.split(separator: " ").filter { !$0.hasPrefix("log_path=") }.joined(separator: " ")
+        environment[name] = options.split(separator: " ").compactMap { option -> String? in
+            if option.hasPrefix("log_path=") { return nil }
+            guard option.hasPrefix("suppressions=") else { return String(option) }
+            let source = String(option.dropFirst("suppressions=".count))
+            let directory = TestServer.temporaryDirectory()
+            chmod(directory, 0o755)
+            let copy = directory + "/" + (source as NSString).lastPathComponent
+            guard (try? FileManager.default.copyItem(atPath: source, toPath: copy)) != nil else { return nil }
+            chmod(copy, 0o644)
+            return "suppressions=" + copy
+        }.joined(separator: " ")
     }
     return environment
 }

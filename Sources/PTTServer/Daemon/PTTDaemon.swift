@@ -37,19 +37,6 @@ public final class PTTDaemon: Service, @unchecked Sendable {
     /// What a reload changes.
     let live: NIOLockedValueBox<Live>
 
-    /// The running configuration (a reload replaces what it can apply), the certificate given to clients, and
-    /// what `runtime.json` says.
-    struct Live {
-        var configuration: ServerConfiguration
-        var identity: TLSIdentity?
-        var info: RuntimeInfo?
-        /// The APNs client in use.
-        var apns: APNsClient?
-        /// APNs clients a reload replaced, shut down when their requests had their time (or at shutdown).
-        var retiredAPNs: [APNsClient] = []
-        var reloading = false
-    }
-
     /// The configuration the server runs with: the one it started with, as reloads changed it.
     public var configuration: ServerConfiguration { live.withLockedValue { $0.configuration } }
 
@@ -65,25 +52,6 @@ public final class PTTDaemon: Service, @unchecked Sendable {
 
     var running: Running? {
         if case .running(let running) = state { running } else { nil }
-    }
-
-    struct Running {
-        var plane: ControlPlane
-        /// The control plane's own thread: storage writes (fsync) there never delay a connection's TLS or reads.
-        var planeGroup: MultiThreadedEventLoopGroup
-        /// The relay's own thread: no connection's TLS or JSON ever delays a packet.
-        var relayGroup: MultiThreadedEventLoopGroup
-        var control: ControlServer
-        var admin: AdminServer
-        /// The browser walkie-talkie, unless `web` is off.
-        var web: WebServer?
-        var relay: MediaRelay
-        /// Recorded bursts are written on their own thread.
-        var recorder: BurstRecorder
-        var recordingGroup: MultiThreadedEventLoopGroup
-        var adminToken: String
-        /// What each new connection is given (TLS context, heartbeats, deadlines); a reload replaces it.
-        var settings: ListenerSettings
     }
 
     /// - Parameters:
@@ -317,40 +285,5 @@ public final class PTTDaemon: Service, @unchecked Sendable {
             logger.notice("pttd stopped")
         }
         if ownsGroup { try await group.shutdownGracefully() }
-    }
-
-    /// `Service`: starts, then runs its listeners (relay, control, admin) as services of one `ServiceGroup` until
-    /// graceful shutdown is requested (SIGTERM/SIGINT in `pttd`) or a listener's socket closes by itself; then the
-    /// listeners close first (admin, control, relay: the reverse of their start), and ``shutdown()`` tells the
-    /// connected clients and closes them.
-    public func run() async throws {
-        try await start()
-        guard let running else { return }
-        let listeners = ServiceGroup(
-            configuration: .init(
-                services: [
-                    .init(service: ListenerService(name: "relay", channel: running.relay.datagramChannel!)),
-                    .init(service: ListenerService(name: "control", channel: running.control.channel)),
-                    .init(service: ListenerService(name: "admin", channel: running.admin.channel)),
-                ] + (running.web.map { [.init(service: ListenerService(name: "web", channel: $0.channel))] } ?? []),
-                logger: logger))
-        do {
-            try await withGracefulShutdownHandler {
-                try await listeners.run()
-            } onGracefulShutdown: {
-                Task { await listeners.triggerGracefulShutdown() }
-            }
-        } catch {
-            logger.error("a listener failed", metadata: ["error": "\(error)"])
-            try await shutdown()
-            throw error
-        }
-        try await shutdown()
-    }
-
-    /// Errors of the daemon's life cycle.
-    enum DaemonError: Error, CustomStringConvertible {
-        case alreadyStarted
-        var description: String { "the daemon was already started; make a new one" }
     }
 }

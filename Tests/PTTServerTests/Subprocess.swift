@@ -66,6 +66,8 @@ final class Subprocess: @unchecked Sendable {
     private let output = Pipe()
     private let errors = Pipe()
     private var errorText = Data()
+    /// Pipes that reached end of file: output read after the exit is only complete once both have.
+    private var endedPipes = 0
 
     init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
         process.executableURL = URL(
@@ -78,17 +80,23 @@ final class Subprocess: @unchecked Sendable {
         // each other alive, and every Subprocess leaked its pipes (LeakSanitizer).
         output.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let data = handle.availableData
-            guard !data.isEmpty else { handle.readabilityHandler = nil; return }
+            guard !data.isEmpty else { handle.readabilityHandler = nil; self?.pipeEnded(); return }
             self?.received(data)
         }
         errors.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let data = handle.availableData
-            guard !data.isEmpty else { handle.readabilityHandler = nil; return }
+            guard !data.isEmpty else { handle.readabilityHandler = nil; self?.pipeEnded(); return }
             guard let self else { return }
             self.lock.lock(); self.errorText.append(data); self.lock.unlock()
         }
         try process.run()
     }
+
+    private func pipeEnded() {
+        lock.lock(); defer { lock.unlock() }
+        endedPipes += 1
+    }
+    private var bothPipesEnded: Bool { lock.lock(); defer { lock.unlock() }; return endedPipes == 2 }
 
     private func received(_ data: Data) {
         lock.lock(); defer { lock.unlock() }
@@ -109,7 +117,9 @@ final class Subprocess: @unchecked Sendable {
         let deadline = ContinuousClock.now + timeout.scaled
         while ContinuousClock.now < deadline {
             if let line = outputLines.first(where: predicate) { return line }
-            if !process.isRunning, outputLines.first(where: predicate) == nil {
+            if !process.isRunning {
+                _ = try await waitForExit()
+                if let line = outputLines.first(where: predicate) { return line }
                 throw TestFailure(
                     "\(process.executableURL?.lastPathComponent ?? "process") exited (\(process.terminationStatus)) before the expected output; stderr: \(standardError)"
                 )
@@ -130,6 +140,10 @@ final class Subprocess: @unchecked Sendable {
             }
             try await Task.sleep(for: .milliseconds(20))
         }
+        // The exit can be seen before the readers have drained the pipes: wait for their end of file (a
+        // grandchild that kept them open would hold them forever, so for two seconds at most).
+        let drained = ContinuousClock.now + .seconds(2)
+        while !bothPipesEnded, ContinuousClock.now < drained { try await Task.sleep(for: .milliseconds(5)) }
         return process.terminationStatus
     }
 
@@ -143,6 +157,8 @@ final class Subprocess: @unchecked Sendable {
                 throw TestFailure("timed out waiting for '\(text)' on stderr: \(standardError)")
             }
             guard process.isRunning else {
+                _ = try await waitForExit()
+                if standardError.contains(text) { return }
                 throw TestFailure("process exited before saying '\(text)': \(standardError)")
             }
             try await Task.sleep(for: .milliseconds(20))
@@ -156,7 +172,6 @@ final class Subprocess: @unchecked Sendable {
     ) async throws -> String {
         let child = try Subprocess(executable, arguments, environment: environment)
         let status = try await child.waitForExit(timeout: timeout)
-        try await Task.sleep(for: .milliseconds(20))  // let the reader drain the pipe
         guard status == 0 else {
             throw TestFailure(
                 "\(executable) \(arguments.joined(separator: " ")) exited \(status): \(child.standardError)")

@@ -127,12 +127,17 @@ let package = Package(
             // (no resource bundle to install beside the binary, no build step that needs the internet).
             resources: webAssets.map { .embedInCode("Web/Assets/\($0)") }
         ),
-        // The server's storage: SQLite through GRDB, here and nowhere else.
+        // The server's storage, one interface with two implementations: SQLite through GRDB (one node) and
+        // PostgreSQL through postgres-nio (a cluster), here and nowhere else.
         .target(
             name: "PTTStore",
             dependencies: [
                 "PTTCore",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(

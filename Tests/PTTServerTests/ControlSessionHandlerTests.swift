@@ -92,7 +92,7 @@ struct ControlSessionHandlerTests {
         let metrics = ServerMetrics()
         let planeLoop = EmbeddedEventLoop()
         let plane = try ControlPlane(
-            eventLoop: planeLoop, configuration: configuration, store: Store(path: ":memory:"), metrics: metrics,
+            eventLoop: planeLoop, configuration: configuration, store: SQLiteStore(path: ":memory:"), metrics: metrics,
             clock: ManualClock(), logger: logger)
         let handler = ControlSessionHandler(
             plane: plane, metrics: metrics, sessionID: 1, heartbeatInterval: heartbeatInterval,

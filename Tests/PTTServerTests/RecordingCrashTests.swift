@@ -58,7 +58,7 @@ struct RecordingCrashTests {
         let prefix = kept.map(\.payload) == spoken.prefix(kept.count).map(\.data)
         #expect(prefix, "the file holds the burst's first packets, in order")
         do {
-            let store = try Store(path: data + "/pttd.sqlite")
+            let store = try SQLiteStore(path: data + "/pttd.sqlite")
             #expect(try store.integrityCheck() == ["ok"])
             #expect(try store.allBursts().map(\.state) == [.recording])
         }

@@ -332,7 +332,7 @@ extension Stress {
             _ = try await daemon.waitForExit()
 
             // The database is sound and holds exactly what was acknowledged.
-            let store = try Store(path: DataDirectory(path: data).database)
+            let store = try SQLiteStore(path: DataDirectory(path: data).database)
             #expect(try store.integrityCheck() == ["ok"])
             let directory = try store.load()
             let names = Set(directory.channels.values.map(\.name))

@@ -111,7 +111,7 @@ struct UpgradeTests {
     }
 
     /// The identifiers of the migrations applied to the store's database, in the order they were.
-    static func appliedMigrations(_ store: Store) throws -> [String] {
+    static func appliedMigrations(_ store: SQLiteStore) throws -> [String] {
         try store.queue.read { db in
             try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY rowid")
         }
@@ -120,13 +120,13 @@ struct UpgradeTests {
     @Test("the fixture is the previous release's database: its migrations end at v5-recordings, older than these")
     func fixtureIsOld() throws {
         let copy = DataDirectory(path: try Self.dataDirectory()).database
-        let summary = try Store.inspect(backup: copy)
+        let summary = try SQLiteStore.inspect(backup: copy)
         #expect(summary.schema == Self.oldSchema, "the fixture's newest migration")
         #expect(summary.users == Self.users.count)
         #expect(summary.channels == Self.channels.count)
         #expect(summary.memberships == Self.members.count)
         #expect(summary.recordedBursts == 0)
-        let known = Store.migrator.migrations
+        let known = SQLiteStore.migrator.migrations
         let old = try require_(known.firstIndex(of: Self.oldSchema), "\(Self.oldSchema) among \(known)")
         #expect(old < known.count - 1, "this pttd has migrations the fixture lacks: \(known)")
         // The old server's own answers were written by the same run.
@@ -139,8 +139,8 @@ struct UpgradeTests {
     @Test("the store migrates the old file and loads every row as the old release stored it")
     func storeMigrates() throws {
         let path = DataDirectory(path: try Self.dataDirectory()).database
-        let store = try Store(path: path)
-        #expect(try Self.appliedMigrations(store) == Store.migrator.migrations)
+        let store = try SQLiteStore(path: path)
+        #expect(try Self.appliedMigrations(store) == SQLiteStore.migrator.migrations)
         #expect(try store.integrityCheck() == ["ok"])
 
         let directory = try store.load()
@@ -266,9 +266,9 @@ struct UpgradeTests {
 
         // Every migration is applied now, and what was written after the upgrade is stored.
         let path = DataDirectory(path: data).database
-        #expect(try Store.inspect(backup: path).schema == Store.migrator.migrations.last)
-        let store = try Store(path: path)
-        #expect(try Self.appliedMigrations(store) == Store.migrator.migrations)
+        #expect(try SQLiteStore.inspect(backup: path).schema == SQLiteStore.migrator.migrations.last)
+        let store = try SQLiteStore(path: path)
+        #expect(try Self.appliedMigrations(store) == SQLiteStore.migrator.migrations)
         #expect(try store.loadWebCredentials().map(\.user) == ["alice"])
         let directory = try store.load()
         #expect(directory.memberships.count == Self.members.count + 1)
@@ -291,6 +291,7 @@ struct UpgradeTests {
             #expect(bridge.recording == true)
             #expect(bridge.members.count == 3)
         }
-        #expect(try Store.inspect(backup: DataDirectory(path: data).database).schema == Store.migrator.migrations.last)
+        let schema = try SQLiteStore.inspect(backup: DataDirectory(path: data).database).schema
+        #expect(schema == SQLiteStore.migrator.migrations.last)
     }
 }

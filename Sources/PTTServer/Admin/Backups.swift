@@ -7,7 +7,7 @@ import PTTStore
 /// on a thread of its own (the recorder's: file work, never the plane's or a connection's), written to a
 /// temporary file in the data directory, sent, and removed.
 struct Backups: Sendable {
-    let store: Store
+    let store: any Storage
     /// Where the temporary copy is made (the data directory: same disk as the database).
     let directory: String
     let eventLoop: EventLoop
@@ -22,7 +22,7 @@ struct Backups: Sendable {
             defer { try? FileManager.default.removeItem(atPath: path) }
             let summary: BackupSummary
             do { summary = try store.backup(to: path) } catch {
-                throw AdminError(.internal, "the backup failed: \(Store.describe(error))")
+                throw AdminError(.internal, "the backup failed: \(store.describe(error))")
             }
             let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
             guard size <= Self.maxBytes else {

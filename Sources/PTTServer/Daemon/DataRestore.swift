@@ -37,7 +37,7 @@ public enum DataRestore {
         throws -> Outcome
     {
         // A backup from `pttctl backup` is one self-contained file (no -wal beside it): checked read-only.
-        let summary = try Store.inspect(backup: backup)
+        let summary = try SQLiteStore.inspect(backup: backup)
         if let pid = runningDaemon(in: data) { throw RestoreError.running(pid) }
         let manager = FileManager.default
         let database = data.database

@@ -83,7 +83,7 @@ public final class PTTDaemon: Service, @unchecked Sendable {
         guard case .initial = state else { throw DaemonError.alreadyStarted }
         try configuration.validate()
         try dataDirectory.create()
-        let store = try Store(path: dataDirectory.database)
+        let store = try SQLiteStore(path: dataDirectory.database)
         let adminToken = try dataDirectory.loadOrCreateAdminToken(logger: logger)
 
         var tls: NIOSSLContext?
@@ -140,7 +140,7 @@ public final class PTTDaemon: Service, @unchecked Sendable {
 
     /// Builds the control plane and binds the relay, control and admin listeners.
     private func listen(
-        store: Store, adminToken: String, tls: NIOSSLContext?, apns: APNsClient?,
+        store: any Storage, adminToken: String, tls: NIOSSLContext?, apns: APNsClient?,
         groups: (
             plane: MultiThreadedEventLoopGroup, relay: MultiThreadedEventLoopGroup,
             recording: MultiThreadedEventLoopGroup

@@ -55,7 +55,7 @@ final class Announcements: @unchecked Sendable {
         }
         let plan = book.planAdd(announcements)
         do { try commit(plan.changes) } catch {
-            throw AdminError(.internal, "could not store the announcement: \(Store.describe(error))")
+            throw AdminError(.internal, "could not store the announcement: \(plane.store.describe(error))")
         }
         for old in plan.overflowed {
             plane.notifier.record(

@@ -59,7 +59,7 @@ final class AdminOperations: @unchecked Sendable {
             throw AdminError(.notFound, "no single member '\(memberReference)' in channel '\(channel.name)'")
         }
         do { try plane.memberships.end(member, in: channel, reason: "kicked") } catch {
-            throw AdminError(.internal, "could not store the change: \(Store.describe(error))")
+            throw AdminError(.internal, "could not store the change: \(plane.store.describe(error))")
         }
         plane.context.metrics.channels.kicks.increment()
     }
@@ -107,7 +107,7 @@ final class AdminOperations: @unchecked Sendable {
         for membership in memberships {
             guard let channel = directory.channels[membership.channel] else { continue }
             do { try plane.memberships.end(membership, in: channel, reason: "user-removed") } catch {
-                throw AdminError(.internal, "could not store the change: \(Store.describe(error))")
+                throw AdminError(.internal, "could not store the change: \(plane.store.describe(error))")
             }
         }
         try commit([.removeUser(name)])
@@ -120,7 +120,7 @@ final class AdminOperations: @unchecked Sendable {
 
     private func commit(_ changes: [DirectoryChange]) throws(AdminError) {
         do { try plane.commit(changes) } catch {
-            throw AdminError(.internal, "could not store the change: \(Store.describe(error))")
+            throw AdminError(.internal, "could not store the change: \(plane.store.describe(error))")
         }
     }
 }

@@ -27,7 +27,7 @@ import PTTStore
 public final class ControlPlane: @unchecked Sendable {
     // @unchecked: every mutable property is touched only on `eventLoop` (checked with preconditions).
     var context: PlaneContext
-    let store: Store
+    let store: any Storage
     /// Channels, users and memberships as stored. Changed only by ``commit(_:)``.
     private(set) var directory: ChannelDirectory
     var sessions = SessionTable()
@@ -45,7 +45,7 @@ public final class ControlPlane: @unchecked Sendable {
     var logger: Logger { context.logger }
 
     package init(
-        eventLoop: EventLoop, configuration: ServerConfiguration, store: Store, metrics: ServerMetrics,
+        eventLoop: EventLoop, configuration: ServerConfiguration, store: any Storage, metrics: ServerMetrics,
         clock: any PTTClock,
         wallClock: any WallClock = SystemWallClock(), apns: APNsClient? = nil, logger: Logger
     ) throws {

@@ -78,7 +78,7 @@ final class Memberships: @unchecked Sendable {
             for entry in flushing.entries {
                 plane.sendError(
                     entry.session, re: entry.answer.re, .internal,
-                    "could not store the membership: \(Store.describe(error))")
+                    "could not store the membership: \(plane.store.describe(error))")
                 entry.session.requestDone()
             }
             return
@@ -116,7 +116,8 @@ final class Memberships: @unchecked Sendable {
             try end(membership, in: channel, reason: "left", re: leave.id, requester: session)
             context.metrics.channels.leaves.increment()
         } catch {
-            plane.sendError(session, re: leave.id, .internal, "could not store the change: \(Store.describe(error))")
+            let why = plane.store.describe(error)
+            plane.sendError(session, re: leave.id, .internal, "could not store the change: \(why)")
         }
     }
 
@@ -134,7 +135,7 @@ final class Memberships: @unchecked Sendable {
             return plane.sendError(session, re: request.id, .badRequest, error.description)
         } catch {
             return plane.sendError(
-                session, re: request.id, .internal, "could not store the token: \(Store.describe(error))")
+                session, re: request.id, .internal, "could not store the token: \(plane.store.describe(error))")
         }
         plane.logger.info(
             "push token registered",

@@ -104,7 +104,7 @@ final class Recordings: @unchecked Sendable {
         var changed = channel
         changed.recording = on
         do { try plane.commit([.putChannel(changed)]) } catch {
-            throw AdminError(.internal, "could not store the change: \(Store.describe(error))")
+            throw AdminError(.internal, "could not store the change: \(plane.store.describe(error))")
         }
         plane.logger.info("channel recording switched", metadata: ["channel": "\(channel.name)", "on": "\(on)"])
         return ChannelRecording(channel: channel.name, recording: on, configured: isConfigured(channel))
@@ -115,7 +115,7 @@ final class Recordings: @unchecked Sendable {
         do {
             return try plane.store.bursts(in: channel.id, since: since, limit: limit).map(Self.info)
         } catch {
-            throw AdminError(.internal, "cannot read the recordings: \(Store.describe(error))")
+            throw AdminError(.internal, "cannot read the recordings: \(plane.store.describe(error))")
         }
     }
 
@@ -128,7 +128,7 @@ final class Recordings: @unchecked Sendable {
             }.reversed()
         } catch {
             return plane.eventLoop.makeSucceededFuture(
-                .error(AdminError(.internal, "cannot read the recordings: \(Store.describe(error))")))
+                .error(AdminError(.internal, "cannot read the recordings: \(plane.store.describe(error))")))
         }
         guard let recorder, !bursts.isEmpty else {
             return plane.eventLoop.makeSucceededFuture(

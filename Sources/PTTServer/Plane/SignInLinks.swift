@@ -60,7 +60,7 @@ final class SignInLinks {
         let link = StoredSignInLink(
             tokenHash: Self.hash(token), user: user, createdAt: now, expiresAt: now.addingTimeInterval(Double(ttl)))
         do { try plane.store.insertSignInLink(link) } catch {
-            throw AdminError(.internal, "could not store the link: \(Store.describe(error))")
+            throw AdminError(.internal, "could not store the link: \(plane.store.describe(error))")
         }
         plane.logger.info("sign-in link made", metadata: ["user": "\(user)", "ttlSeconds": "\(ttl)"])
         return SignInLinkResponse(
@@ -82,7 +82,7 @@ final class SignInLinks {
                         createdAt: now)
                 }, keep: Self.keepPerUser)
         } catch {
-            plane.logger.error("cannot redeem a sign-in link", metadata: ["error": "\(Store.describe(error))"])
+            plane.logger.error("cannot redeem a sign-in link", metadata: ["error": "\(plane.store.describe(error))"])
             return .refused(.unknown, "the server could not store the sign-in; try again")
         }
         guard let result else {

@@ -26,7 +26,7 @@ final class BurstRecorder: @unchecked Sendable {
     let eventLoop: EventLoop
     /// `DATA/recordings`.
     let directory: String
-    let store: Store
+    let store: any Storage
     /// Changed by ``reconfigure(_:)`` (a configuration reload), on `eventLoop`.
     private(set) var retention: RetentionPolicy
     let metrics: RecordingMetrics
@@ -41,7 +41,7 @@ final class BurstRecorder: @unchecked Sendable {
     private var retentionTimer: RepeatedTask?
 
     init(
-        eventLoop: EventLoop, directory: String, store: Store, configuration: RecordingConfiguration,
+        eventLoop: EventLoop, directory: String, store: any Storage, configuration: RecordingConfiguration,
         metrics: RecordingMetrics, logger: Logger, now: @escaping @Sendable () -> Date
     ) {
         self.eventLoop = eventLoop

@@ -6,7 +6,7 @@ import PTTCore
 ///
 /// Every change is written in one transaction before the server applies it in memory and tells a client,
 /// with `synchronous = FULL` in WAL mode, so that a crash right after an answer loses nothing.
-public final class Store: Sendable {
+public final class SQLiteStore: Storage {
     let queue: DatabaseQueue
 
     /// Opens (creating and migrating if needed) the database at `path`.
@@ -26,6 +26,9 @@ public final class Store: Sendable {
     public func integrityCheck() throws -> [String] {
         try queue.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
     }
+
+    /// What went wrong with a write, in words for a client or an operator: a full disk is named as such.
+    public func describe(_ error: any Error) -> String { Self.describe(error) }
 
     /// What went wrong with a write, in words for a client or an operator: a full disk is named as such.
     public static func describe(_ error: any Error) -> String {

@@ -27,7 +27,7 @@ public struct WebCredential: Sendable, Equatable {
 }
 
 /// Sign-in links and browser credentials (`sign_in_link`, `web_credential`); both are deleted with their user.
-extension Store {
+extension SQLiteStore {
     /// Stores a new link, and drops links past their deadline (nobody can use them any more).
     public func insertSignInLink(_ link: StoredSignInLink) throws {
         try queue.write { db in

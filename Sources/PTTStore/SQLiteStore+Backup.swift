@@ -20,9 +20,12 @@ public enum BackupError: Error, CustomStringConvertible, Equatable {
     case notADatabase(String)
     case damaged(String, [String])
     case newerSchema(String, String)
+    /// This storage cannot be copied into a SQLite file; the words say what to use instead.
+    case unsupported(String)
 
     public var description: String {
         switch self {
+        case .unsupported(let why): why
         case .notADatabase(let path): "\(path) is not a pttd database (SQLite) or cannot be read"
         case .damaged(let path, let problems):
             "\(path) fails SQLite's integrity check: \(problems.prefix(3).joined(separator: "; "))"
@@ -33,7 +36,7 @@ public enum BackupError: Error, CustomStringConvertible, Equatable {
 }
 
 /// Online backups (SQLite's backup API) and checks of a backup before it is restored.
-extension Store {
+extension SQLiteStore {
     /// Copies the whole database, consistently, to a new file at `path` while the server goes on: SQLite's online
     /// backup, in steps of 256 pages so that writers wait at most one step. Returns what the copy holds.
     public func backup(to path: String) throws -> BackupSummary {

@@ -4,7 +4,7 @@ import PTTCore
 
 /// Recorded bursts (the `burst` table): written by the recorder as bursts start and end, read by the admin API and
 /// replays, removed by retention. GRDB serializes these writes with the plane's.
-extension Store {
+extension SQLiteStore {
     /// Adds a burst being recorded; returns its id. `file` may name the id with `{id}`, filled in here.
     public func insertBurst(_ burst: RecordedBurst) throws -> RecordedBurst {
         try queue.write { db in
@@ -52,7 +52,7 @@ extension Store {
     }
 
     /// A channel's bursts started at or after `since`, newest first, at most `limit`.
-    public func bursts(in channel: ChannelID, since: Date? = nil, limit: Int = 1000) throws -> [RecordedBurst] {
+    public func bursts(in channel: ChannelID, since: Date?, limit: Int) throws -> [RecordedBurst] {
         try queue.read { db in
             try Row.fetchAll(
                 db,

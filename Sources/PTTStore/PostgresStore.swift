@@ -1,0 +1,184 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import PostgresNIO
+
+/// Channels, users, memberships, announcements, recordings' metadata and sign-in links in PostgreSQL, shared by
+/// the nodes of a cluster (postgres-nio).
+///
+/// The interface is ``Storage``'s: synchronous, returning once committed. One connection, on an event loop of its
+/// own, carries every call; a lock keeps one call (one transaction) on it at a time, as ``SQLiteStore``'s queue
+/// does. The calling thread waits for the answer (the server's plane waits for a SQLite commit the same way),
+/// never longer than `timeout`: then the connection is dropped and the call throws. A dropped or failed connection
+/// is opened again by the next call. The schema is created and migrated at start, under an advisory lock, so
+/// nodes starting together migrate once.
+public final class PostgresStore: Storage, @unchecked Sendable {
+    // @unchecked: `connection` and `isClosed` are touched only with `lock` held.
+    /// Where the database is.
+    public let location: PostgresLocation
+    /// The longest a call waits for the database.
+    public let timeout: TimeAmount
+    let logger: Logger
+    private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    private let lock = NIOLock()
+    private var connection: PostgresConnection?
+    private var isClosed = false
+
+    /// Connects to the database at `location`, then creates or migrates its schema; throws with what went wrong
+    /// (``describe(_:)``) if the database cannot be reached or refuses.
+    public init(location: PostgresLocation, timeout: Duration = .seconds(10), logger: Logger) throws {
+        self.location = location
+        self.timeout = .milliseconds(Int64(timeout / .milliseconds(1)))
+        self.logger = logger
+        do {
+            try transaction { try Self.migrate($0) }
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    /// Closes the connection and stops its thread; calls after this throw.
+    public func close() {
+        let closing: PostgresConnection? = lock.withLock {
+            isClosed = true
+            defer { connection = nil }
+            return connection
+        }
+        if let closing { _ = try? closing.close().wait() }
+        try? group.syncShutdownGracefully()
+    }
+
+    // MARK: Calls
+
+    /// Runs `body` with the connection to itself: no other call runs meanwhile.
+    func serially<T>(_ body: (PostgresSession) throws -> T) throws -> T {
+        try lock.withLock {
+            guard !isClosed else { throw PostgresStoreError.closed }
+            let open: PostgresConnection
+            if let connection, !connection.isClosed {
+                open = connection
+            } else {
+                connection = nil
+                do {
+                    open = try wait(
+                        PostgresConnection.connect(
+                            on: group.next(), configuration: try location.configuration(), id: 1, logger: logger),
+                        connection: nil)
+                } catch let error as PSQLError where error.code != .server {
+                    throw PostgresStoreError.unreachable("\(location)", because: error.underlying.map { "\($0)" })
+                }
+                connection = open
+            }
+            return try body(PostgresSession(store: self, connection: open))
+        }
+    }
+
+    /// Runs `body` in one transaction: committed if it returns, rolled back if it throws.
+    func transaction<T>(_ body: (PostgresSession) throws -> T) throws -> T {
+        try serially { session in
+            try session.run("BEGIN")
+            do {
+                let result = try body(session)
+                try session.run("COMMIT")
+                return result
+            } catch {
+                _ = try? session.run("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    /// Runs `statements` in one transaction, sent together without waiting for each answer (one round trip for the
+    /// batch): after a failed statement PostgreSQL refuses the rest and turns the COMMIT into a rollback, so either
+    /// all are stored or none, and the first error is thrown.
+    func pipelinedTransaction(_ statements: [PostgresQuery]) throws {
+        guard !statements.isEmpty else { return }
+        try serially { session in
+            let connection = session.connection
+            let all = ["BEGIN"] + statements + ["COMMIT"]
+            let futures = all.map { connection.query($0, logger: logger) }
+            let results = try wait(
+                EventLoopFuture.whenAllComplete(futures, on: connection.eventLoop), connection: connection)
+            for result in results { if case .failure(let error) = result { throw error } }
+        }
+    }
+
+    /// Waits for `future` at most `timeout`; past it the connection is closed (its queued queries fail with it).
+    func wait<T: Sendable>(_ future: EventLoopFuture<T>, connection: PostgresConnection?) throws -> T {
+        let bounded = future.eventLoop.makePromise(of: T.self)
+        future.cascade(to: bounded)
+        let timeout = self.timeout
+        let timer = future.eventLoop.scheduleTask(in: timeout) {
+            bounded.fail(PostgresStoreError.timedOut(after: timeout))
+        }
+        defer { timer.cancel() }
+        do {
+            return try bounded.futureResult.wait()
+        } catch {
+            if case PostgresStoreError.timedOut = error { let _: EventLoopFuture<Void>? = connection?.close() }
+            throw error
+        }
+    }
+
+    // MARK: Errors
+
+    /// What went wrong, in words for a client or an operator.
+    public func describe(_ error: any Error) -> String {
+        if let error = error as? PostgresStoreError { return error.description }
+        if let error = error as? PSQLError {
+            switch error.code {
+            case .server:
+                let state = error.serverInfo?[.sqlState] ?? "?"
+                let message = error.serverInfo?[.message] ?? "no message"
+                switch state {
+                case "53100": return "the database's disk is full"
+                case "53200": return "the database is out of memory"
+                case "57P01", "57P02", "57P03": return "the database is shutting down or starting (\(message))"
+                case "25006": return "the database is read-only (a standby?)"
+                default: return "database error \(state): \(message)"
+                }
+            case .connectionError, .serverClosedConnection, .uncleanShutdown, .clientClosedConnection:
+                return "the database at \(location) cannot be reached"
+            default:
+                return "database error (\(error.code))"
+            }
+        }
+        return "\(error)"
+    }
+}
+
+/// A connection held by one call.
+struct PostgresSession {
+    let store: PostgresStore
+    let connection: PostgresConnection
+
+    /// Runs one statement and waits for its rows.
+    @discardableResult
+    func run(_ query: PostgresQuery) throws -> PostgresQueryResult {
+        try store.wait(connection.query(query, logger: store.logger), connection: connection)
+    }
+}
+
+/// Failures of ``PostgresStore`` itself (PostgreSQL's own are `PSQLError`s).
+public enum PostgresStoreError: Error, CustomStringConvertible, Equatable {
+    case closed
+    case timedOut(after: TimeAmount)
+    case newerSchema(Int, known: Int)
+    case unreachable(String, because: String?)
+
+    public var description: String {
+        switch self {
+        case .unreachable(let location, let reason):
+            return "the database at \(location) cannot be reached" + (reason.map { ": \($0)" } ?? "")
+        case .closed: return "the database connection is closed (the server is stopping)"
+        case .timedOut(let after):
+            return "the database did not answer within \(after.nanoseconds / 1_000_000) ms"
+        case .newerSchema(let found, let known):
+            return
+                "the database's schema is version \(found), written by a newer pttd (this one knows up to \(known)): upgrade this node"
+        }
+    }
+}

@@ -176,6 +176,8 @@ public enum AdminErrorCode: String, Sendable, CaseIterable {
     /// A reload found the config file or the certificate unusable: nothing was applied.
     case invalidConfiguration = "invalid-configuration"
     case `internal`
+    /// Something the answer needs cannot be reached now (a cluster's database): try again later.
+    case unavailable
 
     /// The HTTP status of an answer with this code.
     public var httpStatus: Int {
@@ -188,6 +190,7 @@ public enum AdminErrorCode: String, Sendable, CaseIterable {
         case .tooLarge: 413
         case .invalidConfiguration: 422
         case .internal: 500
+        case .unavailable: 503
         }
     }
 }

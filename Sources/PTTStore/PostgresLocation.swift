@@ -81,7 +81,7 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// postgres-nio's configuration for this location.
-    func configuration() throws -> PostgresConnection.Configuration {
+    public func configuration() throws -> PostgresConnection.Configuration {
         switch endpoint {
         case .unixSocket(let path):
             return .init(unixSocketPath: path, username: user, password: password, database: database)

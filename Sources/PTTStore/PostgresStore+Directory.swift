@@ -53,8 +53,13 @@ extension PostgresStore {
         }
     }
 
+    /// Writes the changes in one transaction; in a cluster the same transaction notifies the other nodes
+    /// (``directoryNotifications``), who reload the directory when it commits.
     public func write(_ changes: [DirectoryChange]) throws {
-        try pipelinedTransaction(changes.map(Self.statement))
+        guard !changes.isEmpty else { return }
+        var statements = changes.map(Self.statement)
+        if let node { statements.append("SELECT pg_notify(\(Self.directoryNotifications), \(node))") }
+        try pipelinedTransaction(statements)
     }
 
     static func statement(_ change: DirectoryChange) -> PostgresQuery {

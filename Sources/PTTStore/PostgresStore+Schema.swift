@@ -58,8 +58,20 @@ extension PostgresStore {
                 secret_hash BYTEA NOT NULL, salt BYTEA NOT NULL, created_at DOUBLE PRECISION NOT NULL)
             """,
             "CREATE INDEX web_credential_user ON web_credential(user_name)",
-        ]
+        ],
+        // The nodes of a cluster: each writes its row at start; it is alive while it holds its advisory lock.
+        [
+            """
+            CREATE TABLE node (
+                name TEXT PRIMARY KEY, lock_key BIGINT NOT NULL, admin_url TEXT NOT NULL, control TEXT NOT NULL,
+                media TEXT NOT NULL, host TEXT NOT NULL, pid BIGINT NOT NULL, version TEXT NOT NULL,
+                started_at DOUBLE PRECISION NOT NULL, stopped_at DOUBLE PRECISION)
+            """
+        ],
     ]
+
+    /// The newest schema version this pttd knows.
+    public static var schemaVersionKnown: Int { migrations.count }
 
     /// The advisory lock key under which nodes migrate one at a time ("pttrelay" in ASCII).
     static let migrationLock: Int64 = 0x7074_7472_656c_6179

@@ -21,15 +21,23 @@ public final class PostgresStore: Storage, @unchecked Sendable {
     /// The longest a call waits for the database.
     public let timeout: TimeAmount
     let logger: Logger
+    /// This node's name in a cluster: directory writes notify the other nodes, naming it.
+    public let node: String?
     private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     private let lock = NIOLock()
     private var connection: PostgresConnection?
     private var isClosed = false
 
     /// Connects to the database at `location`, then creates or migrates its schema; throws with what went wrong
-    /// (``describe(_:)``) if the database cannot be reached or refuses.
-    public init(location: PostgresLocation, timeout: Duration = .seconds(10), logger: Logger) throws {
+    /// (``describe(_:)``) if the database cannot be reached or refuses. With `node`, every directory write tells
+    /// the other nodes (LISTEN ``directoryNotifications``).
+    public init(
+        location: PostgresLocation, node: String? = nil, timeout: Duration = .seconds(10), logger: Logger
+    )
+        throws
+    {
         self.location = location
+        self.node = node
         self.timeout = .milliseconds(Int64(timeout / .milliseconds(1)))
         self.logger = logger
         do {
@@ -47,7 +55,7 @@ public final class PostgresStore: Storage, @unchecked Sendable {
             defer { connection = nil }
             return connection
         }
-        if let closing { _ = try? closing.close().wait() }
+        if let closing { _ = try? wait(closing.close(), connection: nil) }
         try? group.syncShutdownGracefully()
     }
 
@@ -107,17 +115,28 @@ public final class PostgresStore: Storage, @unchecked Sendable {
     }
 
     /// Waits for `future` at most `timeout`; past it the connection is closed (its queued queries fail with it).
+    ///
+    /// The caller's thread blocks on a semaphore, not with `EventLoopFuture.wait()`, which NIO refuses on any event
+    /// loop thread: the plane and the recorder call from theirs. That is safe here because the future completes on
+    /// this store's own event loop, which never calls the store.
     func wait<T: Sendable>(_ future: EventLoopFuture<T>, connection: PostgresConnection?) throws -> T {
-        let bounded = future.eventLoop.makePromise(of: T.self)
-        future.cascade(to: bounded)
+        precondition(!future.eventLoop.inEventLoop, "a PostgresStore call on its own event loop would never end")
         let timeout = self.timeout
+        let done = DispatchSemaphore(value: 0)
+        let outcome = NIOLockedValueBox<Result<T, any Error>?>(nil)
         let timer = future.eventLoop.scheduleTask(in: timeout) {
-            bounded.fail(PostgresStoreError.timedOut(after: timeout))
+            outcome.withLockedValue { if $0 == nil { $0 = .failure(PostgresStoreError.timedOut(after: timeout)) } }
+            done.signal()
         }
-        defer { timer.cancel() }
-        do {
-            return try bounded.futureResult.wait()
-        } catch {
+        future.whenComplete { result in
+            outcome.withLockedValue { if $0 == nil { $0 = result } }
+            done.signal()
+        }
+        done.wait()
+        timer.cancel()
+        switch outcome.withLockedValue({ $0 })! {
+        case .success(let value): return value
+        case .failure(let error):
             if case PostgresStoreError.timedOut = error { let _: EventLoopFuture<Void>? = connection?.close() }
             throw error
         }

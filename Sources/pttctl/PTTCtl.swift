@@ -14,7 +14,7 @@ struct PTTCtl: AsyncParsableCommand {
         subcommands: [
             Channels.self, ChannelCommand.self, Kick.self, Revoke.self, AnnounceCommand.self, UserCommand.self,
             WakesCommand.self, HistoryCommand.self, ExportCommand.self, BackupCommand.self, ReloadCommand.self,
-            CertCommand.self, Metrics.self,
+            CertCommand.self, NodesCommand.self, Metrics.self,
         ])
 
     /// `pttctl --data DIR user add NAME` works like `pttctl user add NAME --data DIR`.

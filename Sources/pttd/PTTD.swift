@@ -71,6 +71,19 @@ struct PTTD: AsyncParsableCommand {
 
     @Option(
         name: .long,
+        help: ArgumentHelp(
+            "Run as a node of a cluster whose data is in this PostgreSQL database (config cluster.database).",
+            discussion: "postgres://USER[:PASSWORD]@HOST[:PORT]/DB, ?sslmode=disable|require, ?host=/socket/dir",
+            valueName: "url"))
+    var cluster: String?
+
+    @Option(
+        name: .long,
+        help: "This node's name in the cluster (config cluster.node; default: the host name).")
+    var node: String?
+
+    @Option(
+        name: .long,
         help:
             "Put a backup (pttctl backup) in place as DATA's database and exit, without starting; the next start serves it."
     )
@@ -139,7 +152,7 @@ struct PTTD: AsyncParsableCommand {
             controlHost: controlHost, controlPort: controlPort, mediaPort: mediaPort, adminHost: adminHost,
             adminPort: adminPort, webHost: webHost, webPort: webPort, noWeb: noWeb, noTLS: noTLS,
             heartbeatIntervalMs: heartbeatIntervalMs, mediaSecurity: mediaSecurity, catchUp: catchUp,
-            logLevel: logLevel)
+            logLevel: logLevel, cluster: cluster, node: node)
         let config = self.config
         return ConfigurationSource(
             file: {
@@ -164,6 +177,8 @@ struct Flags: Sendable {
     var mediaSecurity: String?
     var catchUp: String?
     var logLevel: String?
+    var cluster: String?
+    var node: String?
 
     func apply(to settings: inout ServerConfiguration) throws(ConfigurationError) {
         if let controlHost { settings.controlHost = controlHost }
@@ -189,5 +204,14 @@ struct Flags: Sendable {
             settings.catchUp.mode = mode
         }
         if let logLevel, let level = Logger.Level(rawValue: logLevel) { settings.logLevel = level }
+        if let cluster {
+            settings.cluster = ClusterSettings(
+                database: cluster, node: node ?? settings.cluster?.node ?? ClusterSettings.defaultNodeName)
+        } else if let node {
+            guard settings.cluster != nil else {
+                throw .invalid("--node names this pttd in a cluster: give --cluster postgres://… too")
+            }
+            settings.cluster?.node = node
+        }
     }
 }

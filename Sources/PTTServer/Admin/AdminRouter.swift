@@ -103,6 +103,8 @@ package struct AdminRouter {
                 return AdminResponse(status: .ok, contentType: "text/plain; version=0.0.4", body: metrics.exposition())
             case (.GET, 2, "api", "health"):
                 return .json(["status": "ok"])
+            case (.GET, 2, "api", "nodes"):
+                return .json(try plane.admin.nodes())
             case (.GET, 2, "api", "channels"):
                 return .json(plane.admin.listChannels())
             case (.POST, 2, "api", "channels"):

@@ -15,7 +15,7 @@ struct ConfigurationChanges: Equatable {
     static let restartOnly: Set<String> = [
         "controlHost", "controlPort", "mediaPort", "adminHost", "adminPort", "tls", "web", "webHost", "webPort",
         "mediaSecurity", "maxConnections", "webMaxConnections", "limits.maxPendingHellos",
-        "limits.adminMaxConnections",
+        "limits.adminMaxConnections", "cluster",
     ]
 
     /// Compares the two as their JSON (the config file's keys), one level into sections (`floor`, `wake`, …).
@@ -79,6 +79,7 @@ extension ServerConfiguration {
         kept.mediaSecurity = running.mediaSecurity
         kept.maxConnections = running.maxConnections
         kept.webMaxConnections = running.webMaxConnections
+        kept.cluster = running.cluster
         kept.limits.maxPendingHellos = running.limits.maxPendingHellos
         kept.limits.adminMaxConnections = running.limits.adminMaxConnections
         return kept

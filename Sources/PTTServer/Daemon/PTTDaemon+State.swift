@@ -35,5 +35,7 @@ extension PTTDaemon {
         var adminToken: String
         /// What each new connection is given (TLS context, heartbeats, deadlines); a reload replaces it.
         var settings: ListenerSettings
+        /// This pttd's place in a cluster, if it is a node of one.
+        var cluster: ClusterNode? = nil
     }
 }

@@ -29,7 +29,7 @@ public final class PTTDaemon: Service, @unchecked Sendable {
     let wallClock: any WallClock
     let group: EventLoopGroup
     private let ownsGroup: Bool
-    private var state = State.initial
+    var state = State.initial
     /// Where a reload reads the configuration again; nil: this server cannot reload.
     let source: ConfigurationSource?
     /// The process's log level, which a reload sets (`logLevel`); nil: reloads leave levels alone.
@@ -83,7 +83,7 @@ public final class PTTDaemon: Service, @unchecked Sendable {
         guard case .initial = state else { throw DaemonError.alreadyStarted }
         try configuration.validate()
         try dataDirectory.create()
-        let store = try SQLiteStore(path: dataDirectory.database)
+        let (store, cluster) = try await openStorage()
         let adminToken = try dataDirectory.loadOrCreateAdminToken(logger: logger)
 
         var tls: NIOSSLContext?
@@ -129,7 +129,10 @@ public final class PTTDaemon: Service, @unchecked Sendable {
                 store: store, adminToken: adminToken, tls: tls, apns: apns,
                 groups: (planeGroup, relayGroup, recordingGroup), recorder: recorder)
             recorder.startRetention()
+            if let cluster, let running { try await join(cluster, running: running) }
         } catch {
+            await cluster?.stop()
+            (store as? PostgresStore)?.close()
             await apns?.shutdown()
             try? await planeGroup.shutdownGracefully()
             try? await relayGroup.shutdownGracefully()
@@ -281,6 +284,8 @@ public final class PTTDaemon: Service, @unchecked Sendable {
             try? await running.planeGroup.shutdownGracefully()
             try? await running.relayGroup.shutdownGracefully()
             try? await running.recordingGroup.shutdownGracefully()
+            await running.cluster?.stop()
+            (running.plane.store as? PostgresStore)?.close()
             state = .stopped
             logger.notice("pttd stopped")
         }

@@ -64,6 +64,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// A member whose `join` does not say `memberEvents` is told of other members joining and leaving
     /// only if the channel had at most this many members (itself included) when it joined.
     public var memberEventsUpTo = MemberEventPolicy().upTo
+    /// This pttd as a node of a cluster on PostgreSQL; nil for one server on its own SQLite file.
+    public var cluster: ClusterSettings?
 
     public init() {}
 }
@@ -73,7 +75,7 @@ extension ServerConfiguration: Codable {
         case controlHost, controlPort, mediaPort, adminHost, adminPort, tls, heartbeatIntervalMs, heartbeatMissLimit
         case createChannelsOnJoin, mediaSecurity, floor, maxConnections, implicitFloorRequest, mediaSilenceTimeoutMs
         case wake, apns, limits, memberEventsUpTo, catchUp, recording, web, webHost, webPort, webMaxConnections
-        case tlsCertificate, tlsKey, logLevel
+        case tlsCertificate, tlsKey, logLevel, cluster
     }
 
     public init(from decoder: Decoder) throws {
@@ -126,6 +128,7 @@ extension ServerConfiguration: Codable {
         config.memberEventsUpTo = try c.decodeIfPresent(Int.self, forKey: .memberEventsUpTo) ?? config.memberEventsUpTo
         config.catchUp = try c.decodeIfPresent(CatchUpConfiguration.self, forKey: .catchUp) ?? config.catchUp
         config.recording = try c.decodeIfPresent(RecordingConfiguration.self, forKey: .recording) ?? config.recording
+        config.cluster = try c.decodeIfPresent(ClusterSettings.self, forKey: .cluster)
         self = config
     }
 
@@ -158,6 +161,7 @@ extension ServerConfiguration: Codable {
         try c.encode(memberEventsUpTo, forKey: .memberEventsUpTo)
         try c.encode(catchUp, forKey: .catchUp)
         try c.encode(recording, forKey: .recording)
+        try c.encodeIfPresent(cluster, forKey: .cluster)
     }
 
     /// Checks ranges; the message names the offending setting.
@@ -184,6 +188,7 @@ extension ServerConfiguration: Codable {
         } catch {
             throw .invalid(error.description)
         }
+        try cluster?.validate()
     }
 
     /// Reads a JSON config file; errors say which file and what is wrong in it.

@@ -1,6 +1,7 @@
 import APNs
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import PTTCore
 import PTTProtocol
@@ -31,6 +32,9 @@ public final class ControlPlane: @unchecked Sendable {
     /// Channels, users and memberships as stored. Changed only by ``commit(_:)``.
     private(set) var directory: ChannelDirectory
     var sessions = SessionTable()
+    /// A reload of the stored directory is on its way to the plane's loop (a cluster node's notifications come in
+    /// bursts: one reload serves them all). Touched from any thread.
+    let storedDirectoryReloadPending = NIOLockedValueBox(false)
     private(set) lazy var memberships = Memberships(plane: self)
     private(set) lazy var floors = Floors(plane: self)
     private(set) lazy var relayLink = RelayLink(plane: self)
@@ -55,10 +59,13 @@ public final class ControlPlane: @unchecked Sendable {
         self.store = store
         directory = try store.load()
         let stored = try store.loadAnnouncements()
-        var random = SecureRandom()
-        let rotation = directory.planRotateMediaKeys(random: &random)
-        try store.write(rotation)
-        directory.apply(rotation)
+        // Fresh media keys at every start; not in a cluster, where other nodes' members are using theirs.
+        if configuration.cluster == nil {
+            var random = SecureRandom()
+            let rotation = directory.planRotateMediaKeys(random: &random)
+            try store.write(rotation)
+            directory.apply(rotation)
+        }
         announcements.restore(stored)
         signInLinks.restore(try store.loadWebCredentials())
         updateGauges()
@@ -154,6 +161,12 @@ public final class ControlPlane: @unchecked Sendable {
             logger.error("storage write failed", metadata: ["error": "\(error)"])
             throw error
         }
+        applyStored(changes)
+    }
+
+    /// Applies changes that storage holds already (written here, or by another node of a cluster), and tells the
+    /// relay and the notifier.
+    func applyStored(_ changes: [DirectoryChange]) {
         let diff = directory.diff(of: changes)
         directory.apply(changes)
         for id in diff.removedMembers {

@@ -1,0 +1,177 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import PTTStore
+import PostgresNIO
+
+/// This pttd's place in a cluster: its name is held (a session advisory lock, so two pttd never run as one
+/// node), its row in `node` says where it listens, and it follows the directory: every directory write by another
+/// node is a NOTIFY on ``PostgresStore/directoryNotifications``, on which it reloads.
+///
+/// It keeps one database connection of its own for the lock and the LISTEN (the store's connection carries
+/// requests). When that connection drops, the node is not alive for the others until it is back: it reconnects
+/// with back-off, takes its name again, and reloads the directory, since notifications sent meanwhile are lost.
+final class ClusterNode: Sendable {
+    let name: String
+    let location: PostgresLocation
+    let logger: Logger
+    /// Called (on the connection's thread) when another node changed the directory, or when a reload is due.
+    private let directoryChanged: @Sendable (_ reason: String) -> Void
+    private let state = NIOLockedValueBox(State())
+
+    private struct State {
+        var connection: PostgresConnection?
+        var following: Task<Void, Never>?
+        var record: NodeRecord?
+        var stopped = false
+    }
+
+    /// Why a node cannot run.
+    struct Refused: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    init(
+        settings: ClusterSettings, logger: Logger, directoryChanged: @escaping @Sendable (_ reason: String) -> Void
+    ) throws {
+        name = settings.node
+        location = try PostgresLocation(url: settings.database)
+        self.logger = logger
+        self.directoryChanged = directoryChanged
+    }
+
+    /// Takes this node's name: throws ``Refused`` if another pttd runs as this node now.
+    func claim() async throws {
+        let connection = try await connect()
+        do {
+            guard try await Self.lock(name, on: connection, logger: logger) else {
+                throw Refused(
+                    description:
+                        "node '\(name)' is already running in this cluster (another pttd holds its lock in \(location)): give this one another --node name"
+                )
+            }
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+        state.withLockedValue { $0.connection = connection }
+    }
+
+    /// Writes this node's row, then follows the directory until ``stop()``.
+    func join(as record: NodeRecord) async throws {
+        guard let connection = state.withLockedValue({ $0.connection }) else {
+            throw Refused(description: "the node has not claimed its name")
+        }
+        try await connection.query(PostgresStore.register(record), logger: logger)
+        let task = Task { [self] in await follow(from: connection) }
+        state.withLockedValue {
+            $0.record = record
+            $0.following = task
+        }
+        logger.notice(
+            "cluster node joined", metadata: ["node": "\(name)", "database": "\(location)"])
+    }
+
+    /// Marks this node stopped, closes its connection (its name is free again) and stops following.
+    func stop() async {
+        let (connection, task) = state.withLockedValue { state in
+            state.stopped = true
+            defer { state.connection = nil; state.following = nil }
+            return (state.connection, state.following)
+        }
+        if let connection {
+            _ = try? await connection.query(PostgresStore.deregister(name, at: Date()), logger: logger)
+            try? await connection.close()
+        }
+        task?.cancel()
+        await task?.value
+    }
+
+    // MARK: Following the directory
+
+    private var stopped: Bool { state.withLockedValue { $0.stopped } }
+
+    private func follow(from first: PostgresConnection) async {
+        var connection: PostgresConnection? = first
+        var backOff = Duration.milliseconds(200)
+        while !stopped, !Task.isCancelled {
+            if connection == nil {
+                connection = await reconnect()
+                guard connection != nil else {
+                    try? await Task.sleep(for: backOff)
+                    backOff = min(backOff * 2, .seconds(5))
+                    continue
+                }
+            }
+            guard let current = connection else { continue }
+            backOff = .milliseconds(200)
+            do {
+                try await current.listen(on: PostgresStore.directoryNotifications) { notifications in
+                    // Listening from here on: a reload covers whatever changed before.
+                    directoryChanged("listening")
+                    for try await notification in notifications where notification.payload != name {
+                        directoryChanged(notification.payload)
+                    }
+                }
+            } catch {
+                if !stopped {
+                    logger.warning(
+                        "lost the cluster database connection: reconnecting",
+                        metadata: ["node": "\(name)", "error": "\(String(reflecting: error))"])
+                }
+            }
+            try? await current.close()
+            connection = nil
+            state.withLockedValue { if $0.connection === current { $0.connection = nil } }
+        }
+    }
+
+    /// A new connection holding this node's name again, with its row rewritten; nil while that fails.
+    private func reconnect() async -> PostgresConnection? {
+        do {
+            let connection = try await connect()
+            guard try await Self.lock(name, on: connection, logger: logger) else {
+                logger.critical(
+                    "another pttd took this node's name while its connection was down",
+                    metadata: ["node": "\(name)"])
+                try? await connection.close()
+                return nil
+            }
+            if let record = state.withLockedValue({ $0.record }) {
+                try await connection.query(PostgresStore.register(record), logger: logger)
+            }
+            let stale = state.withLockedValue { state -> Bool in
+                if state.stopped { return true }
+                state.connection = connection
+                return false
+            }
+            if stale {
+                try? await connection.close()
+                return nil
+            }
+            logger.notice("cluster database connection back", metadata: ["node": "\(name)"])
+            return connection
+        } catch {
+            logger.warning(
+                "cannot reach the cluster database", metadata: ["node": "\(name)", "error": "\(error)"])
+            return nil
+        }
+    }
+
+    private func connect() async throws -> PostgresConnection {
+        do {
+            return try await PostgresConnection.connect(
+                configuration: try location.configuration(), id: 2, logger: logger)
+        } catch let error as PSQLError where error.code != .server {
+            throw PostgresStoreError.unreachable("\(location)", because: error.underlying.map { "\($0)" })
+        }
+    }
+
+    private static func lock(_ name: String, on connection: PostgresConnection, logger: Logger) async throws -> Bool {
+        let rows = try await connection.query(
+            PostgresStore.tryLock(PostgresStore.lockKey("node", name)), logger: logger)
+        for try await locked in rows.decode(Bool.self) { return locked }
+        return false
+    }
+}

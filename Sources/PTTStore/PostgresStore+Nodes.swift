@@ -1,0 +1,90 @@
+import Foundation
+import PostgresNIO
+
+/// A node of a cluster as the database knows it.
+public struct NodeRecord: Sendable, Equatable, Codable {
+    public var name: String
+    /// Its admin API (`http(s)://HOST:PORT`).
+    public var adminURL: String
+    /// Where members connect (`HOST:PORT`), and where its media socket is.
+    public var control: String
+    public var media: String
+    /// The machine it runs on, its process id and pttd version.
+    public var host: String
+    public var pid: Int
+    public var version: String
+    public var startedAt: Date
+    /// When it stopped cleanly (nil while it runs, or when it died).
+    public var stoppedAt: Date?
+    /// Whether it holds its node lock now: true from its start until its database session ends.
+    public var alive: Bool
+
+    public init(
+        name: String, adminURL: String, control: String, media: String, host: String, pid: Int, version: String,
+        startedAt: Date, stoppedAt: Date? = nil, alive: Bool = true
+    ) {
+        self.name = name; self.adminURL = adminURL; self.control = control; self.media = media; self.host = host
+        self.pid = pid; self.version = version; self.startedAt = startedAt; self.stoppedAt = stoppedAt
+        self.alive = alive
+    }
+}
+
+/// Nodes, their locks, and the notifications that keep their directories in step.
+extension PostgresStore {
+    /// The LISTEN/NOTIFY channel on which every directory write names the node that made it.
+    public static let directoryNotifications = "ptt_directory"
+
+    /// The advisory lock key for `name` in a `space` (`node`, `channel`): FNV-1a of both, kept to 62 bits so that
+    /// it is positive and reads back from `pg_locks` (two 32-bit halves) as it was.
+    public static func lockKey(_ space: String, _ name: String) -> Int64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in (space + ":" + name).utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01B3
+        }
+        return Int64(bitPattern: hash & 0x3FFF_FFFF_FFFF_FFFF)
+    }
+
+    /// Takes `key` for this database session if nobody holds it (`pg_try_advisory_lock`).
+    public static func tryLock(_ key: Int64) -> PostgresQuery { "SELECT pg_try_advisory_lock(\(key))" }
+
+    /// Writes (or rewrites) a node's row as it starts.
+    public static func register(_ node: NodeRecord) -> PostgresQuery {
+        """
+        INSERT INTO node (name, lock_key, admin_url, control, media, host, pid, version, started_at, stopped_at)
+        VALUES (\(node.name), \(lockKey("node", node.name)), \(node.adminURL), \(node.control), \(node.media),
+            \(node.host), \(node.pid), \(node.version), \(node.startedAt.timeIntervalSince1970), NULL)
+        ON CONFLICT (name) DO UPDATE SET lock_key = excluded.lock_key, admin_url = excluded.admin_url,
+            control = excluded.control, media = excluded.media, host = excluded.host, pid = excluded.pid,
+            version = excluded.version, started_at = excluded.started_at, stopped_at = NULL
+        """
+    }
+
+    /// Marks a node stopped cleanly.
+    public static func deregister(_ name: String, at time: Date) -> PostgresQuery {
+        "UPDATE node SET stopped_at = \(time.timeIntervalSince1970) WHERE name = \(name)"
+    }
+
+    /// Every node that ever started, by name, with whether it is alive now (its lock is held).
+    public func nodes() throws -> [NodeRecord] {
+        try serially { session in
+            try session.run(
+                """
+                SELECT n.name, n.admin_url, n.control, n.media, n.host, n.pid, n.version, n.started_at,
+                    n.stopped_at, EXISTS (
+                        SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+                            AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                            AND ((l.classid::BIGINT << 32) | l.objid::BIGINT) = n.lock_key)
+                FROM node n ORDER BY n.name
+                """
+            ).map { row in
+                let (name, admin, control, media, host, pid, version, started, stopped, alive) = try row.decode(
+                    (String, String, String, String, String, Int, String, Double, Double?, Bool).self)
+                return NodeRecord(
+                    name: name, adminURL: admin, control: control, media: media, host: host, pid: pid,
+                    version: version, startedAt: Date(timeIntervalSince1970: started),
+                    stoppedAt: stopped.map { Date(timeIntervalSince1970: $0) }, alive: alive)
+            }
+        }
+    }
+}

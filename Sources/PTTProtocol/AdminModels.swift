@@ -34,12 +34,15 @@ public struct ChannelSummary: Codable, Sendable, Equatable {
     public var floor: String
     public var speaker: String?
     public var queueLength: Int
+    /// In a cluster, the node that owns the channel (runs its floor); nil when no node owns it now, and on a
+    /// single server.
+    public var owner: String?
     public init(
         id: String, name: String, imageURL: String?, members: Int, connected: Int, floor: String, speaker: String?,
-        queueLength: Int
+        queueLength: Int, owner: String? = nil
     ) {
         self.id = id; self.name = name; self.imageURL = imageURL; self.members = members; self.connected = connected
-        self.floor = floor; self.speaker = speaker; self.queueLength = queueLength
+        self.floor = floor; self.speaker = speaker; self.queueLength = queueLength; self.owner = owner
     }
 }
 

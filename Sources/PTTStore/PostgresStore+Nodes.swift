@@ -51,18 +51,54 @@ extension PostgresStore {
     /// Writes (or rewrites) a node's row as it starts.
     public static func register(_ node: NodeRecord) -> PostgresQuery {
         """
-        INSERT INTO node (name, lock_key, admin_url, control, media, host, pid, version, started_at, stopped_at)
+        INSERT INTO node (name, lock_key, admin_url, control, media, host, pid, version, started_at, stopped_at,
+            backend_pid)
         VALUES (\(node.name), \(lockKey("node", node.name)), \(node.adminURL), \(node.control), \(node.media),
-            \(node.host), \(node.pid), \(node.version), \(node.startedAt.timeIntervalSince1970), NULL)
+            \(node.host), \(node.pid), \(node.version), \(node.startedAt.timeIntervalSince1970), NULL,
+            pg_backend_pid())
         ON CONFLICT (name) DO UPDATE SET lock_key = excluded.lock_key, admin_url = excluded.admin_url,
             control = excluded.control, media = excluded.media, host = excluded.host, pid = excluded.pid,
-            version = excluded.version, started_at = excluded.started_at, stopped_at = NULL
+            version = excluded.version, started_at = excluded.started_at, stopped_at = NULL,
+            backend_pid = excluded.backend_pid
         """
     }
 
     /// Marks a node stopped cleanly.
     public static func deregister(_ name: String, at time: Date) -> PostgresQuery {
         "UPDATE node SET stopped_at = \(time.timeIntervalSince1970) WHERE name = \(name)"
+    }
+
+    /// Takes, for this database session, each channel's lock that nobody holds; returns the channels taken.
+    public static func tryOwn(_ channels: [String]) -> PostgresQuery {
+        let keys = channels.map { lockKey("channel", $0) }
+        return """
+            SELECT c.id FROM unnest(\(channels)::TEXT[], \(keys)::BIGINT[]) AS c(id, key)
+            WHERE pg_try_advisory_lock(c.key)
+            """
+    }
+
+    /// Each owned channel and the node that owns it: the node whose session holds the channel's lock now.
+    public func channelOwners(_ channels: [String]) throws -> [String: String] {
+        guard !channels.isEmpty else { return [:] }
+        let keys = channels.map { Self.lockKey("channel", $0) }
+        return try serially { session in
+            var owners: [String: String] = [:]
+            for row in try session.run(
+                """
+                SELECT c.id, n.name FROM unnest(\(channels)::TEXT[], \(keys)::BIGINT[]) AS c(id, key)
+                JOIN pg_locks l ON l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+                    AND ((l.classid::BIGINT << 32) | l.objid::BIGINT) = c.key
+                    AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                JOIN node n ON n.backend_pid = l.pid AND EXISTS (
+                    SELECT 1 FROM pg_locks own WHERE own.locktype = 'advisory' AND own.granted AND own.pid = l.pid
+                        AND ((own.classid::BIGINT << 32) | own.objid::BIGINT) = n.lock_key)
+                """)
+            {
+                let (channel, node) = try row.decode((String, String).self)
+                owners[channel] = node
+            }
+            return owners
+        }
     }
 
     /// Every node that ever started, by name, with whether it is alive now (its lock is held).

@@ -68,6 +68,9 @@ extension PostgresStore {
                 started_at DOUBLE PRECISION NOT NULL, stopped_at DOUBLE PRECISION)
             """
         ],
+        // The database session of each node's own connection: the locks it holds (its name, its channels) are
+        // found in pg_locks by this pid.
+        ["ALTER TABLE node ADD COLUMN backend_pid INTEGER"],
     ]
 
     /// The newest schema version this pttd knows.

@@ -94,11 +94,14 @@ struct Channels: AsyncParsableCommand {
         let channels: [ChannelSummary] = try await adminCall { try await client.get("/api/channels") }
         if json { return try printJSON(channels) }
         if channels.isEmpty { return print("no channels") }
+        // In a cluster (some channel has an owner node), the owner is a column.
+        let clustered = channels.contains { $0.owner != nil }
         print(
             Table.render(
-                header: ["CHANNEL", "MEMBERS", "FLOOR", "SPEAKER", "QUEUE"],
+                header: ["CHANNEL", "MEMBERS", "FLOOR", "SPEAKER", "QUEUE"] + (clustered ? ["OWNER"] : []),
                 rows: channels.map {
                     [$0.name, "\($0.connected)/\($0.members)", $0.floor, $0.speaker ?? "-", "\($0.queueLength)"]
+                        + (clustered ? [$0.owner ?? "-"] : [])
                 }))
     }
 }

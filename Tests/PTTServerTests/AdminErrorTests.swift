@@ -10,7 +10,7 @@ struct AdminErrorTests {
     func statuses() {
         let expected: [AdminErrorCode: UInt] = [
             .badRequest: 400, .unauthorized: 401, .notFound: 404, .methodNotAllowed: 405,
-            .conflict: 409, .tooLarge: 413, .invalidConfiguration: 422, .internal: 500,
+            .conflict: 409, .tooLarge: 413, .invalidConfiguration: 422, .internal: 500, .unavailable: 503,
         ]
         #expect(Set(expected.keys) == Set(AdminErrorCode.allCases))
         for (code, status) in expected {

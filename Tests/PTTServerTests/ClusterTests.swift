@@ -3,6 +3,7 @@ import Logging
 import NIOHTTP1
 import PTTClient
 import PTTProtocol
+import PTTServer
 import PostgresNIO
 import TestSupport
 import Testing
@@ -155,6 +156,86 @@ struct ClusterTests {
         try await n2.admin.perform(.DELETE, "/api/users/bob")
         try await onOne.waitClosed()
         for node in [n1, n2] {
+            node.daemon.signal(SIGTERM)
+            #expect(try await node.daemon.waitForExit() == 0)
+        }
+    }
+
+    /// The owner node of `channel` as `node` lists it (nil: no owner now).
+    static func owner(of channel: String, on node: Node) async throws -> String? {
+        let channels: [ChannelSummary] = try await node.admin.get("/api/channels")
+        return channels.first { $0.name == channel }?.owner
+    }
+
+    @Test(
+        "a channel is owned by its first member's node; killed, a node with members takes it; cut off from the database, a node gives its channels up"
+    )
+    func ownershipAndFailover() async throws {
+        let server = try #require(SharedPostgres.server)
+        let database = try await server.createDatabase().database
+        let url = server.url(database: database)
+        let n1 = try await Self.start("n1", database: url)
+        defer { n1.daemon.signal(SIGKILL) }
+        let n2 = try await Self.start("n2", database: url)
+        defer { n2.daemon.signal(SIGKILL) }
+        let n3 = try await Self.start("n3", database: url)
+        defer { n3.daemon.signal(SIGKILL) }
+        var secrets: [String: String] = [:]
+        for name in ["alice", "bob", "carol"] {
+            let added: AddUserResponse = try await n1.admin.post("/api/users", body: AddUserRequest(name: name))
+            secrets[name] = added.secret
+        }
+        _ = try await Self.eventually("users on every node") {
+            for node in [n2, n3] {
+                let users: [UserStatus] = try await node.admin.get("/api/users")
+                if users.count != 3 { return false }
+            }
+            return true
+        }
+        let alice = try await n2.connect("alice", secret: secrets["alice"]!)
+        defer { Task { await alice.close() } }
+        _ = try await alice.join("deck")
+        let owned = try await Self.eventually("deck owned") { try await Self.owner(of: "deck", on: n1) != nil }
+        #expect(try await Self.owner(of: "deck", on: n1) == "n2", "the node of deck's first member owns it")
+        print("cluster: deck owned \(owned) after its first join")
+        let carol = try await n3.connect("carol", secret: secrets["carol"]!)
+        defer { Task { await carol.close() } }
+        _ = try await Self.eventually("n3 knows deck") { try await n3.exists("/api/channels/deck") }
+        _ = try await carol.join("deck")
+        // For three rounds of ownership, n3 (with a member there now) never takes deck from its live owner.
+        let watch = ContinuousClock.now
+        while ContinuousClock.now - watch < ClusterNode.ownershipWindow {
+            #expect(try await Self.owner(of: "deck", on: n1) == "n2")
+            try await Task.sleep(for: .milliseconds(50))
+        }
+
+        // The owner dies.
+        n2.daemon.signal(SIGKILL)
+        let killed = ContinuousClock.now
+        _ = try await Self.eventually("deck owned by n3", timeout: .seconds(10)) {
+            try await Self.owner(of: "deck", on: n1) == "n3"
+        }
+        let failover = ContinuousClock.now - killed
+        print("cluster failover: deck has a new owner (n3) \(failover) after its owner was killed")
+        #expect(failover < .seconds(5))
+        let channels: [ChannelSummary] = try await n1.admin.get("/api/channels")
+        #expect(channels.first { $0.name == "deck" }?.members == 2, "no membership was lost")
+        try await carol.barrier()
+
+        // n3 is cut off from the database (its session ends): it gives up deck; one node owns it after.
+        let bob = try await n1.connect("bob", secret: secrets["bob"]!)
+        defer { Task { await bob.close() } }
+        _ = try await bob.join("deck")
+        let admin = try await server.connect(database: database)
+        defer { Task { try? await admin.close() } }
+        try await admin.query(
+            "SELECT pg_terminate_backend(backend_pid) FROM node WHERE name = 'n3'", logger: Logger(label: "test"))
+        try await n3.daemon.waitForStandardError(containing: "gave up every channel this node owned")
+        _ = try await Self.eventually("deck owned again", timeout: .seconds(10)) {
+            let owner = try await Self.owner(of: "deck", on: n1)
+            return owner == "n1" || owner == "n3"
+        }
+        for node in [n1, n3] {
             node.daemon.signal(SIGTERM)
             #expect(try await node.daemon.waitForExit() == 0)
         }

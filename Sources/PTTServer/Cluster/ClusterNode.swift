@@ -9,20 +9,34 @@ import PostgresNIO
 /// node), its row in `node` says where it listens, and it follows the directory: every directory write by another
 /// node is a NOTIFY on ``PostgresStore/directoryNotifications``, on which it reloads.
 ///
-/// It keeps one database connection of its own for the lock and the LISTEN (the store's connection carries
-/// requests). When that connection drops, the node is not alive for the others until it is back: it reconnects
-/// with back-off, takes its name again, and reloads the directory, since notifications sent meanwhile are lost.
-final class ClusterNode: Sendable {
+/// It owns channels: every half second it takes the lock of each channel that one of its own members is in and
+/// that no live node owns (`pg_try_advisory_lock` on the channel), so a channel's first node keeps it, and when
+/// its owner dies (its database session ends, and its locks with it) a node with members there takes it.
+///
+/// It keeps one database connection of its own for the locks and the LISTEN (the store's connection carries
+/// requests). When that connection drops, the node is not alive for the others and owns nothing until it is back:
+/// it reconnects with back-off, takes its name again, and reloads the directory, since notifications sent
+/// meanwhile are lost.
+package final class ClusterNode: Sendable {
     let name: String
     let location: PostgresLocation
     let logger: Logger
     /// Called (on the connection's thread) when another node changed the directory, or when a reload is due.
     private let directoryChanged: @Sendable (_ reason: String) -> Void
+    /// The channels this node's members are in (as channel ids), asked at every round of ownership.
+    private let localChannels: @Sendable () async -> [String]
+    /// How often ownership is tried for channels without a live owner.
+    static let ownershipInterval = Duration.milliseconds(500)
+    /// Three rounds of ownership: long enough for every node to have tried.
+    package static var ownershipWindow: Duration { ownershipInterval * 3 }
     private let state = NIOLockedValueBox(State())
 
     private struct State {
         var connection: PostgresConnection?
         var following: Task<Void, Never>?
+        var owning: Task<Void, Never>?
+        /// The channels whose lock this node's session holds.
+        var owned: Set<String> = []
         var record: NodeRecord?
         var stopped = false
     }
@@ -33,13 +47,19 @@ final class ClusterNode: Sendable {
     }
 
     init(
-        settings: ClusterSettings, logger: Logger, directoryChanged: @escaping @Sendable (_ reason: String) -> Void
+        settings: ClusterSettings, logger: Logger,
+        localChannels: @escaping @Sendable () async -> [String],
+        directoryChanged: @escaping @Sendable (_ reason: String) -> Void
     ) throws {
         name = settings.node
         location = try PostgresLocation(url: settings.database)
         self.logger = logger
+        self.localChannels = localChannels
         self.directoryChanged = directoryChanged
     }
+
+    /// The channels this node owns now (their ids).
+    var ownedChannels: Set<String> { state.withLockedValue { $0.owned } }
 
     /// Takes this node's name: throws ``Refused`` if another pttd runs as this node now.
     func claim() async throws {
@@ -65,9 +85,11 @@ final class ClusterNode: Sendable {
         }
         try await connection.query(PostgresStore.register(record), logger: logger)
         let task = Task { [self] in await follow(from: connection) }
+        let owning = Task { [self] in await own() }
         state.withLockedValue {
             $0.record = record
             $0.following = task
+            $0.owning = owning
         }
         logger.notice(
             "cluster node joined", metadata: ["node": "\(name)", "database": "\(location)"])
@@ -75,11 +97,13 @@ final class ClusterNode: Sendable {
 
     /// Marks this node stopped, closes its connection (its name is free again) and stops following.
     func stop() async {
-        let (connection, task) = state.withLockedValue { state in
+        let (connection, task, owning) = state.withLockedValue { state in
             state.stopped = true
-            defer { state.connection = nil; state.following = nil }
-            return (state.connection, state.following)
+            defer { state.connection = nil; state.following = nil; state.owning = nil; state.owned = [] }
+            return (state.connection, state.following, state.owning)
         }
+        owning?.cancel()
+        await owning?.value
         if let connection {
             _ = try? await connection.query(PostgresStore.deregister(name, at: Date()), logger: logger)
             try? await connection.close()
@@ -123,7 +147,50 @@ final class ClusterNode: Sendable {
             }
             try? await current.close()
             connection = nil
-            state.withLockedValue { if $0.connection === current { $0.connection = nil } }
+            let given = state.withLockedValue { state -> Int in
+                if state.connection === current { state.connection = nil }
+                defer { state.owned = [] }
+                return state.owned.count
+            }
+            if given > 0 {
+                logger.warning(
+                    "gave up every channel this node owned: without the database it cannot prove it owns them",
+                    metadata: ["node": "\(name)", "channels": "\(given)"])
+            }
+        }
+    }
+
+    // MARK: Owning channels
+
+    private func own() async {
+        while !stopped, !Task.isCancelled {
+            await ownRound()
+            try? await Task.sleep(for: Self.ownershipInterval)
+        }
+    }
+
+    /// One round: takes the free locks of the channels this node's members are in.
+    func ownRound() async {
+        let wanted = await localChannels()
+        let (connection, owned) = state.withLockedValue { ($0.connection, $0.owned) }
+        guard let connection else { return }
+        let missing = wanted.filter { !owned.contains($0) }
+        guard !missing.isEmpty else { return }
+        do {
+            var taken: [String] = []
+            for try await id in try await connection.query(PostgresStore.tryOwn(missing), logger: logger).decode(
+                String.self)
+            {
+                taken.append(id)
+            }
+            guard !taken.isEmpty else { return }
+            state.withLockedValue { state in
+                // Only if the connection that took them is still this node's: else they went with it.
+                if state.connection === connection { state.owned.formUnion(taken) }
+            }
+            logger.notice("owns channels", metadata: ["node": "\(name)", "channels": "\(taken.sorted())"])
+        } catch {
+            logger.debug("ownership round failed", metadata: ["error": "\(String(reflecting: error))"])
         }
     }
 

@@ -9,9 +9,13 @@ extension PTTDaemon {
         guard let settings = configuration.cluster else {
             return (try SQLiteStore(path: dataDirectory.database), nil)
         }
-        let node = try ClusterNode(settings: settings, logger: logger) { [weak self] _ in
-            self?.running?.plane.storedDirectoryChanged()
-        }
+        let node = try ClusterNode(
+            settings: settings, logger: logger,
+            localChannels: { [weak self] in
+                guard let plane = self?.running?.plane else { return [] }
+                return (try? await plane.eventLoop.submit { plane.localChannelIDs() }.get()) ?? []
+            },
+            directoryChanged: { [weak self] _ in self?.running?.plane.storedDirectoryChanged() })
         try await node.claim()
         do {
             let store = try PostgresStore(

@@ -21,3 +21,15 @@ extension AdminOperations {
         }
     }
 }
+
+extension AdminOperations {
+    /// In a cluster, each owned channel's owner node (by channel id); empty on a single server, or when the
+    /// database cannot say (the list is shown without owners rather than not at all).
+    func channelOwners() -> [String: String] {
+        guard let store = plane.store as? PostgresStore, store.node != nil else { return [:] }
+        do { return try store.channelOwners(directory.channels.keys.map(\.description)) } catch {
+            plane.logger.warning("cannot read channel owners", metadata: ["error": "\(store.describe(error))"])
+            return [:]
+        }
+    }
+}

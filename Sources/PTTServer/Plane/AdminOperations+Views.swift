@@ -7,7 +7,8 @@ import PTTProtocol
 extension AdminOperations {
     /// `GET /api/channels`.
     func listChannels() -> [ChannelSummary] {
-        directory.channels.values.sorted { $0.name < $1.name }.map { channel in
+        let owners = channelOwners()
+        return directory.channels.values.sorted { $0.name < $1.name }.map { channel in
             let members = directory.members(of: channel.id)
             let floor = plane.floors[channel.id]
             return ChannelSummary(
@@ -15,7 +16,7 @@ extension AdminOperations {
                 connected: members.filter { plane.sessions.appSession(of: $0) != nil }.count,
                 floor: floor?.holder == nil ? "idle" : "taken",
                 speaker: floor?.holder.flatMap { directory.memberships[$0]?.displayName },
-                queueLength: floor?.queue.count ?? 0)
+                queueLength: floor?.queue.count ?? 0, owner: owners[channel.id.description])
         }
     }
 

@@ -38,6 +38,20 @@ extension ControlPlane {
         logger.debug("followed the stored directory", metadata: ["changes": "\(changes.count)"])
     }
 
+    /// The channels (ids) that members connected to this node are in: the channels this node should own when
+    /// nobody does.
+    func localChannelIDs() -> [String] {
+        eventLoop.preconditionInEventLoop()
+        var channels = Set<ChannelID>()
+        for record in sessions.records.values {
+            guard let device = record.key?.device else { continue }
+            for membership in directory.memberships(user: device.user, device: device.device) {
+                channels.insert(membership.channel)
+            }
+        }
+        return channels.map(\.description).sorted()
+    }
+
     private func tellSessions(_ changes: [DirectoryChange], before: ChannelDirectory) {
         let goneChannels = Set(
             changes.compactMap { change -> ChannelID? in

@@ -75,8 +75,8 @@ public final class PostgresStore: Storage, @unchecked Sendable {
                         PostgresConnection.connect(
                             on: group.next(), configuration: try location.configuration(), id: 1, logger: logger),
                         connection: nil)
-                } catch let error as PSQLError where error.code != .server {
-                    throw PostgresStoreError.unreachable("\(location)", because: error.underlying.map { "\($0)" })
+                } catch {
+                    throw Self.connectionFailed(error, location)
                 }
                 connection = open
             }
@@ -144,6 +144,18 @@ public final class PostgresStore: Storage, @unchecked Sendable {
 
     // MARK: Errors
 
+    /// What a failed connection attempt to `location` says: unreachable, or refused with PostgreSQL's words (a
+    /// wrong password, an unknown database or role).
+    public static func connectionFailed(_ error: any Error, _ location: PostgresLocation) -> any Error {
+        guard let error = error as? PSQLError else { return error }
+        if error.code == .server {
+            let state = error.serverInfo?[.sqlState] ?? "?"
+            return PostgresStoreError.refused(
+                "\(location)", because: "\(error.serverInfo?[.message] ?? "no message") (SQLSTATE \(state))")
+        }
+        return PostgresStoreError.unreachable("\(location)", because: error.underlying.map { "\($0)" })
+    }
+
     /// What went wrong, in words for a client or an operator.
     public func describe(_ error: any Error) -> String {
         if let error = error as? PostgresStoreError { return error.description }
@@ -187,11 +199,14 @@ public enum PostgresStoreError: Error, CustomStringConvertible, Equatable {
     case timedOut(after: TimeAmount)
     case newerSchema(Int, known: Int)
     case unreachable(String, because: String?)
+    case refused(String, because: String)
 
     public var description: String {
         switch self {
         case .unreachable(let location, let reason):
             return "the database at \(location) cannot be reached" + (reason.map { ": \($0)" } ?? "")
+        case .refused(let location, let reason):
+            return "the database at \(location) refused the connection: \(reason)"
         case .closed: return "the database connection is closed (the server is stopping)"
         case .timedOut(let after):
             return "the database did not answer within \(after.nanoseconds / 1_000_000) ms"

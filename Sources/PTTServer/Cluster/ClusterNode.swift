@@ -230,8 +230,8 @@ package final class ClusterNode: Sendable {
         do {
             return try await PostgresConnection.connect(
                 configuration: try location.configuration(), id: 2, logger: logger)
-        } catch let error as PSQLError where error.code != .server {
-            throw PostgresStoreError.unreachable("\(location)", because: error.underlying.map { "\($0)" })
+        } catch {
+            throw PostgresStore.connectionFailed(error, location)
         }
     }
 

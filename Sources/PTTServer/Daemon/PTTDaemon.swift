@@ -257,6 +257,9 @@ public final class PTTDaemon: Service, @unchecked Sendable {
     /// Stops listening, tells connected clients the server is shutting down, and closes them.
     public func shutdown() async throws {
         if let running {
+            // First out of the cluster: its name and channels are free for the other nodes at once, and nothing
+            // from the database reaches a plane that is stopping.
+            await running.cluster?.stop()
             try? await running.control.channel.close()
             try? await running.admin.channel.close()
             try? await running.web?.channel.close()
@@ -284,7 +287,6 @@ public final class PTTDaemon: Service, @unchecked Sendable {
             try? await running.planeGroup.shutdownGracefully()
             try? await running.relayGroup.shutdownGracefully()
             try? await running.recordingGroup.shutdownGracefully()
-            await running.cluster?.stop()
             (running.plane.store as? PostgresStore)?.close()
             state = .stopped
             logger.notice("pttd stopped")

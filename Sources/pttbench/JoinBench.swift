@@ -36,7 +36,7 @@ extension PTTBench {
             .init(
                 executable: placement.executable, core: placement.pinnedServerCPU, security: load.security,
                 maxTalkTimeMs: 600_000, maxConnections: max(10_000, load.listeners + 100),
-                logLevel: daemon.serverLogLevel, tls: daemon.tls))
+                logLevel: daemon.serverLogLevel, tls: daemon.tls, cluster: daemon.cluster))
         progress("pttd pid \(server.pid), data \(server.dataDirectory)")
         // One event loop for every member: pttbench has one core.
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)

@@ -201,6 +201,13 @@ struct DaemonOptions: ParsableArguments {
 
     @Option(name: .long, help: "pttd's log level.")
     var serverLogLevel = "warning"
+
+    @Option(
+        name: .long,
+        help:
+            "Start pttd as a cluster node on this PostgreSQL database (pttd --cluster URL --node pttbench): its data in PostgreSQL instead of SQLite. The database should be empty."
+    )
+    var cluster: String?
 }
 
 /// What pttbench prints and keeps.

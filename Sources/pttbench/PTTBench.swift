@@ -113,7 +113,7 @@ struct PTTBench: AsyncParsableCommand {
                 maxTalkTimeMs: Int((load.seconds + 600) * 1000),
                 maxConnections: max(10_000, load.listeners + late.lateListeners + 100),
                 logLevel: daemon.serverLogLevel, tls: daemon.tls, catchUpMode: late.catchUpMode,
-                catchUpSpeed: late.catchUpSpeed))
+                catchUpSpeed: late.catchUpSpeed, cluster: daemon.cluster))
         progress("pttd pid \(server.pid), data \(server.dataDirectory)")
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         var outcome: Result<BenchReport, Error>

@@ -39,6 +39,8 @@ final class ServerProcess: Sendable {
         var catchUpMode: String?
         /// pttd's `catchUp.speed`; nil: pttd's default.
         var catchUpSpeed: Double?
+        /// A PostgreSQL URL: pttd runs as the cluster node `pttbench` on it.
+        var cluster: String?
     }
 
     /// How pttd ended when `stop()` asked it to.
@@ -82,6 +84,7 @@ final class ServerProcess: Sendable {
                 "--admin-port", "0", "--media-port", "0", "--no-web", "--media-security", options.security,
                 "--log-level", options.logLevel,
             ] + (options.tls ? [] : ["--no-tls"])
+        if let cluster = options.cluster { arguments += ["--cluster", cluster, "--node", "pttbench"] }
         let process = Process()
         if let core = options.core {
             let taskset = ["/usr/bin/taskset", "/bin/taskset"].first {

@@ -26,6 +26,14 @@ struct ClusterTests {
 
         func nodes() async throws -> NodesResponse { try await admin.get("/api/nodes") }
 
+        /// The value of an unlabelled metric on this node's `/metrics`.
+        func metric(_ name: String) async throws -> Double? {
+            let text = try await admin.getText("/metrics")
+            return text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap {
+                Double($0.split(separator: " ").last ?? "")
+            }
+        }
+
         /// Whether the admin API finds `path` (a 404 is false; anything else that fails throws).
         func exists(_ path: String) async throws -> Bool {
             do {
@@ -198,6 +206,9 @@ struct ClusterTests {
         let owned = try await Self.eventually("deck owned") { try await Self.owner(of: "deck", on: n1) != nil }
         #expect(try await Self.owner(of: "deck", on: n1) == "n2", "the node of deck's first member owns it")
         print("cluster: deck owned \(owned) after its first join")
+        #expect(try await n2.metric("ptt_cluster_channels_owned") == 1)
+        #expect(try await n1.metric("ptt_cluster_node") == 1)
+        #expect(try await n1.metric("ptt_cluster_database_connected") == 1)
         let carol = try await n3.connect("carol", secret: secrets["carol"]!)
         defer { Task { await carol.close() } }
         _ = try await Self.eventually("n3 knows deck") { try await n3.exists("/api/channels/deck") }
@@ -231,6 +242,11 @@ struct ClusterTests {
         try await admin.query(
             "SELECT pg_terminate_backend(backend_pid) FROM node WHERE name = 'n3'", logger: Logger(label: "test"))
         try await n3.daemon.waitForStandardError(containing: "gave up every channel this node owned")
+        _ = try await Self.eventually("n3 counts the lost connection and is back") {
+            let lost = try await n3.metric("ptt_cluster_database_connections_lost_total")
+            let connected = try await n3.metric("ptt_cluster_database_connected")
+            return lost == 1 && connected == 1
+        }
         _ = try await Self.eventually("deck owned again", timeout: .seconds(10)) {
             let owner = try await Self.owner(of: "deck", on: n1)
             return owner == "n1" || owner == "n3"

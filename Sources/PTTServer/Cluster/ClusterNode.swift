@@ -21,6 +21,7 @@ package final class ClusterNode: Sendable {
     let name: String
     let location: PostgresLocation
     let logger: Logger
+    let metrics: ClusterMetrics
     /// Called (on the connection's thread) when another node changed the directory, or when a reload is due.
     private let directoryChanged: @Sendable (_ reason: String) -> Void
     /// The channels this node's members are in (as channel ids), asked at every round of ownership.
@@ -47,13 +48,14 @@ package final class ClusterNode: Sendable {
     }
 
     init(
-        settings: ClusterSettings, logger: Logger,
+        settings: ClusterSettings, logger: Logger, metrics: ClusterMetrics,
         localChannels: @escaping @Sendable () async -> [String],
         directoryChanged: @escaping @Sendable (_ reason: String) -> Void
     ) throws {
         name = settings.node
         location = try PostgresLocation(url: settings.database)
         self.logger = logger
+        self.metrics = metrics
         self.localChannels = localChannels
         self.directoryChanged = directoryChanged
     }
@@ -76,6 +78,8 @@ package final class ClusterNode: Sendable {
             throw error
         }
         state.withLockedValue { $0.connection = connection }
+        metrics.node.set(1.0)
+        metrics.databaseConnected.set(1.0)
     }
 
     /// Writes this node's row, then follows the directory until ``stop()``.
@@ -152,6 +156,9 @@ package final class ClusterNode: Sendable {
                 defer { state.owned = [] }
                 return state.owned.count
             }
+            metrics.databaseConnected.set(0.0)
+            metrics.channelsOwned.set(0.0)
+            if !stopped { metrics.connectionsLost.increment() }
             if given > 0 {
                 logger.warning(
                     "gave up every channel this node owned: without the database it cannot prove it owns them",
@@ -184,10 +191,12 @@ package final class ClusterNode: Sendable {
                 taken.append(id)
             }
             guard !taken.isEmpty else { return }
-            state.withLockedValue { state in
+            let count = state.withLockedValue { state -> Int in
                 // Only if the connection that took them is still this node's: else they went with it.
                 if state.connection === connection { state.owned.formUnion(taken) }
+                return state.owned.count
             }
+            metrics.channelsOwned.set(Double(count))
             logger.notice("owns channels", metadata: ["node": "\(name)", "channels": "\(taken.sorted())"])
         } catch {
             logger.debug("ownership round failed", metadata: ["error": "\(String(reflecting: error))"])
@@ -217,6 +226,7 @@ package final class ClusterNode: Sendable {
                 try? await connection.close()
                 return nil
             }
+            metrics.databaseConnected.set(1.0)
             logger.notice("cluster database connection back", metadata: ["node": "\(name)"])
             return connection
         } catch {

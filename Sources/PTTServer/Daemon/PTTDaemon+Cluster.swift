@@ -10,7 +10,7 @@ extension PTTDaemon {
             return (try SQLiteStore(path: dataDirectory.database), nil)
         }
         let node = try ClusterNode(
-            settings: settings, logger: logger,
+            settings: settings, logger: logger, metrics: metrics.cluster,
             localChannels: { [weak self] in
                 guard let plane = self?.running?.plane else { return [] }
                 return (try? await plane.eventLoop.submit { plane.localChannelIDs() }.get()) ?? []

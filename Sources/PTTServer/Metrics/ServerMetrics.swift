@@ -28,6 +28,8 @@ public final class ServerMetrics: Sendable {
     public let disk: DataDiskMetrics
     /// Reloads and the TLS certificate (`ptt_config_reloads_total`, `ptt_tls_certificate_expiry_timestamp_seconds`).
     public let operations: OperationsMetrics
+    /// A cluster node's database connection, owned channels and directory reloads (`ptt_cluster_*`).
+    public let cluster: ClusterMetrics
 
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
@@ -39,6 +41,7 @@ public final class ServerMetrics: Sendable {
         web = WebMetrics(registry)
         disk = DataDiskMetrics(registry)
         operations = OperationsMetrics(registry)
+        cluster = ClusterMetrics(registry)
         let mediaDrops = registry.labelledCounters(
             "ptt_media_packets_dropped_total", "Datagrams dropped by the relay",
             key: "reason", RelayDropReason.self)

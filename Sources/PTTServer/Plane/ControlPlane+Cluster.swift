@@ -30,6 +30,7 @@ extension ControlPlane {
             eventLoop.scheduleTask(in: .seconds(1)) { self.storedDirectoryChanged() }
             return
         }
+        context.metrics.cluster.directoryReloads.increment()
         let before = directory
         let changes = before.changes(to: fresh)
         guard !changes.isEmpty else { return }

@@ -97,11 +97,11 @@ format:
 	$(SWIFT) format format --in-place --recursive --parallel $(FORMAT_PATHS)
 
 ## Every test (Swift Testing); ends with a plain "N passed, N failed" line. Three passes: every test but the
-## heavy ones; then the suites that run Chromium or build a package (they take both cores and much disk I/O
-## for seconds at a time), alone; then the stress suite (floods, churn, storms), alone: neither load disturbs
+## heavy ones; then the suites that run Chromium, build a package or run several pttd processes at once (a
+## cluster: under ThreadSanitizer they take both cores for seconds), alone; then the stress suite (floods, churn, storms), alone: neither load disturbs
 ## the timing of the others (real-time pace, catch-up).
 STRESS := PTTServerTests\.Stress
-HEAVY := PTTServerTests\.(Browser[A-Za-z]*Tests|ConsoleTests|PackagingTests)
+HEAVY := PTTServerTests\.(Browser[A-Za-z]*Tests|ConsoleTests|PackagingTests|ClusterTests)
 # The browser tests run Playwright with the python3 that test-tools installed it for.
 export PTT_PYTHON := $(shell command -v python3 2>/dev/null)
 test: deps test-tools

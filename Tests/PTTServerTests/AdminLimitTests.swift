@@ -60,7 +60,7 @@ struct AdminLimitTests {
     func idle() async throws {
         try await withTestServer(configure: { $0.limits.adminIdleTimeout = .milliseconds(300) }) { server in
             let raw = try await RawHTTP(port: try Self.adminPort(server))
-            try await raw.waitClosed(timeout: .seconds(10))
+            try await raw.waitClosed(timeout: .seconds(10).scaled)
             #expect(try await server.metric(#"ptt_admin_connections_timed_out_total{phase="idle"}"#) == 1)
         }
     }

@@ -11,7 +11,7 @@ import Testing
 @Suite(
     "PostgreSQL storage shared by nodes",
     .enabled(if: PostgresServer.unavailable == nil, "PostgreSQL cannot run here: see PostgresServer.unavailable"),
-    .sharedPostgres)
+    .sharedPostgres, .serialized)
 struct PostgresStoreTests {
     static let logger = Logger(label: "postgres-store-test")
 
@@ -23,7 +23,11 @@ struct PostgresStoreTests {
     func nodesShareOneDatabase() async throws {
         let location = try await Self.server().createDatabase()
         let stores = try await withThrowingTaskGroup(of: PostgresStore.self) { group in
-            for _ in 0..<3 { group.addTask { try PostgresStore(location: location, logger: Self.logger) } }
+            for _ in 0..<3 {
+                group.addTask {
+                    try await offTheTestThreads { try PostgresStore(location: location, logger: Self.logger) }
+                }
+            }
             return try await group.reduce(into: []) { $0.append($1) }
         }
         defer { for store in stores { store.close() } }

@@ -101,3 +101,11 @@ extension PostgresServer {
         "postgres://postgres@/\(database)?host=\(directory)"
     }
 }
+
+/// Runs blocking work (a storage call waits for its database) on a dispatch thread, not on one of the few threads
+/// that run every test's tasks: blocked there, it would stall unrelated tests' timers and deadlines.
+func offTheTestThreads<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
+    }
+}

@@ -5,8 +5,9 @@ import TestSupport
 import Testing
 
 /// The storage interface's contract, checked on both implementations with the same tests: SQLite (one node) and
-/// PostgreSQL (a cluster), each test on an empty store that it reopens as a restart would.
-@Suite("Storage, on SQLite and on PostgreSQL", .sharedPostgres)
+/// PostgreSQL (a cluster), each test on an empty store that it reopens as a restart would. One test at a time:
+/// storage calls block their thread, and many at once would stall other suites' tasks.
+@Suite("Storage, on SQLite and on PostgreSQL", .sharedPostgres, .serialized)
 struct StorageSuiteTests {
     static let created = Date(timeIntervalSince1970: 1_790_000_000.123_456)
 

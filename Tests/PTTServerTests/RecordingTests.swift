@@ -165,15 +165,17 @@ struct RecordingTests {
             $0.recording.maxTotalBytes = 15_000
         }) { server in
             let members = try await RelayTests.crew(server, ["alice", "bob"])
-            try await Self.burst(members[0], part)
+            // Each burst is heard whole before its release: a release sent at once can overtake the last
+            // packets (the server-side race in the notes), and the recording would be short.
+            try await Self.burst(members[0], part, heardBy: members[1])
             let first = try await Self.history(server, count: 1)[0]
             #expect(first.bytes > 5_000 && first.bytes < 7_500, "a burst is \(first.bytes) bytes")
             let channel: ChannelDetail = try await server.admin.get("/api/channels/deck")
             let folder = server.data.recordings + "/" + channel.id
             #expect(FileManager.default.fileExists(atPath: "\(folder)/\(first.id).opus"))
-            try await Self.burst(members[0], part)
+            try await Self.burst(members[0], part, heardBy: members[1])
             _ = try await Self.history(server, count: 2)
-            try await Self.burst(members[1], part)
+            try await Self.burst(members[1], part, heardBy: members[0])
             let kept = try await Self.history(server, count: 2)
             #expect(!kept.map(\.id).contains(first.id))
             #expect(!FileManager.default.fileExists(atPath: "\(folder)/\(first.id).opus"))

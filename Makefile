@@ -96,28 +96,31 @@ lint:
 format:
 	$(SWIFT) format format --in-place --recursive --parallel $(FORMAT_PATHS)
 
-## Every test (Swift Testing); ends with a plain "N passed, N failed" line. Three passes: every test but the
-## heavy ones; then the suites that run Chromium, build a package or run several pttd processes at once (a
-## cluster: under ThreadSanitizer they take both cores for seconds), alone; then the stress suite (floods, churn, storms), alone: neither load disturbs
+## Every test (Swift Testing); ends with a plain "N passed, N failed" line. Four passes: every test but the
+## heavy ones; then the suites that run Chromium or build a package (they take both cores and much disk I/O
+## for seconds at a time), alone; then the cluster suite (several pttd processes and PostgreSQL at once), alone; then the stress suite (floods, churn, storms), alone: neither load disturbs
 ## the timing of the others (real-time pace, catch-up).
 STRESS := PTTServerTests\.Stress
-HEAVY := PTTServerTests\.(Browser[A-Za-z]*Tests|ConsoleTests|PackagingTests|ClusterTests)
+HEAVY := PTTServerTests\.(Browser[A-Za-z]*Tests|ConsoleTests|PackagingTests)
+CLUSTER := PTTServerTests\.ClusterTests
 # The browser tests run Playwright with the python3 that test-tools installed it for.
 export PTT_PYTHON := $(shell command -v python3 2>/dev/null)
 test: deps test-tools
 	$(SWIFT) build --build-tests
 	@set -o pipefail; status=0; \
-	$(SWIFT) test --skip-build --disable-xctest --skip '$(STRESS)|$(HEAVY)' 2>&1 | tee .build/test-output.txt || status=$$?; \
+	$(SWIFT) test --skip-build --disable-xctest --skip '$(STRESS)|$(HEAVY)|$(CLUSTER)' 2>&1 | tee .build/test-output.txt || status=$$?; \
 	echo "make: the browser and packaging suites, alone"; \
 	$(SWIFT) test --skip-build --disable-xctest --filter '$(HEAVY)' 2>&1 | tee .build/test-heavy-output.txt || status=$$?; \
+	echo "make: the cluster suite, alone"; \
+	$(SWIFT) test --skip-build --disable-xctest --filter '$(CLUSTER)' 2>&1 | tee .build/test-cluster-output.txt || status=$$?; \
 	echo "make: the stress suite, alone"; \
 	$(SWIFT) test --skip-build --disable-xctest --filter '$(STRESS)' 2>&1 | tee .build/test-stress-output.txt || status=$$?; \
-	total=0; for f in .build/test-output.txt .build/test-heavy-output.txt .build/test-stress-output.txt; do \
+	total=0; for f in .build/test-output.txt .build/test-heavy-output.txt .build/test-cluster-output.txt .build/test-stress-output.txt; do \
 	  n=$$(grep -E 'Test run with [0-9]+ tests?' $$f | tail -n 1 | sed -E 's/.*Test run with ([0-9]+) tests?.*/\1/'); \
 	  [ -n "$$n" ] || echo "make: $$f has no test summary: the test process crashed (see the backtrace above)"; \
 	  total=$$((total + $${n:-0})); \
 	done; \
-	failed=$$(cat .build/test-output.txt .build/test-heavy-output.txt .build/test-stress-output.txt | grep -E '^✘ Test .* failed' | grep -vc '^✘ Test run with'); \
+	failed=$$(cat .build/test-output.txt .build/test-heavy-output.txt .build/test-cluster-output.txt .build/test-stress-output.txt | grep -E '^✘ Test .* failed' | grep -vc '^✘ Test run with'); \
 	echo "$$((total - failed)) passed, $$failed failed"; \
 	exit $$status
 
@@ -147,13 +150,15 @@ define sanitized-pass
 	$(SWIFT) build --build-tests --sanitize=$(1) --scratch-path $$scratch || exit $$?; \
 	built=$$(date +%s); rm -rf $$reports; mkdir -p $$reports; \
 	: > $$out; \
-	$(SANITIZER_ENV) $(SANITIZER_DIR)/test-pass.sh $$out $$reports -- $(NO_ASLR) $(SWIFT) test --skip-build --disable-xctest --sanitize=$(1) --scratch-path $$scratch --skip '$(STRESS)|$(HEAVY)'; status=$$?; \
+	$(SANITIZER_ENV) $(SANITIZER_DIR)/test-pass.sh $$out $$reports -- $(NO_ASLR) $(SWIFT) test --skip-build --disable-xctest --sanitize=$(1) --scratch-path $$scratch --skip '$(STRESS)|$(HEAVY)|$(CLUSTER)'; status=$$?; \
 	echo "make: the browser and packaging suites, alone (sanitize=$(1))" | tee -a $$out; \
 	$(SANITIZER_ENV) $(SANITIZER_DIR)/test-pass.sh $$out $$reports -- $(NO_ASLR) $(SWIFT) test --skip-build --disable-xctest --sanitize=$(1) --scratch-path $$scratch --filter '$(HEAVY)' || status=1; \
+	echo "make: the cluster suite, alone (sanitize=$(1))" | tee -a $$out; \
+	$(SANITIZER_ENV) $(SANITIZER_DIR)/test-pass.sh $$out $$reports -- $(NO_ASLR) $(SWIFT) test --skip-build --disable-xctest --sanitize=$(1) --scratch-path $$scratch --filter '$(CLUSTER)' || status=1; \
 	for f in $$reports/report.*; do [ -s "$$f" ] && { echo "--- $$f"; cat "$$f"; }; done 2>/dev/null | tee -a $$out; \
 	runs=$$(grep -E 'Test run with [0-9]+ tests?' $$out | sed -E 's/.*Test run with ([0-9]+) tests?.*/\1/'); \
 	total=0; passes=0; for n in $$runs; do total=$$((total + n)); passes=$$((passes + 1)); done; \
-	[ $$passes -eq 2 ] || total=""; \
+	[ $$passes -eq 3 ] || total=""; \
 	failed=$$(grep -cE '^✘ Test "[^"]*"( with [0-9]+ test cases?)? failed after' $$out); \
 	found=$$(grep -cE 'WARNING: ThreadSanitizer|ERROR: AddressSanitizer|ERROR: LeakSanitizer' $$out); \
 	echo "sanitize=$(1): build $$((built - start)) s, tests $$(( $$(date +%s) - built )) s"; \

@@ -99,18 +99,25 @@ public final class PostgresStore: Storage, @unchecked Sendable {
         }
     }
 
-    /// Runs `statements` in one transaction, sent together without waiting for each answer (one round trip for the
-    /// batch): after a failed statement PostgreSQL refuses the rest and turns the COMMIT into a rollback, so either
-    /// all are stored or none, and the first error is thrown.
+    /// Runs `statements` in one transaction: BEGIN and the statements are sent together without waiting for each
+    /// answer (one round trip for the batch), then COMMIT only once every statement succeeded. A failed statement
+    /// rolls the whole batch back and its error is thrown. A batch that times out is never committed: its COMMIT
+    /// was not sent, and the dropped connection aborts it (PostgreSQL could otherwise run a COMMIT sent ahead once
+    /// a lock it waited for is free, after the caller was told it failed).
     func pipelinedTransaction(_ statements: [PostgresQuery]) throws {
         guard !statements.isEmpty else { return }
         try serially { session in
             let connection = session.connection
-            let all = ["BEGIN"] + statements + ["COMMIT"]
-            let futures = all.map { connection.query($0, logger: logger) }
+            let futures = (["BEGIN"] + statements).map { connection.query($0, logger: logger) }
             let results = try wait(
                 EventLoopFuture.whenAllComplete(futures, on: connection.eventLoop), connection: connection)
-            for result in results { if case .failure(let error) = result { throw error } }
+            for result in results {
+                if case .failure(let error) = result {
+                    _ = try? session.run("ROLLBACK")
+                    throw error
+                }
+            }
+            try session.run("COMMIT")
         }
     }
 

@@ -82,7 +82,7 @@ final class RelayLink: @unchecked Sendable {
     func droppedPackets(of member: MemberID) -> Int { droppedNotHolder[member] ?? 0 }
 
     /// A report from the relay: media restarts T1 for the holder; the first media on an idle floor is an implicit
-    /// floor request (when configured).
+    /// floor request (when configured, and from a member whose app is connected).
     func reported(_ report: RelayReport) {
         plane.eventLoop.preconditionInEventLoop()
         switch report {
@@ -94,7 +94,10 @@ final class RelayLink: @unchecked Sendable {
             let candidate = FloorCandidate(
                 member: member, priority: membership.priority, receiveOnly: membership.receiveOnly)
             let count = plane.directory.memberCount(of: channel)
-            let implicit = plane.configuration.implicitFloorRequest
+            // Only a member whose app is connected takes an idle floor by talking: one that is gone could neither
+            // be told it holds the floor nor release it (late audio of a member that just left, on a loaded relay).
+            let implicit =
+                plane.configuration.implicitFloorRequest && plane.sessions.appSession(of: membership) != nil
             plane.floors.event(channel) { floor, now in
                 floor.talkHeard(from: candidate, memberCount: count, implicitRequest: implicit, now: now)
             }

@@ -76,20 +76,44 @@ final class Subprocess: @unchecked Sendable {
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = output
         process.standardError = errors
-        // At end of file each handler removes itself: until then the FileHandle and its dispatch source keep
-        // each other alive, and every Subprocess leaked its pipes (LeakSanitizer).
-        output.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard !data.isEmpty else { handle.readabilityHandler = nil; self?.pipeEnded(); return }
+        // Each pipe is read to its end by a blocking loop on a thread of its own, not with `readabilityHandler`:
+        // tearing down that handler's dispatch read source races libdispatch's epoll bookkeeping on Linux, which
+        // crashed a test process once in `_dispatch_event_loop_drain` (swift-corelibs-libdispatch #949). The loop
+        // keeps its FileHandle (and so its descriptor) until end of file.
+        Self.drain(output.fileHandleForReading) { [weak self] data in
             self?.received(data)
+        } ended: { [weak self] in
+            self?.pipeEnded()
         }
-        errors.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard !data.isEmpty else { handle.readabilityHandler = nil; self?.pipeEnded(); return }
+        Self.drain(errors.fileHandleForReading) { [weak self] data in
             guard let self else { return }
             self.lock.lock(); self.errorText.append(data); self.lock.unlock()
+        } ended: { [weak self] in
+            self?.pipeEnded()
         }
         try process.run()
+    }
+
+    /// Reads `handle` until end of file on a new thread, handing each chunk to `received`, then calls `ended`.
+    private static func drain(
+        _ handle: FileHandle, _ received: @escaping @Sendable (Data) -> Void, ended: @escaping @Sendable () -> Void
+    ) {
+        Thread.detachNewThread {
+            let descriptor = handle.fileDescriptor
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                if count > 0 {
+                    received(Data(buffer[0..<count]))
+                } else if count < 0, errno == EINTR {
+                    continue
+                } else {
+                    break
+                }
+            }
+            withExtendedLifetime(handle) {}
+            ended()
+        }
     }
 
     private func pipeEnded() {

@@ -60,9 +60,6 @@ package final class ClusterNode: Sendable {
         self.directoryChanged = directoryChanged
     }
 
-    /// The channels this node owns now (their ids).
-    var ownedChannels: Set<String> { state.withLockedValue { $0.owned } }
-
     /// Takes this node's name: throws ``Refused`` if another pttd runs as this node now.
     func claim() async throws {
         let connection = try await connect()

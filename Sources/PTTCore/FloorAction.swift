@@ -44,7 +44,7 @@ public enum FloorRevokeCause: String, Sendable, Codable, CaseIterable {
 ///
 /// Within one result the order is: revoke, then grant, then taken/idle, then queue position
 /// updates, then a pre-emption warning.
-public enum FloorAction: Sendable, Equatable {
+public enum FloorAction: Sendable, Equatable, Codable {
     /// Tell that member: you may talk for `talkTime`.
     case granted(MemberID, talkTime: Duration)
     /// Tell that member its request was refused.

@@ -109,12 +109,16 @@ public struct ChannelDetail: Codable, Sendable, Equatable {
     public var members: [MemberStatus]
     /// Whether the channel's bursts are recorded (its switch, or the config's list); absent from older servers.
     public var recording: Bool?
+    /// On a cluster node: the nodes this node sends the channel's audio to (on its owner, the nodes with members
+    /// connected there; elsewhere, the owner). Absent on a single server.
+    public var nodeLinks: [String]?
     public init(
         id: String, name: String, imageURL: String?, floor: String, speaker: MemberStatus?, talkTimeLeftMs: Int?,
-        queue: [QueueEntryStatus], members: [MemberStatus], recording: Bool? = nil
+        queue: [QueueEntryStatus], members: [MemberStatus], recording: Bool? = nil, nodeLinks: [String]? = nil
     ) {
         self.id = id; self.name = name; self.imageURL = imageURL; self.floor = floor; self.speaker = speaker
         self.talkTimeLeftMs = talkTimeLeftMs; self.queue = queue; self.members = members; self.recording = recording
+        self.nodeLinks = nodeLinks
     }
 }
 

@@ -28,6 +28,9 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case heartbeatTimeout = "heartbeat-timeout"
     /// The server is shutting down. The connection is closed.
     case shuttingDown = "shutting-down"
+    /// In a cluster: the node that runs the channel's floor cannot be reached now; try again, or connect to
+    /// another node.
+    case unavailable = "unavailable"
     /// Something failed inside the server (storage, ...); the request had no effect.
     case `internal` = "internal"
 }

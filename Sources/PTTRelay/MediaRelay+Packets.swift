@@ -23,6 +23,7 @@ extension MediaRelay {
         }
         guard let member = membersBySSRC[ssrc] else { return metrics.dropped(.unknownSSRC) }
         let isRTCP = kind == .rtcp(ssrc: ssrc)
+        if member.linkPeer != nil { return receiveFromLink(member, bytes, isRTCP: isRTCP, now: now, via: handler) }
         let clear =
             isRTCP
             ? member.crypto.unprotectRTCP(bytes, length: count) : member.crypto.unprotectRTP(bytes, length: count)
@@ -97,10 +98,11 @@ extension MediaRelay {
 
     /// Writes one copy of an authenticated, decrypted RTP packet for every other reachable member: the
     /// listener's SSRC and sequence number, the channel's continuous timestamp, the speaker in CSRC,
-    /// the marker on a burst's first packet, protected with the listener's key.
+    /// the marker on a burst's first packet, protected with the listener's key. In a cluster, one copy also goes
+    /// to each of the channel's links that should have it (`arrivedOn`: the link the packet came from, if any).
     func forward(
         _ packet: UnsafeMutableRawBufferPointer, header: RTPHeader, from speaker: RelayMember, now: NIODeadline,
-        via handler: MediaRelayHandler
+        via handler: MediaRelayHandler, arrivedOn: RelayMember? = nil
     ) {
         guard channels[speaker.channel] != nil else { return }
         let payload = UnsafeRawBufferPointer(rebasing: packet[header.payloadRange(packetLength: packet.count)])
@@ -141,5 +143,12 @@ extension MediaRelay {
         }
         metrics.forwarded.increment(by: Int64(forwarded))
         if failed > 0 { metrics.dropped(.protectFailed, count: failed) }
+        // Outside a cluster the channel has no links: one check, no copy.
+        if !channels[speaker.channel]!.links.isEmpty {
+            forwardToLinks(
+                channels[speaker.channel]!.links, owned: channels[speaker.channel]!.linkOwner == nil,
+                arrivedOn: arrivedOn, marker: marker, timestamp: timestamp, speakerSSRC: speakerSSRC,
+                payload: payload, maxLength: maxLength, via: handler)
+        }
     }
 }

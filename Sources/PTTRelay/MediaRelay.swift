@@ -206,7 +206,9 @@ public final class MediaRelay: @unchecked Sendable {
         case .record(let channel, let key): record(channel, key: key)
         case .replay(let member, let burst, let speaker, let packets):
             replay(burst, speakerSSRC: speaker, packets: packets, to: member)
+        case .links(let channel, let links): setLinks(channel, links)
         case .removeChannel(let id):
+            setLinks(id, nil)
             guard let state = channels.removeValue(forKey: id) else { return }
             for member in state.members { forget(member) }
             if let burst = state.burst { close(burst) }

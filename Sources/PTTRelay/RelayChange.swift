@@ -17,6 +17,8 @@ public enum RelayChange: Sendable, Equatable {
     case replay(MemberID, burst: Int64, speakerSSRC: UInt32, packets: [RecordedPacket])
     /// A channel and every membership in it are gone.
     case removeChannel(ChannelID)
+    /// A channel's links to the other nodes of a cluster, all of them (nil: none, the channel is this node's alone).
+    case links(ChannelID, RelayChannelLinks?)
 }
 
 /// One member as the relay sees it.

@@ -24,12 +24,17 @@ struct RelayChannelState {
     var burst: BurstBuffer?
     /// The recording the burst of floor generation `generation` goes to.
     var recording: (key: UInt64, generation: UInt64)?
+    /// The channel's links to other nodes of a cluster (``RelayChannelLinks``): empty outside a cluster.
+    var links: [RelayMember] = []
+    /// The node that owns the channel, when another does: only its link's copies are taken, and copies that
+    /// arrive from a link go no further.
+    var linkOwner: String?
 
     init(channel: ChannelID) {
         self.channel = channel
     }
 
-    var isEmpty: Bool { members.isEmpty }
+    var isEmpty: Bool { members.isEmpty && links.isEmpty }
 
     /// Adds a member, or puts `member` in the place of the one with the same id.
     mutating func put(_ member: RelayMember) {

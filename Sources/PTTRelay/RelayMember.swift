@@ -26,6 +26,8 @@ final class RelayMember {
     var wokenGeneration: UInt64 = 0
 
     var channel: ChannelID { config.channel }
+    /// The peer node, when this is a channel's link to another node of a cluster rather than a member.
+    var linkPeer: String?
 
     init(config: RelayMemberConfig, crypto: MemberCrypto) {
         self.config = config

@@ -10,14 +10,21 @@ public struct RelayMetrics: Sendable {
     let sendBufferFull: Counter
     /// Catch-ups and replays of kept packets.
     let catchUp: CatchUpMetrics
+    /// Copies sent to, and authenticated copies received from, other nodes of a cluster.
+    let linkSent: Counter
+    let linkReceived: Counter
     private let drops: [Counter]
 
     /// - Parameter drop: the counter for each reason (called once per reason, here).
     public init(
         received: Counter, forwarded: Counter, addressChanges: Counter, sendBufferFull: Counter,
-        catchUp: CatchUpMetrics = CatchUpMetrics(PrometheusCollectorRegistry()), drop: (RelayDropReason) -> Counter
+        catchUp: CatchUpMetrics = CatchUpMetrics(PrometheusCollectorRegistry()),
+        links: (sent: Counter, received: Counter)? = nil, drop: (RelayDropReason) -> Counter
     ) {
         self.catchUp = catchUp
+        let unregistered = PrometheusCollectorRegistry()
+        self.linkSent = links?.sent ?? unregistered.makeCounter(name: "ptt_media_link_packets_sent_total")
+        self.linkReceived = links?.received ?? unregistered.makeCounter(name: "ptt_media_link_packets_received_total")
         self.received = received
         self.forwarded = forwarded
         self.addressChanges = addressChanges

@@ -18,14 +18,18 @@ public struct NodeRecord: Sendable, Equatable, Codable {
     public var stoppedAt: Date?
     /// Whether it holds its node lock now: true from its start until its database session ends.
     public var alive: Bool
+    /// Where it takes the other nodes' links (`HOST:PORT`, empty: none), and the SHA-256 fingerprint of the
+    /// certificate it presents there (and as a client on the links it opens).
+    public var link: String
+    public var fingerprint: String
 
     public init(
         name: String, adminURL: String, control: String, media: String, host: String, pid: Int, version: String,
-        startedAt: Date, stoppedAt: Date? = nil, alive: Bool = true
+        startedAt: Date, stoppedAt: Date? = nil, alive: Bool = true, link: String = "", fingerprint: String = ""
     ) {
         self.name = name; self.adminURL = adminURL; self.control = control; self.media = media; self.host = host
         self.pid = pid; self.version = version; self.startedAt = startedAt; self.stoppedAt = stoppedAt
-        self.alive = alive
+        self.alive = alive; self.link = link; self.fingerprint = fingerprint
     }
 }
 
@@ -52,14 +56,14 @@ extension PostgresStore {
     public static func register(_ node: NodeRecord) -> PostgresQuery {
         """
         INSERT INTO node (name, lock_key, admin_url, control, media, host, pid, version, started_at, stopped_at,
-            backend_pid)
+            backend_pid, link, fingerprint)
         VALUES (\(node.name), \(lockKey("node", node.name)), \(node.adminURL), \(node.control), \(node.media),
             \(node.host), \(node.pid), \(node.version), \(node.startedAt.timeIntervalSince1970), NULL,
-            pg_backend_pid())
+            pg_backend_pid(), \(node.link), \(node.fingerprint))
         ON CONFLICT (name) DO UPDATE SET lock_key = excluded.lock_key, admin_url = excluded.admin_url,
             control = excluded.control, media = excluded.media, host = excluded.host, pid = excluded.pid,
             version = excluded.version, started_at = excluded.started_at, stopped_at = NULL,
-            backend_pid = excluded.backend_pid
+            backend_pid = excluded.backend_pid, link = excluded.link, fingerprint = excluded.fingerprint
         """
     }
 
@@ -78,22 +82,25 @@ extension PostgresStore {
     }
 
     /// Each owned channel and the node that owns it: the node whose session holds the channel's lock now.
+    public static func ownersQuery(_ channels: [String]) -> PostgresQuery {
+        let keys = channels.map { lockKey("channel", $0) }
+        return """
+            SELECT c.id, n.name FROM unnest(\(channels)::TEXT[], \(keys)::BIGINT[]) AS c(id, key)
+            JOIN pg_locks l ON l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+                AND ((l.classid::BIGINT << 32) | l.objid::BIGINT) = c.key
+                AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+            JOIN node n ON n.backend_pid = l.pid AND EXISTS (
+                SELECT 1 FROM pg_locks own WHERE own.locktype = 'advisory' AND own.granted AND own.pid = l.pid
+                    AND ((own.classid::BIGINT << 32) | own.objid::BIGINT) = n.lock_key)
+            """
+    }
+
+    /// Each owned channel and the node that owns it (``ownersQuery(_:)``).
     public func channelOwners(_ channels: [String]) throws -> [String: String] {
         guard !channels.isEmpty else { return [:] }
-        let keys = channels.map { Self.lockKey("channel", $0) }
         return try serially { session in
             var owners: [String: String] = [:]
-            for row in try session.run(
-                """
-                SELECT c.id, n.name FROM unnest(\(channels)::TEXT[], \(keys)::BIGINT[]) AS c(id, key)
-                JOIN pg_locks l ON l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
-                    AND ((l.classid::BIGINT << 32) | l.objid::BIGINT) = c.key
-                    AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-                JOIN node n ON n.backend_pid = l.pid AND EXISTS (
-                    SELECT 1 FROM pg_locks own WHERE own.locktype = 'advisory' AND own.granted AND own.pid = l.pid
-                        AND ((own.classid::BIGINT << 32) | own.objid::BIGINT) = n.lock_key)
-                """)
-            {
+            for row in try session.run(Self.ownersQuery(channels)) {
                 let (channel, node) = try row.decode((String, String).self)
                 owners[channel] = node
             }
@@ -102,25 +109,30 @@ extension PostgresStore {
     }
 
     /// Every node that ever started, by name, with whether it is alive now (its lock is held).
+    public static let nodesQuery: PostgresQuery = """
+        SELECT n.name, n.admin_url, n.control, n.media, n.host, n.pid, n.version, n.started_at,
+            n.stopped_at, EXISTS (
+                SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+                    AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                    AND ((l.classid::BIGINT << 32) | l.objid::BIGINT) = n.lock_key),
+            n.link, n.fingerprint
+        FROM node n ORDER BY n.name
+        """
+
+    /// A row of ``nodesQuery``.
+    public static func nodeRecord(_ row: PostgresRow) throws -> NodeRecord {
+        let (name, admin, control, media, host, pid, version, started, stopped, alive, link, fingerprint) =
+            try row.decode(
+                (String, String, String, String, String, Int, String, Double, Double?, Bool, String, String).self)
+        return NodeRecord(
+            name: name, adminURL: admin, control: control, media: media, host: host, pid: pid,
+            version: version, startedAt: Date(timeIntervalSince1970: started),
+            stoppedAt: stopped.map { Date(timeIntervalSince1970: $0) }, alive: alive, link: link,
+            fingerprint: fingerprint)
+    }
+
+    /// Every node that ever started (``nodesQuery``).
     public func nodes() throws -> [NodeRecord] {
-        try serially { session in
-            try session.run(
-                """
-                SELECT n.name, n.admin_url, n.control, n.media, n.host, n.pid, n.version, n.started_at,
-                    n.stopped_at, EXISTS (
-                        SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
-                            AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-                            AND ((l.classid::BIGINT << 32) | l.objid::BIGINT) = n.lock_key)
-                FROM node n ORDER BY n.name
-                """
-            ).map { row in
-                let (name, admin, control, media, host, pid, version, started, stopped, alive) = try row.decode(
-                    (String, String, String, String, String, Int, String, Double, Double?, Bool).self)
-                return NodeRecord(
-                    name: name, adminURL: admin, control: control, media: media, host: host, pid: pid,
-                    version: version, startedAt: Date(timeIntervalSince1970: started),
-                    stoppedAt: stopped.map { Date(timeIntervalSince1970: $0) }, alive: alive)
-            }
-        }
+        try serially { session in try session.run(Self.nodesQuery).map(Self.nodeRecord) }
     }
 }

@@ -71,6 +71,11 @@ extension PostgresStore {
         // The database session of each node's own connection: the locks it holds (its name, its channels) are
         // found in pg_locks by this pid.
         ["ALTER TABLE node ADD COLUMN backend_pid INTEGER"],
+        // Node links: where a node takes the other nodes' links, and the certificate it proves itself with there.
+        [
+            "ALTER TABLE node ADD COLUMN link TEXT NOT NULL DEFAULT ''",
+            "ALTER TABLE node ADD COLUMN fingerprint TEXT NOT NULL DEFAULT ''",
+        ],
     ]
 
     /// The newest schema version this pttd knows.

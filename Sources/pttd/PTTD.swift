@@ -84,6 +84,18 @@ struct PTTD: AsyncParsableCommand {
 
     @Option(
         name: .long,
+        help: "The TCP port for the other nodes' links (config cluster.linkPort; default 7703; 0: any free port).")
+    var linkPort: Int?
+
+    @Option(
+        name: .long,
+        help:
+            "The address the other nodes reach this node at (config cluster.address; default: --control-host, or the host name)."
+    )
+    var advertise: String?
+
+    @Option(
+        name: .long,
         help:
             "Put a backup (pttctl backup) in place as DATA's database and exit, without starting; the next start serves it."
     )
@@ -152,7 +164,7 @@ struct PTTD: AsyncParsableCommand {
             controlHost: controlHost, controlPort: controlPort, mediaPort: mediaPort, adminHost: adminHost,
             adminPort: adminPort, webHost: webHost, webPort: webPort, noWeb: noWeb, noTLS: noTLS,
             heartbeatIntervalMs: heartbeatIntervalMs, mediaSecurity: mediaSecurity, catchUp: catchUp,
-            logLevel: logLevel, cluster: cluster, node: node)
+            logLevel: logLevel, cluster: cluster, node: node, linkPort: linkPort, advertise: advertise)
         let config = self.config
         return ConfigurationSource(
             file: {
@@ -179,6 +191,8 @@ struct Flags: Sendable {
     var logLevel: String?
     var cluster: String?
     var node: String?
+    var linkPort: Int?
+    var advertise: String?
 
     func apply(to settings: inout ServerConfiguration) throws(ConfigurationError) {
         if let controlHost { settings.controlHost = controlHost }
@@ -205,13 +219,23 @@ struct Flags: Sendable {
         }
         if let logLevel, let level = Logger.Level(rawValue: logLevel) { settings.logLevel = level }
         if let cluster {
-            settings.cluster = ClusterSettings(
-                database: cluster, node: node ?? settings.cluster?.node ?? ClusterSettings.defaultNodeName)
+            var settled = settings.cluster ?? ClusterSettings(database: cluster, node: ClusterSettings.defaultNodeName)
+            settled.database = cluster
+            if let node { settled.node = node }
+            settings.cluster = settled
         } else if let node {
             guard settings.cluster != nil else {
                 throw .invalid("--node names this pttd in a cluster: give --cluster postgres://… too")
             }
             settings.cluster?.node = node
+        }
+        if linkPort != nil || advertise != nil {
+            guard settings.cluster != nil else {
+                throw .invalid(
+                    "--link-port and --advertise are for a node of a cluster: give --cluster postgres://… too")
+            }
+            if let linkPort { settings.cluster?.linkPort = linkPort }
+            if let advertise { settings.cluster?.address = advertise }
         }
     }
 }

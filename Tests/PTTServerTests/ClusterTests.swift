@@ -57,7 +57,8 @@ struct ClusterTests {
     static func start(_ name: String, database url: String) async throws -> Node {
         let data = TestServer.temporaryDirectory()
         let (daemon, info) = try await Subprocess.startDaemon(
-            data: data, arguments: ["--cluster", url, "--node", name, "--control-host", "127.0.0.1"])
+            data: data,
+            arguments: ["--cluster", url, "--node", name, "--control-host", "127.0.0.1", "--link-port", "0"])
         try await daemon.waitForStandardError(containing: "cluster node joined")
         return Node(name: name, daemon: daemon, info: info, data: data)
     }
@@ -87,7 +88,7 @@ struct ClusterTests {
             "pttd",
             [
                 "--data", TestServer.temporaryDirectory(), "--cluster", url, "--node", "n1", "--control-port", "0",
-                "--media-port", "0", "--admin-port", "0", "--web-port", "0",
+                "--media-port", "0", "--admin-port", "0", "--web-port", "0", "--link-port", "0",
             ])
         #expect(try await twin.waitForExit() != 0)
         #expect(twin.standardError.contains("node 'n1' is already running in this cluster"), "\(twin.standardError)")

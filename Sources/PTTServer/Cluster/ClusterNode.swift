@@ -26,6 +26,9 @@ package final class ClusterNode: Sendable {
     private let directoryChanged: @Sendable (_ reason: String) -> Void
     /// The channels this node's members are in (as channel ids), asked at every round of ownership.
     private let localChannels: @Sendable () async -> [String]
+    /// What each round read: the owners of those channels, and every node (empty both when the database
+    /// connection is lost: the node then owns nothing and trusts no link).
+    private let viewChanged: @Sendable (_ owners: [String: String], _ nodes: [NodeRecord]) -> Void
     /// How often ownership is tried for channels without a live owner.
     static let ownershipInterval = Duration.milliseconds(500)
     /// Three rounds of ownership: long enough for every node to have tried.
@@ -50,8 +53,10 @@ package final class ClusterNode: Sendable {
     init(
         settings: ClusterSettings, logger: Logger, metrics: ClusterMetrics,
         localChannels: @escaping @Sendable () async -> [String],
+        viewChanged: @escaping @Sendable (_ owners: [String: String], _ nodes: [NodeRecord]) -> Void = { _, _ in },
         directoryChanged: @escaping @Sendable (_ reason: String) -> Void
     ) throws {
+        self.viewChanged = viewChanged
         name = settings.node
         location = try PostgresLocation(url: settings.database)
         self.logger = logger
@@ -156,6 +161,7 @@ package final class ClusterNode: Sendable {
             metrics.databaseConnected.set(0.0)
             metrics.channelsOwned.set(0.0)
             if !stopped { metrics.connectionsLost.increment() }
+            viewChanged([:], [])
             if given > 0 {
                 logger.warning(
                     "gave up every channel this node owned: without the database it cannot prove it owns them",
@@ -173,28 +179,46 @@ package final class ClusterNode: Sendable {
         }
     }
 
-    /// One round: takes the free locks of the channels this node's members are in.
+    /// One round: takes the free locks of the channels this node's members are in, then reads who owns them and
+    /// which nodes are live (``viewChanged``).
     func ownRound() async {
         let wanted = await localChannels()
         let (connection, owned) = state.withLockedValue { ($0.connection, $0.owned) }
         guard let connection else { return }
         let missing = wanted.filter { !owned.contains($0) }
-        guard !missing.isEmpty else { return }
         do {
-            var taken: [String] = []
-            for try await id in try await connection.query(PostgresStore.tryOwn(missing), logger: logger).decode(
-                String.self)
-            {
-                taken.append(id)
+            if !missing.isEmpty {
+                var taken: [String] = []
+                for try await id in try await connection.query(PostgresStore.tryOwn(missing), logger: logger).decode(
+                    String.self)
+                {
+                    taken.append(id)
+                }
+                if !taken.isEmpty {
+                    let count = state.withLockedValue { state -> Int in
+                        // Only if the connection that took them is still this node's: else they went with it.
+                        if state.connection === connection { state.owned.formUnion(taken) }
+                        return state.owned.count
+                    }
+                    metrics.channelsOwned.set(Double(count))
+                    logger.notice("owns channels", metadata: ["node": "\(name)", "channels": "\(taken.sorted())"])
+                }
             }
-            guard !taken.isEmpty else { return }
-            let count = state.withLockedValue { state -> Int in
-                // Only if the connection that took them is still this node's: else they went with it.
-                if state.connection === connection { state.owned.formUnion(taken) }
-                return state.owned.count
+            var owners: [String: String] = [:]
+            if !wanted.isEmpty {
+                for try await (channel, node) in try await connection.query(
+                    PostgresStore.ownersQuery(wanted), logger: logger
+                ).decode((String, String).self) {
+                    owners[channel] = node
+                }
             }
-            metrics.channelsOwned.set(Double(count))
-            logger.notice("owns channels", metadata: ["node": "\(name)", "channels": "\(taken.sorted())"])
+            var nodes: [NodeRecord] = []
+            for try await row in try await connection.query(PostgresStore.nodesQuery, logger: logger) {
+                nodes.append(try PostgresStore.nodeRecord(row))
+            }
+            // A round that raced a lost connection says nothing: the loss said it.
+            guard state.withLockedValue({ $0.connection === connection }) else { return }
+            viewChanged(owners, nodes)
         } catch {
             logger.debug("ownership round failed", metadata: ["error": "\(String(reflecting: error))"])
         }

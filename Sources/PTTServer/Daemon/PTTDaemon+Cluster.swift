@@ -15,6 +15,10 @@ extension PTTDaemon {
                 guard let plane = self?.running?.plane else { return [] }
                 return (try? await plane.eventLoop.submit { plane.localChannelIDs() }.get()) ?? []
             },
+            viewChanged: { [weak self] owners, nodes in
+                guard let plane = self?.running?.plane else { return }
+                plane.eventLoop.execute { plane.clusterViewChanged(owners: owners, nodes: nodes) }
+            },
             directoryChanged: { [weak self] _ in self?.running?.plane.storedDirectoryChanged() })
         try await node.claim()
         do {
@@ -30,19 +34,39 @@ extension PTTDaemon {
         }
     }
 
-    /// Writes this node's row (where it listens) and starts following the other nodes' directory changes.
+    /// Binds the node link listener, writes this node's row (where it listens, and the fingerprint of the
+    /// certificate it proves itself with on links) and starts following the other nodes' directory changes.
     func join(_ node: ClusterNode, running: Running) async throws {
+        guard let settings = configuration.cluster else { return }
+        let plane = running.plane
+        let links = try NodeLinks(
+            name: node.name, plane: plane, group: group, metrics: metrics.cluster, logger: logger)
+        try await links.bind(host: configuration.controlHost, port: settings.linkPort)
+        try await plane.eventLoop.submit { plane.cluster?.links = links }.get()
         var running = running
         running.cluster = node
+        running.nodeLinks = links
         state = .running(running)
         guard let info = runtimeInfo else { return }
-        let host = configuration.controlHost
+        let host = settings.advertised(controlHost: configuration.controlHost)
+        let address = host.contains(":") ? "[\(host)]" : host
+        do {
+            try await join(node, links: links, info: info, address: address)
+        } catch {
+            await links.close()
+            throw error
+        }
+        logger.notice(
+            "node links", metadata: ["listen": "\(address):\(links.port)", "sha256": "\(links.fingerprint)"])
+    }
+
+    private func join(_ node: ClusterNode, links: NodeLinks, info: RuntimeInfo, address: String) async throws {
         try await node.join(
             as: NodeRecord(
-                name: node.name, adminURL: info.adminURL, control: "\(host):\(info.controlPort)",
-                media: "\(host):\(info.mediaPort ?? 0)", host: ProcessInfo.processInfo.hostName,
+                name: node.name, adminURL: info.adminURL, control: "\(address):\(info.controlPort)",
+                media: "\(address):\(info.mediaPort ?? 0)", host: ProcessInfo.processInfo.hostName,
                 pid: Int(getpid()),
                 version: "protocol \(ProtocolVersion.current), schema \(PostgresStore.schemaVersionKnown)",
-                startedAt: Date()))
+                startedAt: Date(), link: "\(address):\(links.port)", fingerprint: links.fingerprint))
     }
 }

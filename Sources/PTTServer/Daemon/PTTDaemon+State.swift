@@ -37,5 +37,7 @@ extension PTTDaemon {
         var settings: ListenerSettings
         /// This pttd's place in a cluster, if it is a node of one.
         var cluster: ClusterNode? = nil
+        /// Its links to the other nodes.
+        var nodeLinks: NodeLinks? = nil
     }
 }

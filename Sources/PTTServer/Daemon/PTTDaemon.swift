@@ -260,6 +260,7 @@ public final class PTTDaemon: Service, @unchecked Sendable {
             // First out of the cluster: its name and channels are free for the other nodes at once, and nothing
             // from the database reaches a plane that is stopping.
             await running.cluster?.stop()
+            await running.nodeLinks?.close()
             try? await running.control.channel.close()
             try? await running.admin.channel.close()
             try? await running.web?.channel.close()

@@ -13,6 +13,9 @@ public final class ClusterMetrics: Sendable {
     let directoryReloads: Counter
     /// Times the node's own database connection was lost.
     let connectionsLost: Counter
+    /// Node links up now, and links closed on an error, a refusal or a deadline.
+    let linksUp: Gauge
+    let linkFailures: Counter
 
     init(_ registry: PrometheusCollectorRegistry) {
         node = registry.makeGauge(name: "ptt_cluster_node", help: "1 when this pttd is a node of a cluster")
@@ -27,5 +30,9 @@ public final class ClusterMetrics: Sendable {
         connectionsLost = registry.makeCounter(
             name: "ptt_cluster_database_connections_lost_total",
             help: "Times the node's own connection to the cluster's PostgreSQL was lost")
+        linksUp = registry.makeGauge(name: "ptt_cluster_links_up", help: "Links to other nodes that are up")
+        linkFailures = registry.makeCounter(
+            name: "ptt_cluster_link_failures_total",
+            help: "Node links closed on an error, a refused hello, or a deadline")
     }
 }

@@ -56,7 +56,15 @@ public final class ServerMetrics: Sendable {
             sendBufferFull: registry.makeCounter(
                 name: "ptt_media_send_buffer_full_total",
                 help: "Copies that found the socket's send buffer full and waited in the relay's queue"),
-            catchUp: CatchUpMetrics(registry), drop: { mediaDrops[$0]! })
+            catchUp: CatchUpMetrics(registry),
+            links: (
+                registry.makeCounter(
+                    name: "ptt_media_link_packets_sent_total", help: "Copies sent to other nodes of the cluster"),
+                registry.makeCounter(
+                    name: "ptt_media_link_packets_received_total",
+                    help: "Authenticated copies received from other nodes of the cluster")
+            ),
+            drop: { mediaDrops[$0]! })
     }
 
     /// The Prometheus text exposition of every metric.

@@ -11,6 +11,14 @@ extension AdminOperations {
         return directory.channels.values.sorted { $0.name < $1.name }.map { channel in
             let members = directory.members(of: channel.id)
             let floor = plane.floors[channel.id]
+            if plane.remoteOwner(of: channel.id) != nil {
+                let state = plane.floors.state(of: channel.id)
+                return ChannelSummary(
+                    id: channel.id.description, name: channel.name, imageURL: channel.imageURL, members: members.count,
+                    connected: members.filter { plane.sessions.appSession(of: $0) != nil }.count,
+                    floor: state.state, speaker: state.holder?.name, queueLength: state.queueLength,
+                    owner: owners[channel.id.description])
+            }
             return ChannelSummary(
                 id: channel.id.description, name: channel.name, imageURL: channel.imageURL, members: members.count,
                 connected: members.filter { plane.sessions.appSession(of: $0) != nil }.count,
@@ -23,6 +31,9 @@ extension AdminOperations {
     /// `GET /api/channels/NAME`.
     func channelDetail(_ reference: String) throws(AdminError) -> ChannelDetail {
         let channel = try channel(reference)
+        if plane.remoteOwner(of: channel.id) != nil {
+            return remoteDetail(channel, plane.floors.state(of: channel.id))
+        }
         let snapshot = plane.floors[channel.id]?.snapshot(now: plane.context.clock.now())
         let queue = (snapshot?.queue ?? []).enumerated().compactMap { index, id -> QueueEntryStatus? in
             guard let m = directory.memberships[id] else { return nil }
@@ -34,7 +45,21 @@ extension AdminOperations {
             speaker: snapshot?.holder.flatMap { directory.memberships[$0] }.map(memberStatus),
             talkTimeLeftMs: snapshot?.talkTimeLeft.map { Int($0.milliseconds) },
             queue: queue, members: directory.members(of: channel.id).map(memberStatus),
-            recording: plane.recordings.isRecorded(channel))
+            recording: plane.recordings.isRecorded(channel), nodeLinks: plane.relayedNodes(of: channel.id))
+    }
+
+    /// A channel whose floor another node runs, as its last floor event showed it.
+    private func remoteDetail(_ channel: Channel, _ state: FloorState) -> ChannelDetail {
+        let queue = state.queue.enumerated().compactMap { index, id -> QueueEntryStatus? in
+            guard let m = directory.memberships[MemberID(id)] else { return nil }
+            return QueueEntryStatus(position: index + 1, member: id, name: m.displayName, priority: m.priority)
+        }
+        return ChannelDetail(
+            id: channel.id.description, name: channel.name, imageURL: channel.imageURL, floor: state.state,
+            speaker: state.holder.flatMap { directory.memberships[MemberID($0.id)] }.map(memberStatus),
+            talkTimeLeftMs: state.talkTimeLeftMs, queue: queue,
+            members: directory.members(of: channel.id).map(memberStatus),
+            recording: plane.recordings.isRecorded(channel), nodeLinks: plane.relayedNodes(of: channel.id))
     }
 
     /// A member as the admin API shows it: connections, media, wakes.

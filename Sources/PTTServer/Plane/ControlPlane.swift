@@ -43,6 +43,8 @@ public final class ControlPlane: @unchecked Sendable {
     private(set) lazy var admin = AdminOperations(plane: self)
     private(set) lazy var recordings = Recordings(plane: self)
     private(set) lazy var signInLinks = SignInLinks(plane: self)
+    /// A cluster node's view of the other nodes (nil on a single server).
+    let cluster: ClusterRouting?
 
     public var eventLoop: EventLoop { context.eventLoop }
     var configuration: ServerConfiguration { context.configuration }
@@ -57,6 +59,7 @@ public final class ControlPlane: @unchecked Sendable {
             eventLoop: eventLoop, configuration: configuration, metrics: metrics, clock: clock,
             wallClock: wallClock, apns: apns, logger: logger)
         self.store = store
+        cluster = configuration.cluster.map { ClusterRouting(node: $0.node) }
         directory = try store.load()
         let stored = try store.loadAnnouncements()
         // Fresh media keys at every start; not in a cluster, where other nodes' members are using theirs.

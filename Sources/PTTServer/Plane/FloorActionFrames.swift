@@ -7,33 +7,33 @@ struct FloorActionFrames {
     let plane: ControlPlane
     let channel: ChannelID
     let requester: Floors.Requester?
+    /// Another node ran the event (it owns the channel): here only the members connected to this node are told;
+    /// counts, logs and wakes are the owner's.
+    let remote: Bool
     /// The first granted/denied/queued for the requester answers its request.
     private var answered = false
 
-    init(plane: ControlPlane, channel: ChannelID, requester: Floors.Requester?) {
+    init(plane: ControlPlane, channel: ChannelID, requester: Floors.Requester?, remote: Bool = false) {
         self.plane = plane
         self.channel = channel
         self.requester = requester
+        self.remote = remote
     }
 
     mutating func execute(_ actions: [FloorAction]) {
         guard let found = plane.directory.channels[channel] else { return }
         let info = ChannelInfo(found)
-        let metrics = plane.context.metrics
         for action in actions {
+            if !remote { account(action, channelName: found.name) }
             switch action {
             case .granted(let member, let talkTime):
-                metrics.channels.floorGrants.increment()
-                plane.logger.info("floor granted", metadata: ["channel": "\(found.name)", "member": "\(member)"])
                 send(
                     .floorGranted(
                         FloorGranted(re: reply(to: member), channel: info, talkTimeMs: Int(talkTime.milliseconds))),
                     to: member)
             case .denied(let member, let cause):
-                metrics.channels.floorDenied(cause: cause)
                 send(.floorDenied(FloorDenied(re: reply(to: member), channel: info, cause: cause.rawValue)), to: member)
             case .queued(let member, let position):
-                if member == requester?.member { metrics.channels.floorQueued.increment() }
                 send(.floorQueued(FloorQueued(re: reply(to: member), channel: info, position: position)), to: member)
             case .queueCancelled(let member):
                 send(.floorQueueCancelled(FloorChannelEvent(channel: info)), to: member)
@@ -44,19 +44,36 @@ struct FloorActionFrames {
                         FloorRevokePending(channel: info, by: MemberInfo(pre), graceMs: Int(grace.milliseconds))),
                     to: holder)
             case .revoked(let member, let cause):
-                metrics.channels.floorRevoked(cause: cause)
-                plane.logger.info(
-                    "floor revoked",
-                    metadata: ["channel": "\(found.name)", "member": "\(member)", "cause": "\(cause.rawValue)"])
                 send(.floorRevoked(FloorRevoked(channel: info, cause: cause.rawValue)), to: member)
             case .taken(let member):
                 guard let holder = plane.directory.memberships[member] else { continue }
                 plane.broadcast(.floorTaken(FloorTaken(channel: info, member: MemberInfo(holder))), to: channel)
-                plane.notifier.burstStarted(in: channel, speaker: member)
+                if !remote { plane.notifier.burstStarted(in: channel, speaker: member) }
             case .idle:
                 plane.broadcast(.floorIdle(FloorChannelEvent(channel: info)), to: channel)
-                plane.notifier.burstEnded(in: channel)
+                if !remote { plane.notifier.burstEnded(in: channel) }
             }
+        }
+    }
+
+    /// The owner's metrics and log of an action.
+    private func account(_ action: FloorAction, channelName: String) {
+        let metrics = plane.context.metrics
+        switch action {
+        case .granted(let member, _):
+            metrics.channels.floorGrants.increment()
+            plane.logger.info("floor granted", metadata: ["channel": "\(channelName)", "member": "\(member)"])
+        case .denied(_, let cause):
+            metrics.channels.floorDenied(cause: cause)
+        case .queued(let member, _):
+            if member == requester?.member { metrics.channels.floorQueued.increment() }
+        case .revoked(let member, let cause):
+            metrics.channels.floorRevoked(cause: cause)
+            plane.logger.info(
+                "floor revoked",
+                metadata: ["channel": "\(channelName)", "member": "\(member)", "cause": "\(cause.rawValue)"])
+        case .queueCancelled, .preemptionPending, .taken, .idle:
+            break
         }
     }
 
@@ -68,8 +85,8 @@ struct FloorActionFrames {
 
     /// The requester's answers go to the connection that asked; everything else to the member's app session.
     private func send(_ message: ControlMessage, to member: MemberID) {
-        if let requester, message.re != nil, member == requester.member {
-            return requester.session.send(message)
+        if let requester, message.re != nil, member == requester.member, let session = requester.session {
+            return session.send(message)
         }
         guard let membership = plane.directory.memberships[member] else { return }
         plane.sessions.appSession(of: membership)?.send(message)

@@ -10,8 +10,11 @@ final class Floors: @unchecked Sendable {
     /// connection that asked.
     struct Requester {
         var member: MemberID
-        var session: ControlSession
+        /// The connection that asked here (nil: another node's member, answered through ``remote``).
+        var session: ControlSession?
         var re: Int?
+        /// The node and ticket of a request another node forwarded to this owner.
+        var remote: NodeRequester?
     }
 
     private unowned let plane: ControlPlane
@@ -32,9 +35,12 @@ final class Floors: @unchecked Sendable {
     var holders: [(ChannelID, MemberID)] { floors.compactMap { channel, floor in floor.holder.map { (channel, $0) } } }
 
     /// Runs one floor event for a channel, executes the actions it returns and re-arms the channel's timer.
+    /// In a cluster, only the channel's owner runs its floor: elsewhere this does nothing (requests and reports go
+    /// to the owner, see `ControlPlane+Links`).
     func event(
         _ channel: ChannelID, requester: Requester? = nil, _ event: (inout FloorControl, PTTInstant) -> [FloorAction]
     ) {
+        guard plane.remoteOwner(of: channel) == nil else { return }
         var floor = floors[channel] ?? FloorControl(configuration: context.configuration.floor)
         let holderBefore = floor.holder
         let actions = event(&floor, context.clock.now())
@@ -46,6 +52,7 @@ final class Floors: @unchecked Sendable {
         var frames = FloorActionFrames(plane: plane, channel: channel, requester: requester)
         frames.execute(actions)
         armTimer(channel)
+        plane.floorEventRan(channel, actions: actions, holder: floor.holder, requester: requester)
     }
 
     /// A channel was deleted: its floor and timer go (its burst ends).
@@ -75,6 +82,9 @@ final class Floors: @unchecked Sendable {
 
     /// The `floor` of a channel as `joined` shows it.
     func state(of channel: ChannelID) -> FloorState {
+        if plane.remoteOwner(of: channel) != nil {
+            return plane.cluster?.remoteFloors[channel]?.state ?? FloorState(state: "idle")
+        }
         guard let floor = floors[channel], let holder = floor.holder else { return FloorState(state: "idle") }
         let snapshot = floor.snapshot(now: context.clock.now())
         return FloorState(
@@ -92,8 +102,12 @@ final class Floors: @unchecked Sendable {
         else { return }
         let candidate = FloorCandidate(
             member: membership.id, priority: membership.priority, receiveOnly: membership.receiveOnly)
+        let requester = Requester(member: membership.id, session: session, re: command.id)
+        if let owner = plane.remoteOwner(of: channel.id) {
+            return plane.forwardFloorRequest(requester, channel: channel.id, to: owner)
+        }
         let count = plane.directory.memberCount(of: channel.id)
-        event(channel.id, requester: Requester(member: membership.id, session: session, re: command.id)) { floor, now in
+        event(channel.id, requester: requester) { floor, now in
             floor.request(candidate, memberCount: count, now: now)
         }
     }
@@ -107,6 +121,11 @@ final class Floors: @unchecked Sendable {
                 session: session)
         else { return }
         session.send(.floorReleased(FloorChannelEvent(re: command.id, channel: ChannelInfo(channel))))
+        if let owner = plane.remoteOwner(of: channel.id) {
+            plane.sendToOwner(
+                .floorRelease(NodeFloorMember(channel: channel.id, member: membership.id)), owner: owner)
+            return
+        }
         event(channel.id) { floor, now in floor.release(membership.id, now: now) }
     }
 }

@@ -32,6 +32,12 @@ final class RelayLink: @unchecked Sendable {
     /// The server stops: the plane lets go of the relay (the relay and the plane refer to each other).
     func detach() { relay = nil }
 
+    /// Sends the relay changes made elsewhere (a cluster's links).
+    func send(_ changes: [RelayChange]) {
+        guard !changes.isEmpty else { return }
+        relay?.apply(changes)
+    }
+
     /// Tells the relay who may send on a channel.
     func syncFloor(_ channel: ChannelID, holder: MemberID?) {
         relay?.apply([.floor(channel, holder: holder)])
@@ -98,6 +104,11 @@ final class RelayLink: @unchecked Sendable {
             // be told it holds the floor nor release it (late audio of a member that just left, on a loaded relay).
             let implicit =
                 plane.configuration.implicitFloorRequest && plane.sessions.appSession(of: membership) != nil
+            if let owner = plane.remoteOwner(of: channel) {
+                plane.sendToOwner(
+                    .talkHeard(NodeTalkHeard(channel: channel, member: member, implicit: implicit)), owner: owner)
+                return
+            }
             plane.floors.event(channel) { floor, now in
                 floor.talkHeard(from: candidate, memberCount: count, implicitRequest: implicit, now: now)
             }

@@ -1,0 +1,126 @@
+import Foundation
+import PTTCore
+import PTTProtocol
+
+/// What one node says to another on their node link (Docs/CLUSTER.md, "Node links"): JSON objects with a `type`,
+/// in the control protocol's frames (a 4-byte big-endian length, then the JSON).
+enum NodeMessage: Sendable, Equatable {
+    /// The first message each way: who speaks, to whom, and (from the node that opened the link) the pair's media
+    /// key.
+    case hello(NodeHello)
+    /// Sent every ``NodeLinkHandler/heartbeatInterval`` when nothing else was: a link that says nothing for three
+    /// intervals is closed.
+    case heartbeat
+    /// The channels the sender has members connected in: the owner sends their audio there.
+    case listening(NodeListening)
+    /// To a channel's owner: a member connected to the sender asks for the floor; the answer names `ticket`.
+    case floorRequest(NodeFloorRequest)
+    /// To a channel's owner: a member connected to the sender releases the floor (or leaves its queue).
+    case floorRelease(NodeFloorMember)
+    /// To a channel's owner: the sender's relay heard a member talk (restarts T1; an implicit request on an idle
+    /// floor when `implicit`).
+    case talkHeard(NodeTalkHeard)
+    /// To a channel's owner: an operator revoked the floor through the sender's admin API.
+    case floorRevoke(NodeFloorChannel)
+    /// From a channel's owner to every node: what one floor event did (the actions, the new holder and state).
+    case floorEvent(NodeFloorEvent)
+
+    var type: String {
+        switch self {
+        case .hello: "hello"
+        case .heartbeat: "heartbeat"
+        case .listening: "listening"
+        case .floorRequest: "floor-request"
+        case .floorRelease: "floor-release"
+        case .talkHeard: "talk-heard"
+        case .floorRevoke: "floor-revoke"
+        case .floorEvent: "floor-event"
+        }
+    }
+}
+
+struct NodeHello: Codable, Sendable, Equatable {
+    /// The sender's node name, and the node it means to reach.
+    var node: String
+    var to: String
+    /// The pair's SRTP master key and salt (hex) and its suite: only from the node that opened the link.
+    var mediaKey: String?
+    var mediaSuite: String?
+}
+
+struct NodeListening: Codable, Sendable, Equatable {
+    var channels: [ChannelID]
+}
+
+struct NodeFloorRequest: Codable, Sendable, Equatable {
+    var channel: ChannelID
+    var member: MemberID
+    var ticket: UInt64
+}
+
+struct NodeFloorMember: Codable, Sendable, Equatable {
+    var channel: ChannelID
+    var member: MemberID
+}
+
+struct NodeTalkHeard: Codable, Sendable, Equatable {
+    var channel: ChannelID
+    var member: MemberID
+    var implicit: Bool
+}
+
+struct NodeFloorChannel: Codable, Sendable, Equatable {
+    var channel: ChannelID
+}
+
+struct NodeFloorEvent: Codable, Sendable, Equatable {
+    var channel: ChannelID
+    var holder: MemberID?
+    var actions: [FloorAction]
+    /// The floor as `joined` shows it, after the event.
+    var state: FloorState
+    /// The request this event answers, when a node forwarded one: its node and ticket, and the member who asked.
+    var requester: NodeRequester?
+}
+
+struct NodeRequester: Codable, Sendable, Equatable {
+    var node: String
+    var ticket: UInt64
+    var member: MemberID
+}
+
+extension NodeMessage: Codable {
+    private enum TypeKey: String, CodingKey { case type }
+
+    init(from decoder: Decoder) throws {
+        let type = try decoder.container(keyedBy: TypeKey.self).decode(String.self, forKey: .type)
+        switch type {
+        case "hello": self = .hello(try NodeHello(from: decoder))
+        case "heartbeat": self = .heartbeat
+        case "listening": self = .listening(try NodeListening(from: decoder))
+        case "floor-request": self = .floorRequest(try NodeFloorRequest(from: decoder))
+        case "floor-release": self = .floorRelease(try NodeFloorMember(from: decoder))
+        case "talk-heard": self = .talkHeard(try NodeTalkHeard(from: decoder))
+        case "floor-revoke": self = .floorRevoke(try NodeFloorChannel(from: decoder))
+        case "floor-event": self = .floorEvent(try NodeFloorEvent(from: decoder))
+        default:
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: [TypeKey.type], debugDescription: "unknown node message type '\(type)'"))
+        }
+    }
+
+    func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: TypeKey.self)
+        try container.encode(type, forKey: .type)
+        switch self {
+        case .hello(let body): try body.encode(to: encoder)
+        case .heartbeat: break
+        case .listening(let body): try body.encode(to: encoder)
+        case .floorRequest(let body): try body.encode(to: encoder)
+        case .floorRelease(let body): try body.encode(to: encoder)
+        case .talkHeard(let body): try body.encode(to: encoder)
+        case .floorRevoke(let body): try body.encode(to: encoder)
+        case .floorEvent(let body): try body.encode(to: encoder)
+        }
+    }
+}

@@ -1,0 +1,251 @@
+import NIOCore
+import PTTCore
+import PTTProtocol
+import PTTRelay
+import PTTStore
+
+/// A cluster node's plane and the other nodes: floors run on each channel's owner, requests and reports go to it
+/// over the node links, its floor events come back to every node, and each channel's audio crosses the links
+/// (``RelayChannelLinks``).
+extension ControlPlane {
+    /// The owner of a channel when it is another node (nil: this one, unknown, or no cluster).
+    func remoteOwner(of channel: ChannelID) -> String? { cluster?.remoteOwner(of: channel) }
+
+    // MARK: The view of a round
+
+    /// A round of ownership read the owners of this node's channels and the live nodes.
+    func clusterViewChanged(owners: [String: String], nodes: [NodeRecord]) {
+        eventLoop.preconditionInEventLoop()
+        guard let cluster else { return }
+        cluster.links?.nodesChanged(nodes)
+        var fresh: [ChannelID: String] = [:]
+        for (id, node) in owners { if let channel = ChannelID(string: id) { fresh[channel] = node } }
+        for channel in Set(fresh.keys).union(cluster.owners.keys) where fresh[channel] != cluster.owners[channel] {
+            ownerChanged(channel, from: cluster.owners[channel], to: fresh[channel])
+        }
+        cluster.owners = fresh
+        announceListening()
+        updateRelayLinks()
+    }
+
+    /// A channel changed owner: a floor run here by another node's leave goes idle, as does one seen from a former
+    /// owner; members here are told (a new owner starts idle).
+    private func ownerChanged(_ channel: ChannelID, from old: String?, to new: String?) {
+        guard let cluster else { return }
+        if new != cluster.node, floors[channel] != nil {
+            let wasTaken = floors[channel]?.holder != nil
+            floors.remove(channel)
+            if wasTaken { floorWentIdleHere(channel) }
+        }
+        if old != cluster.node, let seen = cluster.remoteFloors.removeValue(forKey: channel), seen.holder != nil {
+            floorWentIdleHere(channel)
+        }
+        guard let new else { return }
+        logger.notice(
+            "channel owner changed", metadata: ["channel": "\(channel)", "from": "\(old ?? "-")", "to": "\(new)"])
+    }
+
+    private func floorWentIdleHere(_ channel: ChannelID) {
+        relayLink.syncFloor(channel, holder: nil)
+        guard let found = directory.channels[channel] else { return }
+        broadcast(.floorIdle(FloorChannelEvent(channel: ChannelInfo(found))), to: channel)
+    }
+
+    // MARK: Links
+
+    func nodeLinkUp(_ peer: String) {
+        guard let cluster else { return }
+        cluster.links?.send(
+            .listening(NodeListening(channels: cluster.listening.sorted { $0.description < $1.description })), to: peer)
+        updateRelayLinks()
+    }
+
+    func nodeLinkDown(_ peer: String) {
+        updateRelayLinks()
+    }
+
+    /// Tells the other nodes which channels have members connected here, when that changed.
+    private func announceListening() {
+        guard let cluster else { return }
+        let now = Set(localChannelIDs().compactMap(ChannelID.init(string:)))
+        guard now != cluster.listening else { return }
+        cluster.listening = now
+        cluster.links?.broadcast(.listening(NodeListening(channels: now.sorted { $0.description < $1.description })))
+    }
+
+    /// Gives each channel's relay state its links: on the owner, one to each node listening there; elsewhere, one
+    /// to the owner. Only what changed is sent.
+    func updateRelayLinks() {
+        guard let cluster, let links = cluster.links else { return }
+        var wanted: [ChannelID: RelayChannelLinks] = [:]
+        let channels = cluster.listening.union(cluster.owners.filter { $0.value == cluster.node }.keys)
+        for channel in channels {
+            if cluster.owners[channel] == cluster.node {
+                let peers = links.links.values.filter { $0.listening.contains(channel) }.sorted { $0.peer < $1.peer }
+                let relayed = peers.compactMap { relayNodeLink($0, channel: channel) }
+                if !relayed.isEmpty { wanted[channel] = RelayChannelLinks(owner: nil, links: relayed) }
+            } else if let owner = cluster.owners[channel], let link = links.links[owner],
+                let relayed = relayNodeLink(link, channel: channel)
+            {
+                wanted[channel] = RelayChannelLinks(owner: owner, links: [relayed])
+            }
+        }
+        var changes: [RelayChange] = []
+        for channel in Set(wanted.keys).union(cluster.relayLinks.keys)
+        where wanted[channel] != cluster.relayLinks[channel] {
+            changes.append(.links(channel, wanted[channel]))
+        }
+        cluster.relayLinks = wanted
+        relayLink.send(changes)
+    }
+
+    private func relayNodeLink(_ link: NodeLinks.Link, channel: ChannelID) -> RelayNodeLink? {
+        guard let address = link.mediaAddress, let cluster else { return nil }
+        return RelayNodeLink(
+            peer: link.peer,
+            inboundSSRC: NodeMediaSSRC.derive(key: link.mediaKey, channel: channel, sender: link.peer),
+            outboundSSRC: NodeMediaSSRC.derive(key: link.mediaKey, channel: channel, sender: cluster.node),
+            key: link.mediaKey, suite: link.suite, address: address)
+    }
+
+    /// The nodes a channel's audio goes to from here (the admin API's `links`).
+    func relayedNodes(of channel: ChannelID) -> [String]? {
+        guard let cluster else { return nil }
+        return cluster.relayLinks[channel]?.links.map(\.peer) ?? []
+    }
+
+    // MARK: Forwarding to an owner
+
+    /// A member connected here asks for a channel's floor that `owner` runs: the request goes there with a ticket;
+    /// the answer comes back in the owner's floor event. An owner out of reach is answered `unavailable`.
+    func forwardFloorRequest(_ requester: Floors.Requester, channel: ChannelID, to owner: String) {
+        guard let cluster, let links = cluster.links else { return }
+        let now = NIODeadline.now()
+        expireTickets(now: now)
+        let ticket = cluster.nextTicket
+        cluster.nextTicket += 1
+        guard cluster.tickets.count < ClusterRouting.maxTickets,
+            links.send(
+                .floorRequest(NodeFloorRequest(channel: channel, member: requester.member, ticket: ticket)), to: owner)
+        else {
+            return ownerUnavailable(requester, owner: owner)
+        }
+        cluster.tickets[ticket] = (requester, channel, now + ClusterRouting.ticketTimeout)
+        eventLoop.scheduleTask(in: ClusterRouting.ticketTimeout + .milliseconds(10)) { self.expireTickets(now: .now()) }
+    }
+
+    private func expireTickets(now: NIODeadline) {
+        guard let cluster else { return }
+        for (ticket, waiting) in cluster.tickets where waiting.deadline <= now {
+            cluster.tickets[ticket] = nil
+            ownerUnavailable(waiting.requester, owner: cluster.owners[waiting.channel] ?? "?")
+        }
+    }
+
+    private func ownerUnavailable(_ requester: Floors.Requester, owner: String) {
+        requester.session?.send(
+            .error(
+                ErrorFrame(
+                    re: requester.re, code: .unavailable,
+                    message: "the channel's floor runs on node '\(owner)', which cannot be reached now: try again")))
+    }
+
+    /// Sends a message about a channel to its owner (a release, a talk report, a revoke); false if it is out of
+    /// reach.
+    @discardableResult
+    func sendToOwner(_ message: NodeMessage, owner: String) -> Bool {
+        cluster?.links?.send(message, to: owner) ?? false
+    }
+
+    // MARK: The owner's floor events
+
+    /// A floor event ran here on a channel this node owns: the nodes with members connected there (and the node
+    /// that forwarded the request, if one did) learn its actions and the new holder.
+    func floorEventRan(
+        _ channel: ChannelID, actions: [FloorAction], holder: MemberID?, requester: Floors.Requester?
+    ) {
+        guard let cluster, let links = cluster.links, !links.links.isEmpty, cluster.owners[channel] == cluster.node
+        else { return }
+        let event = NodeFloorEvent(
+            channel: channel, holder: holder, actions: actions, state: floors.state(of: channel),
+            requester: requester?.remote)
+        for link in links.links.values where link.listening.contains(channel) || link.peer == requester?.remote?.node {
+            links.send(.floorEvent(event), to: link.peer)
+        }
+    }
+
+    // MARK: Messages from other nodes
+
+    func nodeMessage(_ message: NodeMessage, from peer: String) {
+        eventLoop.preconditionInEventLoop()
+        guard let cluster else { return }
+        switch message {
+        case .hello, .heartbeat: break
+        case .listening(let listening):
+            cluster.links?.links[peer]?.listening = Set(listening.channels)
+            updateRelayLinks()
+        case .floorRequest(let request):
+            guard owns(request.channel, asked: peer), let membership = directory.memberships[request.member],
+                membership.channel == request.channel
+            else { return }
+            let candidate = FloorCandidate(
+                member: membership.id, priority: membership.priority, receiveOnly: membership.receiveOnly)
+            let count = directory.memberCount(of: request.channel)
+            let requester = Floors.Requester(
+                member: membership.id, session: nil, re: nil,
+                remote: NodeRequester(node: peer, ticket: request.ticket, member: membership.id))
+            floors.event(request.channel, requester: requester) { floor, now in
+                floor.request(candidate, memberCount: count, now: now)
+            }
+        case .floorRelease(let release):
+            guard owns(release.channel, asked: peer) else { return }
+            floors.event(release.channel) { floor, now in floor.release(release.member, now: now) }
+        case .talkHeard(let heard):
+            guard owns(heard.channel, asked: peer), let membership = directory.memberships[heard.member],
+                membership.channel == heard.channel
+            else { return }
+            let candidate = FloorCandidate(
+                member: membership.id, priority: membership.priority, receiveOnly: membership.receiveOnly)
+            let count = directory.memberCount(of: heard.channel)
+            floors.event(heard.channel) { floor, now in
+                floor.talkHeard(from: candidate, memberCount: count, implicitRequest: heard.implicit, now: now)
+            }
+        case .floorRevoke(let revoke):
+            guard owns(revoke.channel, asked: peer) else { return }
+            floors.event(revoke.channel) { floor, now in floor.revoke(now: now) }
+        case .floorEvent(let event):
+            followFloorEvent(event, from: peer)
+        }
+    }
+
+    /// Whether this node runs the channel's floor; a node that asks another is logged (its view is behind).
+    private func owns(_ channel: ChannelID, asked peer: String) -> Bool {
+        guard let cluster, cluster.owners[channel] == cluster.node else {
+            logger.info(
+                "a node asked this node for a floor it does not run",
+                metadata: ["peer": "\(peer)", "channel": "\(channel)"])
+            return false
+        }
+        return true
+    }
+
+    /// Another node's floor event: its owner is that node; the relay learns the holder; the members connected here
+    /// are told what the event says (the requester of a forwarded request gets the answer to it).
+    private func followFloorEvent(_ event: NodeFloorEvent, from peer: String) {
+        guard let cluster else { return }
+        if cluster.owners[event.channel] != peer {
+            ownerChanged(event.channel, from: cluster.owners[event.channel], to: peer)
+            cluster.owners[event.channel] = peer
+            updateRelayLinks()
+        }
+        let before = cluster.remoteFloors[event.channel]?.holder
+        cluster.remoteFloors[event.channel] = event
+        if event.holder != before { relayLink.syncFloor(event.channel, holder: event.holder) }
+        var requester: Floors.Requester?
+        if let asked = event.requester, asked.node == cluster.node {
+            requester = cluster.tickets.removeValue(forKey: asked.ticket)?.requester
+        }
+        var frames = FloorActionFrames(plane: self, channel: event.channel, requester: requester, remote: true)
+        frames.execute(event.actions)
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+import PTTClient
+import PTTProtocol
+import PTTServer
+import TestSupport
+import Testing
+
+/// Talking across nodes: the owner runs the floor for members anywhere, and audio crosses the node links once per
+/// node.
+extension ClusterTests {
+    /// A member on a node, with its media open.
+    struct Member {
+        var node: Node
+        var talker: Talker
+        var name: String
+    }
+
+    /// Users made on `first`, known to every node.
+    static func users(_ names: [String], on first: Node, known nodes: [Node]) async throws -> [String: String] {
+        var secrets: [String: String] = [:]
+        for name in names {
+            let added: AddUserResponse = try await first.admin.post("/api/users", body: AddUserRequest(name: name))
+            secrets[name] = added.secret
+        }
+        _ = try await eventually("users on every node") {
+            for node in nodes {
+                let users: [UserStatus] = try await node.admin.get("/api/users")
+                if users.count != names.count { return false }
+            }
+            return true
+        }
+        return secrets
+    }
+
+    /// Joins `channel` on `node` (`creates`: the first join, which makes it) and opens media; waits until that
+    /// node's relay hears the member.
+    static func member(
+        _ name: String, secret: String, on node: Node, channel: String = "deck", creates: Bool = false
+    ) async throws -> Member {
+        let peer = try await node.connect(name, secret: secret)
+        if !creates {
+            _ = try await eventually("\(node.name) knows \(channel)") {
+                try await node.exists("/api/channels/\(channel)")
+            }
+        }
+        let reply = try await peer.request(.join(Join(channel: channel)))
+        guard case .joined(let joined) = reply else { throw TestFailure("expected joined, got \(reply.type)") }
+        let media = try await MediaSession.open(host: "127.0.0.1", parameters: joined.media)
+        _ = try await eventually("\(node.name) hears \(name)") {
+            let detail: ChannelDetail = try await node.admin.get("/api/channels/\(channel)")
+            return detail.members.first { $0.user == name }?.audioReachable == true
+        }
+        return Member(node: node, talker: Talker(peer: peer, joined: joined, media: media), name: name)
+    }
+
+    /// Waits until each node sends the channel's audio where it should: the owner to every other node, each other
+    /// node to the owner.
+    static func linked(_ owner: Node, _ others: [Node], channel: String = "deck") async throws -> Duration {
+        var seen: [String: [String]] = [:]
+        do {
+            return try await eventually("deck's audio linked between nodes", timeout: .seconds(10)) {
+                for node in [owner] + others {
+                    let detail: ChannelDetail = try await node.admin.get("/api/channels/\(channel)")
+                    seen[node.name] = detail.nodeLinks
+                }
+                return seen[owner.name] == others.map(\.name).sorted()
+                    && others.allSatisfy { seen[$0.name] == [owner.name] }
+            }
+        } catch {
+            let logs = ([owner] + others).map { "\($0.name):\n\($0.daemon.standardError.suffix(3000))" }
+            throw TestFailure("\(error); links seen: \(seen)\n\(logs.joined(separator: "\n"))")
+        }
+    }
+
+    /// Sends `packets` from `speaker` at 20 ms; every listener must get each of them, in order, as its own stream.
+    static func talk(_ packets: [[UInt8]], from speaker: Member, to listeners: [Member]) async throws {
+        let heard = listeners.map { listener in
+            Task { await collect(listener.talker.media, count: packets.count) }
+        }
+        var timestamp = UInt32.random(in: 0...UInt32.max)
+        for (index, packet) in packets.enumerated() {
+            try speaker.talker.media.send(opus: packet, timestamp: timestamp, marker: index == 0)
+            timestamp &+= 960
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        for (listener, task) in zip(listeners, heard) {
+            let got = await task.value
+            #expect(
+                got.map(\.payload) == packets,
+                "\(listener.name) on \(listener.node.name) got \(got.count) of \(packets.count) from \(speaker.name) on \(speaker.node.name)"
+            )
+            guard got.count == packets.count else { continue }
+            #expect(got.allSatisfy { $0.ssrc == listener.talker.joined.media.listenSSRC })
+            #expect(got.allSatisfy { $0.speakerSSRC == speaker.talker.ssrc })
+            #expect(got[0].marker)
+            for (a, b) in zip(got, got.dropFirst()) {
+                #expect(b.sequenceNumber == a.sequenceNumber &+ 1)
+                #expect(b.timestamp == a.timestamp &+ 960)
+            }
+        }
+    }
+
+    @Test(
+        "three nodes: the owner runs the floor for members on every node, and a talk on one node reaches listeners on the others packet for packet; after the owner is killed, another node takes over and talking works again"
+    )
+    func talkAcrossNodes() async throws {
+        let server = try #require(SharedPostgres.server)
+        let url = server.url(database: try await server.createDatabase().database)
+        let n1 = try await Self.start("n1", database: url)
+        defer { n1.daemon.signal(SIGKILL) }
+        let n2 = try await Self.start("n2", database: url)
+        defer { n2.daemon.signal(SIGKILL) }
+        let n3 = try await Self.start("n3", database: url)
+        defer { n3.daemon.signal(SIGKILL) }
+        let secrets = try await Self.users(["alice", "bob", "carol"], on: n1, known: [n1, n2, n3])
+
+        let alice = try await Self.member("alice", secret: secrets["alice"]!, on: n1, creates: true)
+        defer { Task { await alice.talker.peer.close() } }
+        _ = try await Self.eventually("deck owned by n1") { try await Self.owner(of: "deck", on: n1) == "n1" }
+        let bob = try await Self.member("bob", secret: secrets["bob"]!, on: n2)
+        defer { Task { await bob.talker.peer.close() } }
+        let carol = try await Self.member("carol", secret: secrets["carol"]!, on: n3)
+        defer { Task { await carol.talker.peer.close() } }
+        let ready = try await Self.linked(n1, [n2, n3])
+        print("cluster: deck's audio linked across three nodes \(ready) after the last join")
+
+        // Alice (n1, the owner) talks; bob (n2) and carol (n3) hear every packet.
+        let granted = try await alice.talker.peer.request(.floorRequest(FloorCommand(channel: "deck")))
+        #expect(granted.type == "floor-granted")
+        for listener in [bob, carol] {
+            guard case .floorTaken(let taken) = try await listener.talker.peer.next("floor-taken") else {
+                throw TestFailure("expected floor-taken")
+            }
+            #expect(taken.member.user == "alice", "\(listener.name) on \(listener.node.name) is told who talks")
+        }
+        try await Self.talk(try tonePackets(50), from: alice, to: [bob, carol])
+
+        // Carol (n3) asks while alice talks: the owner queues her, and the answer reaches her request.
+        let queued = try await carol.talker.peer.request(.floorRequest(FloorCommand(channel: "deck")))
+        guard case .floorQueued(let position) = queued else {
+            throw TestFailure("expected floor-queued, got \(queued.type)")
+        }
+        #expect(position.position == 1)
+        // Every node shows the owner's floor (n2 learns it from the floor event that queued carol).
+        _ = try await Self.eventually("n2 shows carol queued behind alice") {
+            let detail: ChannelDetail = try await n2.admin.get("/api/channels/deck")
+            return detail.floor == "taken" && detail.speaker?.user == "alice"
+                && detail.queue.map(\.member) == [carol.talker.joined.member.id]
+        }
+
+        // Alice releases: carol gets the floor from the queue, and her talk crosses n3 → n1 → n2.
+        _ = try await alice.talker.peer.request(.floorRelease(FloorCommand(channel: "deck")))
+        _ = try await carol.talker.peer.next("floor-granted")
+        try await Self.talk(try tonePackets(40), from: carol, to: [alice, bob])
+        let sent = try await n1.metric("ptt_media_link_packets_sent_total")
+        let received = try await n1.metric("ptt_media_link_packets_received_total")
+        #expect(sent == Double(50 * 2 + 40), "n1 sent alice's talk to two nodes and carol's to one, got \(sent ?? -1)")
+        #expect(received == Double(40), "n1 received carol's talk once, got \(received ?? -1)")
+        #expect(try await n3.metric("ptt_media_link_packets_sent_total") == Double(40))
+
+        // The owner dies while carol holds the floor: a node with members takes deck, its floor is idle and the
+        // members are told; bob talks, carol hears every packet.
+        n1.daemon.signal(SIGKILL)
+        let killed = ContinuousClock.now
+        for listener in [bob, carol] {
+            _ = try await listener.talker.peer.next("floor-idle", timeout: .seconds(10))
+        }
+        var newOwner: String?
+        _ = try await Self.eventually("deck owned again", timeout: .seconds(10)) {
+            newOwner = try await Self.owner(of: "deck", on: n2)
+            return newOwner == "n2" || newOwner == "n3"
+        }
+        let (owner, other) = newOwner == "n2" ? (n2, n3) : (n3, n2)
+        _ = try await Self.linked(owner, [other])
+        let failover = ContinuousClock.now - killed
+        print("cluster failover: deck owned by \(owner.name) and linked again \(failover) after its owner was killed")
+        let again = try await bob.talker.peer.request(.floorRequest(FloorCommand(channel: "deck")))
+        #expect(again.type == "floor-granted", "got \(again.type)")
+        try await Self.talk(try tonePackets(30), from: bob, to: [carol])
+        let channels: [ChannelSummary] = try await n2.admin.get("/api/channels")
+        #expect(channels.first { $0.name == "deck" }?.members == 3, "no membership was lost")
+        for node in [n2, n3] {
+            node.daemon.signal(SIGTERM)
+            #expect(try await node.daemon.waitForExit() == 0)
+        }
+    }
+}

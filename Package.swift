@@ -264,7 +264,7 @@ let package = Package(
         .testTarget(
             name: "PTTRelayTests",
             dependencies: [
-                "PTTRelay", "PTTCore", "RTP", "CUDPBatch", "TestSupport",
+                "PTTRelay", "PTTCore", "RTP", "SRTP", "CUDPBatch", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

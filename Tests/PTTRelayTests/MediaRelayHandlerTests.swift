@@ -44,6 +44,10 @@ struct MediaRelayHandlerTests {
                 addressChanges: registry.makeCounter(descriptor: name("moved")),
                 sendBufferFull: registry.makeCounter(descriptor: name("full")),
                 catchUp: CatchUpMetrics(registry),
+                links: (
+                    registry.makeCounter(descriptor: name("ptt_media_link_packets_sent_total")),
+                    registry.makeCounter(descriptor: name("ptt_media_link_packets_received_total"))
+                ),
                 drop: { registry.makeCounter(descriptor: name("dropped"), labels: [("reason", $0.rawValue)]) })
             relay = MediaRelay(
                 eventLoop: loop, secure: false, implicitFloorRequest: implicitFloorRequest,

@@ -43,6 +43,8 @@ package final class ClusterNode: Sendable {
         var owned: Set<String> = []
         var record: NodeRecord?
         var stopped = false
+        /// A round asked for out of turn is on its way.
+        var roundPending = false
     }
 
     /// Why a node cannot run.
@@ -179,6 +181,20 @@ package final class ClusterNode: Sendable {
         }
     }
 
+    /// Runs a round now, out of turn (one at a time): a floor request on a channel whose owner this node does not
+    /// know waits for it.
+    func roundNow() {
+        let start = state.withLockedValue { state -> Bool in
+            defer { state.roundPending = true }
+            return !state.roundPending && !state.stopped
+        }
+        guard start else { return }
+        Task {
+            await ownRound()
+            state.withLockedValue { $0.roundPending = false }
+        }
+    }
+
     /// One round: takes the free locks of the channels this node's members are in, then reads who owns them and
     /// which nodes are live (``viewChanged``).
     func ownRound() async {
@@ -204,10 +220,12 @@ package final class ClusterNode: Sendable {
                     logger.notice("owns channels", metadata: ["node": "\(name)", "channels": "\(taken.sorted())"])
                 }
             }
+            // The owners of this node's channels, and of the ones it owns (members elsewhere may hold their floor).
+            let asked = Array(Set(wanted).union(state.withLockedValue { $0.owned })).sorted()
             var owners: [String: String] = [:]
-            if !wanted.isEmpty {
+            if !asked.isEmpty {
                 for try await (channel, node) in try await connection.query(
-                    PostgresStore.ownersQuery(wanted), logger: logger
+                    PostgresStore.ownersQuery(asked), logger: logger
                 ).decode((String, String).self) {
                     owners[channel] = node
                 }

@@ -42,7 +42,10 @@ extension PTTDaemon {
         let links = try NodeLinks(
             name: node.name, plane: plane, group: group, metrics: metrics.cluster, logger: logger)
         try await links.bind(host: configuration.controlHost, port: settings.linkPort)
-        try await plane.eventLoop.submit { plane.cluster?.links = links }.get()
+        try await plane.eventLoop.submit {
+            plane.cluster?.links = links
+            plane.cluster?.roundNow = { [weak node] in node?.roundNow() }
+        }.get()
         var running = running
         running.cluster = node
         running.nodeLinks = links

@@ -22,6 +22,10 @@ final class ClusterRouting {
     var listening: Set<ChannelID> = []
     /// The links each channel's relay state was given.
     var relayLinks: [ChannelID: RelayChannelLinks] = [:]
+    /// Floor requests on channels whose owner this node did not know, waiting for the round asked for then.
+    var awaitingOwner: [ChannelID: [Floors.Requester]] = [:]
+    /// Asks the cluster node for a round of ownership now (set by the daemon).
+    var roundNow: (@Sendable () -> Void)?
 
     /// How long a forwarded floor request waits for its owner's answer.
     static let ticketTimeout = TimeAmount.seconds(3)
@@ -32,10 +36,13 @@ final class ClusterRouting {
         self.node = node
     }
 
-    /// The owner of a channel when it is another node; nil when it is this one or unknown (then this node runs
-    /// the floor until an owner is known).
+    /// The owner of a channel when it is another node; nil when it is this one or unknown.
     func remoteOwner(of channel: ChannelID) -> String? {
         guard let owner = owners[channel], owner != node else { return nil }
         return owner
     }
+
+    /// Whether no node is known to own the channel (as this node last read it).
+    func ownerUnknown(_ channel: ChannelID) -> Bool { owners[channel] == nil }
+
 }

@@ -26,6 +26,41 @@ extension ControlPlane {
         cluster.owners = fresh
         announceListening()
         updateRelayLinks()
+        settleAwaitingOwner()
+    }
+
+    /// Holds a floor request until a round (asked for now) says who owns the channel: a node never decides a floor
+    /// it does not own.
+    func awaitOwner(_ requester: Floors.Requester, channel: ChannelID) {
+        guard let cluster else { return }
+        let waiting = cluster.awaitingOwner.values.reduce(0) { $0 + $1.count }
+        guard waiting < ClusterRouting.maxTickets else { return ownerUnavailable(requester, owner: "?") }
+        cluster.awaitingOwner[channel, default: []].append(requester)
+        cluster.roundNow?()
+        eventLoop.scheduleTask(in: ClusterRouting.ticketTimeout) { self.settleAwaitingOwner(giveUp: true) }
+    }
+
+    /// Sends the held requests where their channel's owner now is; after the timeout, answers the rest
+    /// `unavailable`.
+    private func settleAwaitingOwner(giveUp: Bool = false) {
+        guard let cluster else { return }
+        for (channel, requesters) in cluster.awaitingOwner {
+            guard let owner = cluster.owners[channel] else {
+                if giveUp {
+                    cluster.awaitingOwner[channel] = nil
+                    for requester in requesters { ownerUnavailable(requester, owner: "?") }
+                }
+                continue
+            }
+            cluster.awaitingOwner[channel] = nil
+            for requester in requesters where requester.session.map(sessions.isOpen) ?? false {
+                if owner == cluster.node {
+                    floors.request(from: requester, in: channel)
+                } else {
+                    forwardFloorRequest(requester, channel: channel, to: owner)
+                }
+            }
+        }
     }
 
     /// A channel changed owner: a floor run here by another node's leave goes idle, as does one seen from a former
@@ -143,11 +178,11 @@ extension ControlPlane {
     }
 
     private func ownerUnavailable(_ requester: Floors.Requester, owner: String) {
-        requester.session?.send(
-            .error(
-                ErrorFrame(
-                    re: requester.re, code: .unavailable,
-                    message: "the channel's floor runs on node '\(owner)', which cannot be reached now: try again")))
+        let message =
+            owner == "?"
+            ? "no node owns the channel's floor now (this node cannot reach the cluster's database): try again"
+            : "the channel's floor runs on node '\(owner)', which cannot be reached now: try again"
+        requester.session?.send(.error(ErrorFrame(re: requester.re, code: .unavailable, message: message)))
     }
 
     /// Sends a message about a channel to its owner (a release, a talk report, a revoke); false if it is out of

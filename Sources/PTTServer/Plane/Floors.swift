@@ -93,6 +93,17 @@ final class Floors: @unchecked Sendable {
             queue: snapshot.queue.prefix(FloorState.maxQueueListed).map(\.rawValue), queueLength: snapshot.queue.count)
     }
 
+    /// A floor request on a channel this node now owns, after waiting for its owner.
+    func request(from requester: Requester, in channel: ChannelID) {
+        guard let membership = plane.directory.memberships[requester.member], membership.channel == channel else {
+            return
+        }
+        let candidate = FloorCandidate(
+            member: membership.id, priority: membership.priority, receiveOnly: membership.receiveOnly)
+        let count = plane.directory.memberCount(of: channel)
+        event(channel, requester: requester) { floor, now in floor.request(candidate, memberCount: count, now: now) }
+    }
+
     /// `floor-request`.
     func request(_ command: FloorCommand, device: SessionTable.DeviceKey, from session: ControlSession) {
         guard
@@ -105,6 +116,9 @@ final class Floors: @unchecked Sendable {
         let requester = Requester(member: membership.id, session: session, re: command.id)
         if let owner = plane.remoteOwner(of: channel.id) {
             return plane.forwardFloorRequest(requester, channel: channel.id, to: owner)
+        }
+        if plane.cluster?.ownerUnknown(channel.id) == true {
+            return plane.awaitOwner(requester, channel: channel.id)
         }
         let count = plane.directory.memberCount(of: channel.id)
         event(channel.id, requester: requester) { floor, now in

@@ -109,6 +109,11 @@ final class RelayLink: @unchecked Sendable {
                     .talkHeard(NodeTalkHeard(channel: channel, member: member, implicit: implicit)), owner: owner)
                 return
             }
+            if let cluster = plane.cluster, cluster.ownerUnknown(channel) {
+                // Nobody known to own it: the next report goes to the owner the round finds.
+                cluster.roundNow?()
+                return
+            }
             plane.floors.event(channel) { floor, now in
                 floor.talkHeard(from: candidate, memberCount: count, implicitRequest: implicit, now: now)
             }

@@ -123,6 +123,11 @@ extension ClusterTests {
         defer { Task { await carol.talker.peer.close() } }
         let ready = try await Self.linked(n1, [n2, n3])
         print("cluster: deck's audio linked across three nodes \(ready) after the last join")
+        // The owner knows that the members on the other nodes are heard there: it will not wake them.
+        _ = try await Self.eventually("n1 shows bob and carol reachable") {
+            let detail: ChannelDetail = try await n1.admin.get("/api/channels/deck")
+            return detail.members.filter(\.audioReachable).map(\.user).sorted() == ["alice", "bob", "carol"]
+        }
 
         // Alice (n1, the owner) talks; bob (n2) and carol (n3) hear every packet.
         let granted = try await alice.talker.peer.request(.floorRequest(FloorCommand(channel: "deck")))
@@ -134,6 +139,8 @@ extension ClusterTests {
             #expect(taken.member.user == "alice", "\(listener.name) on \(listener.node.name) is told who talks")
         }
         try await Self.talk(try tonePackets(50), from: alice, to: [bob, carol])
+        let afterTalk: ChannelDetail = try await n1.admin.get("/api/channels/deck")
+        #expect(afterTalk.members.allSatisfy { $0.lastWake == nil }, "nobody connected somewhere was woken")
 
         // Carol (n3) asks while alice talks: the owner queues her, and the answer reaches her request.
         let queued = try await carol.talker.peer.request(.floorRequest(FloorCommand(channel: "deck")))

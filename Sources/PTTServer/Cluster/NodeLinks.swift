@@ -43,8 +43,9 @@ final class NodeLinks: @unchecked Sendable {
         let mediaKey: [UInt8]
         let suite: MediaSuite
         var mediaAddress: SocketAddress?
-        /// The channels the peer has members connected in (its last `listening`).
+        /// The channels the peer has members connected in, and the members its relay hears (its last `listening`).
         var listening: Set<ChannelID> = []
+        var reachable: Set<MemberID> = []
 
         init(peer: String, channel: NIOCore.Channel, mediaKey: [UInt8], suite: MediaSuite) {
             self.peer = peer

@@ -11,7 +11,8 @@ enum NodeMessage: Sendable, Equatable {
     /// Sent every ``NodeLinkHandler/heartbeatInterval`` when nothing else was: a link that says nothing for three
     /// intervals is closed.
     case heartbeat
-    /// The channels the sender has members connected in: the owner sends their audio there.
+    /// The channels the sender has members connected in (the owner sends their audio there), and which of their
+    /// members its relay hears; sent when either changed, at most every round of ownership.
     case listening(NodeListening)
     /// To a channel's owner: a member connected to the sender asks for the floor; the answer names `ticket`.
     case floorRequest(NodeFloorRequest)
@@ -50,6 +51,9 @@ struct NodeHello: Codable, Sendable, Equatable {
 
 struct NodeListening: Codable, Sendable, Equatable {
     var channels: [ChannelID]
+    /// The members of those channels the sender's relay hears now: the owner does not wake them, and every node
+    /// shows them reachable.
+    var reachable: [MemberID]?
 }
 
 struct NodeFloorRequest: Codable, Sendable, Equatable {

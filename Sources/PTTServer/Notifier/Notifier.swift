@@ -53,7 +53,7 @@ final class Notifier: @unchecked Sendable {
         var random = SecureRandom()
         let burst = BurstID.random(using: &random)
         let candidates = directory.members(of: channel).map {
-            WakeCandidate(member: $0.id, audioReachable: plane.relayLink.audioReachable($0.id), route: wakeRoute($0))
+            WakeCandidate(member: $0.id, audioReachable: plane.audioReachable($0.id), route: wakeRoute($0))
         }
         let (decisions, ended) = policy.burstStarted(
             burst, in: channel, speaker: speaker, candidates: candidates, now: context.clock.now())

@@ -70,7 +70,7 @@ extension AdminOperations {
             id: m.id.rawValue, name: m.displayName, user: m.user, device: m.device, priority: m.priority,
             receiveOnly: m.receiveOnly,
             connected: roles.contains(.app), connections: roles.map(\.rawValue), pushToken: m.pushToken != nil,
-            audioReachable: plane.relayLink.audioReachable(m.id),
+            audioReachable: plane.audioReachable(m.id),
             droppedNotHolder: plane.relayLink.droppedPackets(of: m.id),
             lastHeartbeat: plane.sessions.lastHeartbeat[device]?.iso8601,
             joinedAt: m.joinedAt.iso8601, ssrc: m.ssrc, wakeRoute: plane.notifier.wakeRoute(m).rawValue,

@@ -18,8 +18,9 @@ final class ClusterRouting {
     /// Floor requests forwarded to an owner, by ticket, until its answer (or ``ticketTimeout``).
     var tickets: [UInt64: (requester: Floors.Requester, channel: ChannelID, deadline: NIODeadline)] = [:]
     var nextTicket: UInt64 = 1
-    /// The channels this node last told the others it listens in.
+    /// The channels this node last told the others it listens in, and the members it said it hears.
     var listening: Set<ChannelID> = []
+    var reachable: Set<MemberID> = []
     /// The links each channel's relay state was given.
     var relayLinks: [ChannelID: RelayChannelLinks] = [:]
     /// Floor requests on channels whose owner this node did not know, waiting for the round asked for then.

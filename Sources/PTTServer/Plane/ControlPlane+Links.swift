@@ -90,9 +90,22 @@ extension ControlPlane {
 
     func nodeLinkUp(_ peer: String) {
         guard let cluster else { return }
-        cluster.links?.send(
-            .listening(NodeListening(channels: cluster.listening.sorted { $0.description < $1.description })), to: peer)
+        cluster.links?.send(.listening(listeningMessage(cluster)), to: peer)
         updateRelayLinks()
+    }
+
+    private func listeningMessage(_ cluster: ClusterRouting) -> NodeListening {
+        NodeListening(
+            channels: cluster.listening.sorted { $0.description < $1.description },
+            reachable: cluster.reachable.sorted())
+    }
+
+    /// Whether a member is heard by this node's relay, or by another node's as that node last said: a member
+    /// connected anywhere in the cluster is reachable, and is not woken.
+    func audioReachable(_ member: MemberID) -> Bool {
+        if relayLink.audioReachable(member) { return true }
+        guard let links = cluster?.links else { return false }
+        return links.links.values.contains { $0.reachable.contains(member) }
     }
 
     func nodeLinkDown(_ peer: String) {
@@ -103,9 +116,12 @@ extension ControlPlane {
     private func announceListening() {
         guard let cluster else { return }
         let now = Set(localChannelIDs().compactMap(ChannelID.init(string:)))
-        guard now != cluster.listening else { return }
+        let heard = Set(
+            now.flatMap { directory.members(of: $0) }.map(\.id).filter { relayLink.audioReachable($0) })
+        guard now != cluster.listening || heard != cluster.reachable else { return }
         cluster.listening = now
-        cluster.links?.broadcast(.listening(NodeListening(channels: now.sorted { $0.description < $1.description })))
+        cluster.reachable = heard
+        cluster.links?.broadcast(.listening(listeningMessage(cluster)))
     }
 
     /// Gives each channel's relay state its links: on the owner, one to each node listening there; elsewhere, one
@@ -218,6 +234,7 @@ extension ControlPlane {
         case .hello, .heartbeat: break
         case .listening(let listening):
             cluster.links?.links[peer]?.listening = Set(listening.channels)
+            cluster.links?.links[peer]?.reachable = Set(listening.reachable ?? [])
             updateRelayLinks()
         case .floorRequest(let request):
             guard owns(request.channel, asked: peer), let membership = directory.memberships[request.member],

@@ -13,7 +13,7 @@ extension Memberships {
             MemberPresence(
                 id: m.id.rawValue, name: m.displayName, user: m.user, receiveOnly: m.receiveOnly,
                 connected: plane.sessions.appSession(of: m) != nil,
-                audioReachable: plane.relayLink.audioReachable(m.id),
+                audioReachable: plane.audioReachable(m.id),
                 wakeRoute: plane.notifier.wakeRoute(m).rawValue)
         }
         session.send(

@@ -191,4 +191,46 @@ extension ClusterTests {
             #expect(try await node.daemon.waitForExit() == 0)
         }
     }
+
+    @Test(
+        "the owner wakes a member whose Local Push connection is on another node, through that node; a member heard anywhere is not woken"
+    )
+    func wakesAcrossNodes() async throws {
+        let server = try #require(SharedPostgres.server)
+        let url = server.url(database: try await server.createDatabase().database)
+        let n1 = try await Self.start("n1", database: url)
+        defer { n1.daemon.signal(SIGKILL) }
+        let n2 = try await Self.start("n2", database: url)
+        defer { n2.daemon.signal(SIGKILL) }
+        let secrets = try await Self.users(["alice", "bob", "dave"], on: n1, known: [n1, n2])
+        let alice = try await Self.member("alice", secret: secrets["alice"]!, on: n1, creates: true)
+        defer { Task { await alice.talker.peer.close() } }
+        _ = try await Self.eventually("deck owned by n1") { try await Self.owner(of: "deck", on: n1) == "n1" }
+        let bob = try await Self.member("bob", secret: secrets["bob"]!, on: n2)
+        defer { Task { await bob.talker.peer.close() } }
+        // Dave's app is suspended: only his Local Push extension is connected, to n2.
+        let dave = try await n2.connect("dave", secret: secrets["dave"]!, role: .pushProvider)
+        defer { Task { await dave.close() } }
+        let daveJoined = try await dave.join("deck")
+        _ = try await Self.eventually("n1 can wake dave through n2, and hears bob there") {
+            let detail: ChannelDetail = try await n1.admin.get("/api/channels/deck")
+            let members = Dictionary(uniqueKeysWithValues: detail.members.map { ($0.user, $0) })
+            return members["dave"]?.wakeRoute == "local-push" && members["dave"]?.audioReachable == false
+                && members["bob"]?.audioReachable == true
+        }
+
+        let granted = try await alice.talker.peer.request(.floorRequest(FloorCommand(channel: "deck")))
+        #expect(granted.type == "floor-granted")
+        guard case .push(let wake) = try await dave.next("push") else { throw TestFailure("not a push") }
+        #expect(wake.pushType == "pushtotalk" && wake.priority == 10 && wake.expiration == 0)
+        #expect(wake.payload.channel == daveJoined.channel.id && wake.payload.activeSpeaker == "alice")
+        _ = try await bob.talker.peer.next("floor-taken")
+        let onTwo: ChannelDetail = try await n2.admin.get("/api/channels/deck")
+        #expect(onTwo.members.first { $0.user == "dave" }?.lastWake?.outcome == "sent", "n2 wrote the wake")
+        #expect(onTwo.members.first { $0.user == "bob" }?.lastWake == nil, "bob, heard on n2, was not woken")
+        for node in [n1, n2] {
+            node.daemon.signal(SIGTERM)
+            #expect(try await node.daemon.waitForExit() == 0)
+        }
+    }
 }

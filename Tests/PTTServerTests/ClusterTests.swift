@@ -44,11 +44,11 @@ struct ClusterTests {
             }
         }
 
-        func connect(_ user: String, secret: String) async throws -> Peer {
+        func connect(_ user: String, secret: String, role: ClientRole = .app) async throws -> Peer {
             Peer(
                 client: try await ControlClient.connect(
                     to: ServerEndpoint(host: "127.0.0.1", port: info.controlPort),
-                    hello: Hello(user: user, secret: secret, device: "phone", role: .app, client: "tests"),
+                    hello: Hello(user: user, secret: secret, device: "phone", role: role, client: "tests"),
                     security: .tls(KnownHosts(path: TestServer.temporaryDirectory() + "/known_hosts")),
                     timeout: .seconds(10).scaled))
         }

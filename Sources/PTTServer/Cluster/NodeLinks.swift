@@ -46,6 +46,7 @@ final class NodeLinks: @unchecked Sendable {
         /// The channels the peer has members connected in, and the members its relay hears (its last `listening`).
         var listening: Set<ChannelID> = []
         var reachable: Set<MemberID> = []
+        var pushProviders: Set<MemberID> = []
 
         init(peer: String, channel: NIOCore.Channel, mediaKey: [UInt8], suite: MediaSuite) {
             self.peer = peer

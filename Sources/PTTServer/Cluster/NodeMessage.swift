@@ -25,6 +25,8 @@ enum NodeMessage: Sendable, Equatable {
     case floorRevoke(NodeFloorChannel)
     /// From a channel's owner to every node: what one floor event did (the actions, the new holder and state).
     case floorEvent(NodeFloorEvent)
+    /// From a channel's owner to the node that holds a member's Local Push connection: write this wake there.
+    case wake(NodeWake)
 
     var type: String {
         switch self {
@@ -36,6 +38,7 @@ enum NodeMessage: Sendable, Equatable {
         case .talkHeard: "talk-heard"
         case .floorRevoke: "floor-revoke"
         case .floorEvent: "floor-event"
+        case .wake: "wake"
         }
     }
 }
@@ -54,6 +57,18 @@ struct NodeListening: Codable, Sendable, Equatable {
     /// The members of those channels the sender's relay hears now: the owner does not wake them, and every node
     /// shows them reachable.
     var reachable: [MemberID]?
+    /// The members of those channels whose device's Local Push extension holds a `push-provider` connection to the
+    /// sender: the owner wakes them through it.
+    var pushProviders: [MemberID]?
+}
+
+struct NodeWake: Codable, Sendable, Equatable {
+    var member: MemberID
+    /// The `push` frame, as the owner made it.
+    var frame: PushFrame
+    /// How long the wake may still wait to be written, in milliseconds.
+    var deadlineMs: Int
+    var burst: String?
 }
 
 struct NodeFloorRequest: Codable, Sendable, Equatable {
@@ -107,6 +122,7 @@ extension NodeMessage: Codable {
         case "talk-heard": self = .talkHeard(try NodeTalkHeard(from: decoder))
         case "floor-revoke": self = .floorRevoke(try NodeFloorChannel(from: decoder))
         case "floor-event": self = .floorEvent(try NodeFloorEvent(from: decoder))
+        case "wake": self = .wake(try NodeWake(from: decoder))
         default:
             throw DecodingError.dataCorrupted(
                 .init(codingPath: [TypeKey.type], debugDescription: "unknown node message type '\(type)'"))
@@ -125,6 +141,7 @@ extension NodeMessage: Codable {
         case .talkHeard(let body): try body.encode(to: encoder)
         case .floorRevoke(let body): try body.encode(to: encoder)
         case .floorEvent(let body): try body.encode(to: encoder)
+        case .wake(let body): try body.encode(to: encoder)
         }
     }
 }

@@ -42,7 +42,8 @@ final class Notifier: @unchecked Sendable {
     /// How a member would be woken now.
     func wakeRoute(_ membership: Membership) -> WakeRoute {
         WakeRoute.choose(
-            localPushConnected: plane.sessions.pushProviderSession(of: membership) != nil,
+            localPushConnected: plane.sessions.pushProviderSession(of: membership) != nil
+                || plane.pushNode(of: membership.id) != nil,
             hasPushToken: membership.pushToken != nil, apnsConfigured: context.apns != nil)
     }
 
@@ -114,6 +115,8 @@ final class Notifier: @unchecked Sendable {
         switch route {
         case .localPush:
             if let session = plane.sessions.pushProviderSession(of: membership) { return queue(item, to: session) }
+            // Its extension is connected to another node of the cluster: that node writes the wake (and records it).
+            if let node = plane.pushNode(of: membership.id), plane.sendWake(item, to: node) { return }
         case .apns:
             if let token = membership.pushToken {
                 return execute(
@@ -127,6 +130,22 @@ final class Notifier: @unchecked Sendable {
             PushRecord(
                 kind: item.kind, member: membership.id, transport: .none, outcome: .expired,
                 reason: PushExpiry.noRoute.rawValue, burst: item.burst))
+    }
+
+    /// A channel's owner on another node hands over a wake for a member whose Local Push connection is here.
+    func wakeFromOwner(_ wake: NodeWake, from node: String) {
+        let item = OutboxItem(
+            id: wake.frame.id, kind: .wake, member: wake.member, priority: wake.frame.priority,
+            deadline: context.clock.now() + Duration.milliseconds(wake.deadlineMs),
+            burst: wake.burst.map(BurstID.init), payload: wake.frame)
+        guard let membership = plane.directory.memberships[wake.member],
+            let session = plane.sessions.pushProviderSession(of: membership)
+        else {
+            return record(PushRecord(expired: item, transport: .localPush, reason: .disconnected))
+        }
+        plane.logger.debug(
+            "wake handed over by the channel's owner", metadata: ["node": "\(node)", "member": "\(wake.member)"])
+        queue(item, to: session)
     }
 
     /// Queues a push for a connection.

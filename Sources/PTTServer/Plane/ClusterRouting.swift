@@ -21,6 +21,7 @@ final class ClusterRouting {
     /// The channels this node last told the others it listens in, and the members it said it hears.
     var listening: Set<ChannelID> = []
     var reachable: Set<MemberID> = []
+    var pushProviders: Set<MemberID> = []
     /// The links each channel's relay state was given.
     var relayLinks: [ChannelID: RelayChannelLinks] = [:]
     /// Floor requests on channels whose owner this node did not know, waiting for the round asked for then.

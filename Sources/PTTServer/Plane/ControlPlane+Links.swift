@@ -97,7 +97,7 @@ extension ControlPlane {
     private func listeningMessage(_ cluster: ClusterRouting) -> NodeListening {
         NodeListening(
             channels: cluster.listening.sorted { $0.description < $1.description },
-            reachable: cluster.reachable.sorted())
+            reachable: cluster.reachable.sorted(), pushProviders: cluster.pushProviders.sorted())
     }
 
     /// Whether a member is heard by this node's relay, or by another node's as that node last said: a member
@@ -116,11 +116,15 @@ extension ControlPlane {
     private func announceListening() {
         guard let cluster else { return }
         let now = Set(localChannelIDs().compactMap(ChannelID.init(string:)))
-        let heard = Set(
-            now.flatMap { directory.members(of: $0) }.map(\.id).filter { relayLink.audioReachable($0) })
-        guard now != cluster.listening || heard != cluster.reachable else { return }
+        let members = now.flatMap { directory.members(of: $0) }
+        let heard = Set(members.map(\.id).filter { relayLink.audioReachable($0) })
+        let providers = Set(members.filter { sessions.pushProviderSession(of: $0) != nil }.map(\.id))
+        guard now != cluster.listening || heard != cluster.reachable || providers != cluster.pushProviders else {
+            return
+        }
         cluster.listening = now
         cluster.reachable = heard
+        cluster.pushProviders = providers
         cluster.links?.broadcast(.listening(listeningMessage(cluster)))
     }
 
@@ -208,6 +212,24 @@ extension ControlPlane {
         cluster?.links?.send(message, to: owner) ?? false
     }
 
+    // MARK: Wakes
+
+    /// The node whose Local Push connection of this member is up, as that node last said (nil: none, or this
+    /// node's own).
+    func pushNode(of member: MemberID) -> String? {
+        cluster?.links?.links.values.first { $0.pushProviders.contains(member) }?.peer
+    }
+
+    /// Hands a wake to the node that holds the member's Local Push connection; false if its link is down.
+    func sendWake(_ item: OutboxItem<PushFrame>, to node: String) -> Bool {
+        let now = context.clock.now().nanoseconds
+        let left = item.deadline.nanoseconds > now ? (item.deadline.nanoseconds - now) / 1_000_000 : 0
+        return cluster?.links?.send(
+            .wake(
+                NodeWake(member: item.member, frame: item.payload, deadlineMs: Int(left), burst: item.burst?.rawValue)),
+            to: node) ?? false
+    }
+
     // MARK: The owner's floor events
 
     /// A floor event ran here on a channel this node owns: the nodes with members connected there (and the node
@@ -235,6 +257,7 @@ extension ControlPlane {
         case .listening(let listening):
             cluster.links?.links[peer]?.listening = Set(listening.channels)
             cluster.links?.links[peer]?.reachable = Set(listening.reachable ?? [])
+            cluster.links?.links[peer]?.pushProviders = Set(listening.pushProviders ?? [])
             updateRelayLinks()
         case .floorRequest(let request):
             guard owns(request.channel, asked: peer), let membership = directory.memberships[request.member],
@@ -267,6 +290,8 @@ extension ControlPlane {
             floors.event(revoke.channel) { floor, now in floor.revoke(now: now) }
         case .floorEvent(let event):
             followFloorEvent(event, from: peer)
+        case .wake(let wake):
+            notifier.wakeFromOwner(wake, from: peer)
         }
     }
 

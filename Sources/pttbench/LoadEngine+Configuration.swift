@@ -30,6 +30,8 @@ extension LoadEngine {
     /// Where the sockets send, and how they receive.
     struct Sockets: Sendable {
         var relayPort: Int
+        /// Each listener's relay, when they are spread over the nodes of a cluster (nil: all on `relayPort`).
+        var listenerRelayPorts: [Int]? = nil
         var receiveBuffer: Int
         /// Arrival = the kernel's receive timestamp (SO_TIMESTAMPNS), not when this thread got to the packet.
         var kernelTimestamps = true

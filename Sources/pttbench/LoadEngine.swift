@@ -43,7 +43,8 @@ final class LoadEngine: @unchecked Sendable {
         self.configuration = configuration
         let members = configuration.members
         sockets = try LoadSockets(
-            relayPort: configuration.sockets.relayPort, listeners: members.listeners.count,
+            relayPort: configuration.sockets.relayPort, listenerRelayPorts: configuration.sockets.listenerRelayPorts,
+            listeners: members.listeners.count,
             lateListeners: members.lateListeners.count, receiveBuffer: configuration.sockets.receiveBuffer,
             timestamps: configuration.sockets.kernelTimestamps)
         let inbound: [SRTPSession?]

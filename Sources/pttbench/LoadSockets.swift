@@ -16,13 +16,17 @@ struct LoadSockets {
 
     /// Opens `listeners` + `lateListeners` listener sockets (with `receiveBuffer` bytes and, if asked, kernel
     /// receive timestamps) and the talker's; on a failure closes those already open.
-    init(relayPort: Int, listeners: Int, lateListeners: Int = 0, receiveBuffer: Int, timestamps: Bool) throws {
+    init(
+        relayPort: Int, listenerRelayPorts: [Int]? = nil, listeners: Int, lateListeners: Int = 0, receiveBuffer: Int,
+        timestamps: Bool
+    ) throws {
         var fds: [Int32] = []
         var ports: [Int] = []
         do {
-            for _ in 0..<(listeners + lateListeners) {
+            for index in 0..<(listeners + lateListeners) {
+                let relay = listenerRelayPorts.flatMap { index < $0.count ? $0[index] : nil } ?? relayPort
                 let (fd, port) = try Self.openSocket(
-                    relayPort: relayPort, receiveBuffer: receiveBuffer, timestamps: timestamps)
+                    relayPort: relay, receiveBuffer: receiveBuffer, timestamps: timestamps)
                 fds.append(fd)
                 ports.append(port)
             }

@@ -208,6 +208,13 @@ struct DaemonOptions: ParsableArguments {
             "Start pttd as a cluster node on this PostgreSQL database (pttd --cluster URL --node pttbench): its data in PostgreSQL instead of SQLite. The database should be empty."
     )
     var cluster: String?
+
+    @Option(
+        name: .long,
+        help:
+            "With --cluster: start this many pttd nodes (pttbench-1…N) on the database, join the listeners to them in turn and the talker to the first, and report each node's CPU and relay figures. The database should be empty."
+    )
+    var nodes = 1
 }
 
 /// What pttbench prints and keeps.

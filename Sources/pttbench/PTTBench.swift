@@ -107,6 +107,7 @@ struct PTTBench: AsyncParsableCommand {
             return
         }
 
+        if daemon.nodes > 1 { return try await runCluster(payloads: payloads) }
         let server = try await ServerProcess.start(
             .init(
                 executable: placement.executable, core: placement.pinnedServerCPU, security: load.security,

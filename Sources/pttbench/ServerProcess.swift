@@ -39,8 +39,9 @@ final class ServerProcess: Sendable {
         var catchUpMode: String?
         /// pttd's `catchUp.speed`; nil: pttd's default.
         var catchUpSpeed: Double?
-        /// A PostgreSQL URL: pttd runs as the cluster node `pttbench` on it.
+        /// A PostgreSQL URL: pttd runs as the cluster node `node` on it (its node links on any free port).
         var cluster: String?
+        var node = "pttbench"
     }
 
     /// How pttd ended when `stop()` asked it to.
@@ -84,7 +85,9 @@ final class ServerProcess: Sendable {
                 "--admin-port", "0", "--media-port", "0", "--no-web", "--media-security", options.security,
                 "--log-level", options.logLevel,
             ] + (options.tls ? [] : ["--no-tls"])
-        if let cluster = options.cluster { arguments += ["--cluster", cluster, "--node", "pttbench"] }
+        if let cluster = options.cluster {
+            arguments += ["--cluster", cluster, "--node", options.node, "--link-port", "0"]
+        }
         let process = Process()
         if let core = options.core {
             let taskset = ["/usr/bin/taskset", "/bin/taskset"].first {

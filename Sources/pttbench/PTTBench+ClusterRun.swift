@@ -196,6 +196,8 @@ extension PTTBench {
         report.setupJoinSeconds = joinSeconds
         report.controlTLS = daemon.tls
         report.floorAtEnd = detail.floor
+        report.arrivalClock = receiving.arrivalClock
+        report.serverEnding = "\(servers.count) nodes: their figures follow"
         report.machine = BenchReport.Machine.current(serverCPU: nil, benchCPU: nil)
         report.checkProblems()
         let nodes = servers.indices.map { index in

@@ -19,6 +19,9 @@ final class NodeLinks: @unchecked Sendable {
     let metrics: ClusterMetrics
     private unowned let plane: ControlPlane
     private let identity: TLSIdentity
+    /// TLS for the links this node takes and opens: its certificate both ways, the peer's checked by fingerprint.
+    private let serverContext: NIOSSLContext
+    private let clientContext: NIOSSLContext
     private let group: EventLoopGroup
     private let logger: Logger
     private var server: NIOCore.Channel?
@@ -63,6 +66,7 @@ final class NodeLinks: @unchecked Sendable {
         self.metrics = metrics
         self.logger = logger
         identity = try TLSIdentity.makeSelfSigned(commonName: "pttd node \(name)")
+        (serverContext, clientContext) = try Self.contexts(identity)
     }
 
     /// The fingerprint this node registers, and proves on every link.
@@ -75,9 +79,7 @@ final class NodeLinks: @unchecked Sendable {
 
     /// Binds the link listener.
     func bind(host: String, port: Int) async throws {
-        var configuration = try identity.serverConfiguration()
-        configuration.certificateVerification = .noHostnameVerification
-        let context = try NIOSSLContext(configuration: configuration)
+        let context = serverContext
         server = try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
@@ -150,21 +152,7 @@ final class NodeLinks: @unchecked Sendable {
         let hello = NodeHello(node: name, to: record.name, mediaKey: HexCoding.encode(key), mediaSuite: suite.rawValue)
         let expected = record.fingerprint
         let peer = record.name
-        let context: NIOSSLContext
-        do {
-            var configuration = TLSConfiguration.makeClientConfiguration()
-            configuration.minimumTLSVersion = .tlsv12
-            configuration.certificateVerification = .noHostnameVerification
-            configuration.certificateChain = [
-                .certificate(try NIOSSLCertificate(bytes: identity.certificateDER, format: .der))
-            ]
-            configuration.privateKey = .privateKey(
-                try NIOSSLPrivateKey(bytes: Array(identity.privateKeyPEM.utf8), format: .pem))
-            context = try NIOSSLContext(configuration: configuration)
-        } catch {
-            opening.remove(peer)
-            return logger.error("cannot set up TLS for a node link", metadata: ["error": "\(error)"])
-        }
+        let context = clientContext
         let connecting = ClientBootstrap(group: group)
             .connectTimeout(.seconds(3))
             .channelOption(.tcpOption(.tcp_nodelay), value: 1)
@@ -305,15 +293,5 @@ final class NodeLinks: @unchecked Sendable {
     /// Sends to every peer whose link is up.
     func broadcast(_ message: NodeMessage) {
         for peer in links.keys { send(message, to: peer) }
-    }
-
-    /// `HOST:PORT` (`[V6]:PORT` too) split.
-    static func hostAndPort(_ text: String) -> (String, Int)? {
-        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
-            (1...65_535).contains(port)
-        else { return nil }
-        var host = String(text[..<colon])
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        return host.isEmpty ? nil : (host, port)
     }
 }

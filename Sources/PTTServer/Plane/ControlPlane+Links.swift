@@ -65,7 +65,7 @@ extension ControlPlane {
 
     /// A channel changed owner: a floor run here by another node's leave goes idle, as does one seen from a former
     /// owner; members here are told (a new owner starts idle).
-    private func ownerChanged(_ channel: ChannelID, from old: String?, to new: String?) {
+    func ownerChanged(_ channel: ChannelID, from old: String?, to new: String?) {
         guard let cluster else { return }
         if new != cluster.node, floors[channel] != nil {
             let wasTaken = floors[channel]?.holder != nil
@@ -245,84 +245,5 @@ extension ControlPlane {
         for link in links.links.values where link.listening.contains(channel) || link.peer == requester?.remote?.node {
             links.send(.floorEvent(event), to: link.peer)
         }
-    }
-
-    // MARK: Messages from other nodes
-
-    func nodeMessage(_ message: NodeMessage, from peer: String) {
-        eventLoop.preconditionInEventLoop()
-        guard let cluster else { return }
-        switch message {
-        case .hello, .heartbeat: break
-        case .listening(let listening):
-            cluster.links?.links[peer]?.listening = Set(listening.channels)
-            cluster.links?.links[peer]?.reachable = Set(listening.reachable ?? [])
-            cluster.links?.links[peer]?.pushProviders = Set(listening.pushProviders ?? [])
-            updateRelayLinks()
-        case .floorRequest(let request):
-            guard owns(request.channel, asked: peer), let membership = directory.memberships[request.member],
-                membership.channel == request.channel
-            else { return }
-            let candidate = FloorCandidate(
-                member: membership.id, priority: membership.priority, receiveOnly: membership.receiveOnly)
-            let count = directory.memberCount(of: request.channel)
-            let requester = Floors.Requester(
-                member: membership.id, session: nil, re: nil,
-                remote: NodeRequester(node: peer, ticket: request.ticket, member: membership.id))
-            floors.event(request.channel, requester: requester) { floor, now in
-                floor.request(candidate, memberCount: count, now: now)
-            }
-        case .floorRelease(let release):
-            guard owns(release.channel, asked: peer) else { return }
-            floors.event(release.channel) { floor, now in floor.release(release.member, now: now) }
-        case .talkHeard(let heard):
-            guard owns(heard.channel, asked: peer), let membership = directory.memberships[heard.member],
-                membership.channel == heard.channel
-            else { return }
-            let candidate = FloorCandidate(
-                member: membership.id, priority: membership.priority, receiveOnly: membership.receiveOnly)
-            let count = directory.memberCount(of: heard.channel)
-            floors.event(heard.channel) { floor, now in
-                floor.talkHeard(from: candidate, memberCount: count, implicitRequest: heard.implicit, now: now)
-            }
-        case .floorRevoke(let revoke):
-            guard owns(revoke.channel, asked: peer) else { return }
-            floors.event(revoke.channel) { floor, now in floor.revoke(now: now) }
-        case .floorEvent(let event):
-            followFloorEvent(event, from: peer)
-        case .wake(let wake):
-            notifier.wakeFromOwner(wake, from: peer)
-        }
-    }
-
-    /// Whether this node runs the channel's floor; a node that asks another is logged (its view is behind).
-    private func owns(_ channel: ChannelID, asked peer: String) -> Bool {
-        guard let cluster, cluster.owners[channel] == cluster.node else {
-            logger.info(
-                "a node asked this node for a floor it does not run",
-                metadata: ["peer": "\(peer)", "channel": "\(channel)"])
-            return false
-        }
-        return true
-    }
-
-    /// Another node's floor event: its owner is that node; the relay learns the holder; the members connected here
-    /// are told what the event says (the requester of a forwarded request gets the answer to it).
-    private func followFloorEvent(_ event: NodeFloorEvent, from peer: String) {
-        guard let cluster else { return }
-        if cluster.owners[event.channel] != peer {
-            ownerChanged(event.channel, from: cluster.owners[event.channel], to: peer)
-            cluster.owners[event.channel] = peer
-            updateRelayLinks()
-        }
-        let before = cluster.remoteFloors[event.channel]?.holder
-        cluster.remoteFloors[event.channel] = event
-        if event.holder != before { relayLink.syncFloor(event.channel, holder: event.holder) }
-        var requester: Floors.Requester?
-        if let asked = event.requester, asked.node == cluster.node {
-            requester = cluster.tickets.removeValue(forKey: asked.ticket)?.requester
-        }
-        var frames = FloorActionFrames(plane: self, channel: event.channel, requester: requester, remote: true)
-        frames.execute(event.actions)
     }
 }

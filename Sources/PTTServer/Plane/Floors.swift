@@ -93,15 +93,28 @@ final class Floors: @unchecked Sendable {
             queue: snapshot.queue.prefix(FloorState.maxQueueListed).map(\.rawValue), queueLength: snapshot.queue.count)
     }
 
-    /// A floor request on a channel this node now owns, after waiting for its owner.
+    /// A member of `channel` as a candidate for its floor, with the channel's member count; nil if it is not one.
+    private func candidate(_ member: MemberID, in channel: ChannelID) -> (FloorCandidate, count: Int)? {
+        guard let membership = plane.directory.memberships[member], membership.channel == channel else { return nil }
+        return (
+            FloorCandidate(member: member, priority: membership.priority, receiveOnly: membership.receiveOnly),
+            plane.directory.memberCount(of: channel)
+        )
+    }
+
+    /// Runs a floor request on a channel this node owns: one of its members', or one another node forwarded.
     func request(from requester: Requester, in channel: ChannelID) {
-        guard let membership = plane.directory.memberships[requester.member], membership.channel == channel else {
-            return
-        }
-        let candidate = FloorCandidate(
-            member: membership.id, priority: membership.priority, receiveOnly: membership.receiveOnly)
-        let count = plane.directory.memberCount(of: channel)
+        guard let (candidate, count) = candidate(requester.member, in: channel) else { return }
         event(channel, requester: requester) { floor, now in floor.request(candidate, memberCount: count, now: now) }
+    }
+
+    /// A member was heard talking (this node's relay, or another node's report to this owner): T1 restarts for the
+    /// holder; on an idle floor it is an implicit request when `implicit`.
+    func talkHeard(_ member: MemberID, in channel: ChannelID, implicit: Bool) {
+        guard let (candidate, count) = candidate(member, in: channel) else { return }
+        event(channel) { floor, now in
+            floor.talkHeard(from: candidate, memberCount: count, implicitRequest: implicit, now: now)
+        }
     }
 
     /// `floor-request`.
@@ -111,8 +124,6 @@ final class Floors: @unchecked Sendable {
                 command.channel, device: device, re: command.id,
                 session: session)
         else { return }
-        let candidate = FloorCandidate(
-            member: membership.id, priority: membership.priority, receiveOnly: membership.receiveOnly)
         let requester = Requester(member: membership.id, session: session, re: command.id)
         if let owner = plane.remoteOwner(of: channel.id) {
             return plane.forwardFloorRequest(requester, channel: channel.id, to: owner)
@@ -120,10 +131,7 @@ final class Floors: @unchecked Sendable {
         if plane.cluster?.ownerUnknown(channel.id) == true {
             return plane.awaitOwner(requester, channel: channel.id)
         }
-        let count = plane.directory.memberCount(of: channel.id)
-        event(channel.id, requester: requester) { floor, now in
-            floor.request(candidate, memberCount: count, now: now)
-        }
+        request(from: requester, in: channel.id)
     }
 
     /// `floor-release`. Every release gets the same answer, whether the member held the floor, waited in the queue

@@ -97,9 +97,6 @@ final class RelayLink: @unchecked Sendable {
             heard[member] = plane.context.clock.now()
             droppedNotHolder[member] = dropped
             guard talking else { return }
-            let candidate = FloorCandidate(
-                member: member, priority: membership.priority, receiveOnly: membership.receiveOnly)
-            let count = plane.directory.memberCount(of: channel)
             // Only a member whose app is connected takes an idle floor by talking: one that is gone could neither
             // be told it holds the floor nor release it (late audio of a member that just left, on a loaded relay).
             let implicit =
@@ -114,9 +111,7 @@ final class RelayLink: @unchecked Sendable {
                 cluster.roundNow?()
                 return
             }
-            plane.floors.event(channel) { floor, now in
-                floor.talkHeard(from: candidate, memberCount: count, implicitRequest: implicit, now: now)
-            }
+            plane.floors.talkHeard(member, in: channel, implicit: implicit)
         case .replayEnded(let member, _, let burst, let outcome):
             plane.recordings.replayEnded(member, burst: burst, outcome: outcome)
         }

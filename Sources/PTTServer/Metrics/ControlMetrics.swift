@@ -21,6 +21,8 @@ public enum HelloRefusal: String, Sendable, CaseIterable {
     case unsupportedVersion = "unsupported-version"
     case badCredentials = "bad-credentials"
     case badRequest = "bad-request"
+    /// A cluster node cut off from its database sends members to other nodes.
+    case unavailable
 }
 
 /// Control connections and sessions.

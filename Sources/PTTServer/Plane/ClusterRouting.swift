@@ -2,6 +2,7 @@ import NIOCore
 import PTTCore
 import PTTProtocol
 import PTTRelay
+import PTTStore
 
 /// What a cluster node's plane knows of its cluster (on the plane's event loop): who owns each channel it has
 /// members in, the floors other nodes run, the floor requests it forwarded, and the links its relay was given.
@@ -28,6 +29,14 @@ final class ClusterRouting {
     var awaitingOwner: [ChannelID: [Floors.Requester]] = [:]
     /// Asks the cluster node for a round of ownership now (set by the daemon).
     var roundNow: (@Sendable () -> Void)?
+
+    /// Since when this node has been without its own database connection (nil: connected).
+    var isolatedSince: NIODeadline?
+    /// The other nodes as the last round read them: where members are sent when this node is cut off.
+    var otherNodes: [NodeRecord] = []
+    /// How long a node cut off from its database keeps its members before sending them to other nodes: a
+    /// connection that comes back at once (a restarted backend, a blip) costs them nothing.
+    static let isolationGrace = TimeAmount.seconds(3)
 
     /// How long a forwarded floor request waits for its owner's answer.
     static let ticketTimeout = TimeAmount.seconds(3)

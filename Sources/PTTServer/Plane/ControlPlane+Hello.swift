@@ -18,6 +18,9 @@ extension ControlPlane {
                 "protocol version \(hello.version) is not supported; this server speaks \(ProtocolVersion.current)",
                 reason: .unsupportedVersion)
         }
+        if let elsewhere = sendsMembersElsewhere {
+            return refuse(.unavailable, elsewhere, reason: .unavailable)
+        }
         guard (1...128).contains(hello.device.count) else {
             return refuse(.badRequest, "device must be 1 to 128 characters", reason: .badRequest)
         }

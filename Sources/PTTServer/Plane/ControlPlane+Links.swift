@@ -17,6 +17,8 @@ extension ControlPlane {
     func clusterViewChanged(owners: [String: String], nodes: [NodeRecord]) {
         eventLoop.preconditionInEventLoop()
         guard let cluster else { return }
+        // A round always reads this node's own row: no rows at all is the lost connection's view.
+        if nodes.isEmpty { databaseLost() } else { databaseBack(nodes) }
         cluster.links?.nodesChanged(nodes)
         var fresh: [ChannelID: String] = [:]
         for (id, node) in owners { if let channel = ChannelID(string: id) { fresh[channel] = node } }

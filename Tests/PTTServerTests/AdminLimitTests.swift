@@ -95,7 +95,9 @@ struct AdminLimitTests {
 
     @Test("a keep-alive connection serves several requests, then closes when idle")
     func keepAlive() async throws {
-        try await withTestServer(configure: { $0.limits.adminIdleTimeout = .seconds(1) }) { server in
+        // Scaled: under a sanitizer a test task can wait more than a second between two requests, which an idle
+        // deadline of 1 s would end (a fresh-clone ThreadSanitizer run saw that twice).
+        try await withTestServer(configure: { $0.limits.adminIdleTimeout = .seconds(1).scaled }) { server in
             let token = try require_(server.server.adminToken)
             let raw = try await RawHTTP(port: try Self.adminPort(server))
             for _ in 0..<3 {
@@ -105,7 +107,7 @@ struct AdminLimitTests {
                     raw.text.components(separatedBy: "HTTP/1.1 200").count == before + 1
                 }
             }
-            try await raw.waitClosed(timeout: .seconds(10))
+            try await raw.waitClosed(timeout: .seconds(10).scaled)
             #expect(server.localMetric(#"ptt_admin_connections_timed_out_total{phase="idle"}"#) == 1)
         }
     }

@@ -128,7 +128,8 @@ struct WebListenerTests {
             let port = try require_(URLComponents(string: try require_(info.webURL))?.port)
             let raw = try await AdminLimitTests.RawHTTP(port: port)
             try await raw.waitClosed(timeout: .seconds(10))
-            #expect(try await server.metric(#"ptt_web_connections_timed_out_total{phase="idle"}"#) == 1)
+            // Read in-process: a request to the admin API would itself meet the 300 ms idle deadline on a slow machine.
+            #expect(server.localMetric(#"ptt_web_connections_timed_out_total{phase="idle"}"#) == 1)
         }
     }
 

@@ -59,39 +59,54 @@ extension Executables {
 /// A child process whose standard output is read line by line.
 final class Subprocess: @unchecked Sendable {
     // @unchecked: `lines` and `finished` are guarded by `lock`.
-    let process = Process()
+    let process: ChildProcess
     private let lock = NSLock()
     private var lines: [String] = []
     private var partial = Data()
-    private let output = Pipe()
-    private let errors = Pipe()
     private var errorText = Data()
     /// Pipes that reached end of file: output read after the exit is only complete once both have.
     private var endedPipes = 0
 
     init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
-        process.executableURL = URL(
-            fileURLWithPath: executable.hasPrefix("/") ? executable : try Executables.path(executable))
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.standardOutput = output
-        process.standardError = errors
+        let path = executable.hasPrefix("/") ? executable : try Executables.path(executable)
+        var outputPipe: [Int32] = [-1, -1]
+        var errorPipe: [Int32] = [-1, -1]
+        // Children get none of them but their own ends as 1 and 2 (`ChildProcess` closes the rest in the child).
+        guard pipe(&outputPipe) == 0 else { throw TestFailure("pipe: \(String(cString: strerror(errno)))") }
+        guard pipe(&errorPipe) == 0 else {
+            close(outputPipe[0]); close(outputPipe[1])
+            throw TestFailure("pipe: \(String(cString: strerror(errno)))")
+        }
+        do {
+            process = try ChildProcess(
+                executable: path, arguments: arguments,
+                environment: ProcessInfo.processInfo.environment.merging(environment) { $1 }, output: outputPipe[1],
+                errors: errorPipe[1])
+        } catch {
+            for fd in outputPipe + errorPipe { close(fd) }
+            throw error
+        }
+        // The child has its own copies of the write ends: the readers see end of file when it (and its children)
+        // close them.
+        close(outputPipe[1])
+        close(errorPipe[1])
+        let output = FileHandle(fileDescriptor: outputPipe[0], closeOnDealloc: true)
+        let errors = FileHandle(fileDescriptor: errorPipe[0], closeOnDealloc: true)
         // Each pipe is read to its end by a blocking loop on a thread of its own, not with `readabilityHandler`:
         // tearing down that handler's dispatch read source races libdispatch's epoll bookkeeping on Linux, which
         // crashed a test process once in `_dispatch_event_loop_drain` (swift-corelibs-libdispatch #949). The loop
         // keeps its FileHandle (and so its descriptor) until end of file.
-        Self.drain(output.fileHandleForReading) { [weak self] data in
+        Self.drain(output) { [weak self] data in
             self?.received(data)
         } ended: { [weak self] in
             self?.pipeEnded()
         }
-        Self.drain(errors.fileHandleForReading) { [weak self] data in
+        Self.drain(errors) { [weak self] data in
             guard let self else { return }
             self.lock.lock(); self.errorText.append(data); self.lock.unlock()
         } ended: { [weak self] in
             self?.pipeEnded()
         }
-        try process.run()
     }
 
     /// Reads `handle` until end of file on a new thread, handing each chunk to `received`, then calls `ended`.

@@ -1,0 +1,89 @@
+import Foundation
+import TestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A child process started with `posix_spawn`, for ``Subprocess``: not Foundation's `Process`, whose `run()` watches
+/// the child through CoreFoundation's socket manager, which tracks descriptors in `select` sets of 1024 bits. A
+/// test process with more descriptors open (the load tests) overran them, and a later `Process.run()` crashed in
+/// `findMaximumOpenFromProcSelfFD` (a fresh-clone run, 2026-11-26). Here a thread of its own waits for the exit.
+final class ChildProcess: @unchecked Sendable {
+    // @unchecked: `status` is guarded by `lock`.
+    let executableURL: URL?
+    let processIdentifier: Int32
+    private let lock = NSLock()
+    private var status: Int32?
+
+    /// Starts `executable` with `arguments` and `environment`; its standard output and error are `output` and
+    /// `errors` (its input is /dev/null), and it inherits no other descriptor.
+    init(executable: String, arguments: [String], environment: [String: String], output: Int32, errors: Int32) throws {
+        executableURL = URL(fileURLWithPath: executable)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, output, 1)
+        posix_spawn_file_actions_adddup2(&actions, errors, 2)
+        Self.closeOthers(&actions)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        // The child starts with no signal blocked and SIGPIPE at its default, whatever this thread had.
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGPIPE)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for pointer in argv { free(pointer) }
+            for pointer in envp { free(pointer) }
+        }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        guard result == 0 else {
+            throw TestFailure("cannot start \(executable): \(String(cString: strerror(result)))")
+        }
+        processIdentifier = pid
+        let child = pid
+        Thread.detachNewThread { [self] in
+            var raw: Int32 = 0
+            while waitpid(child, &raw, 0) == -1, errno == EINTR {}
+            // As Foundation reports it: the exit code, or the number of the signal that ended it.
+            let exited = raw & 0x7F == 0
+            let code = exited ? (raw >> 8) & 0xFF : raw & 0x7F
+            lock.lock(); status = code; lock.unlock()
+        }
+    }
+
+    /// The child closes every descriptor above 2 before it runs (glibc's `posix_spawn_file_actions_addclosefrom_np`,
+    /// found at run time: Swift's Glibc module does not declare it), else each one this process has open now.
+    private static func closeOthers(_ actions: inout posix_spawn_file_actions_t) {
+        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") {
+            _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
+            return
+        }
+        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        for fd in open.compactMap(Int32.init) where fd > 2 { posix_spawn_file_actions_addclose(&actions, fd) }
+    }
+
+    var isRunning: Bool { lock.lock(); defer { lock.unlock() }; return status == nil }
+
+    /// The exit code, or the signal that ended it; -1 while it runs.
+    var terminationStatus: Int32 { lock.lock(); defer { lock.unlock() }; return status ?? -1 }
+
+    func terminate() { kill(processIdentifier, SIGTERM) }
+
+    /// Blocks until the child has exited (for cleanup code that is not async).
+    func waitUntilExit() {
+        while isRunning { usleep(5_000) }
+    }
+}

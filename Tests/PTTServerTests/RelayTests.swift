@@ -148,11 +148,14 @@ struct RelayTests {
 
     @Test("media keeps the floor past T1; silence then ends it with end-of-media")
     func mediaFeedsT1() async throws {
-        try await withTestServer(configure: { $0.floor.endOfMediaTimeout = .milliseconds(400) }) { server in
+        // T1 is scaled under sanitizers: the admin request right after the burst must be answered within it (a
+        // ThreadSanitizer run once answered after 400 ms, with the floor already gone). The burst lasts three T1.
+        let t1 = Duration.milliseconds(400).scaled
+        try await withTestServer(configure: { $0.floor.endOfMediaTimeout = t1 }) { server in
             let members = try await Self.crew(server, ["alice", "bob"])
             let (alice, bob) = (members[0], members[1])
             _ = try await alice.peer.request(.floorRequest(FloorCommand(channel: "deck")))
-            try await burst(alice, try tonePackets(60))  // 1.2 s of audio, three times T1
+            try await burst(alice, try tonePackets(Int(3 * t1.milliseconds / 20)))
             let stillTaken: ChannelDetail = try await server.admin.get("/api/channels/deck")
             #expect(stillTaken.speaker?.user == "alice")
             let revoked = try await alice.peer.next("floor-revoked")

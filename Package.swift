@@ -15,8 +15,9 @@ let webAssets = [
 
 let package = Package(
     name: "pttrelay",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v14), .iOS(.v16)],
     products: [
+        .library(name: "PTTKit", targets: ["PTTKit"]),
         .executable(name: "pttd", targets: ["pttd"]),
         .executable(name: "pttctl", targets: ["pttctl"]),
         .executable(name: "ptt", targets: ["ptt"]),
@@ -140,18 +141,37 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // SRTP on swift-crypto, for the kit: the same packets as SRTP (libcrypto), byte for byte, on every platform.
         .target(
-            name: "PTTClient",
+            name: "PortableSRTP",
             dependencies: [
-                "PTTProtocol", "Opus", "RTP", "SRTP",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
+        // The client library iPhone apps and their Local Push extension build on: Swift packages that build on iOS,
+        // macOS and Linux only (no system library, no C target of ours). `make lint` checks it.
+        .target(
+            name: "PTTKit",
+            dependencies: [
+                "PTTProtocol", "RTP", "SRTP",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+        // The admin API's client and the wording `pttctl` prints (Linux tools only, not part of the kit).
+        .target(
+            name: "PTTAdmin",
+            dependencies: [
+                "PTTProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
@@ -168,14 +188,16 @@ let package = Package(
         .executableTarget(
             name: "pttctl",
             dependencies: [
-                "PTTClient", "PTTProtocol",
+                "PTTAdmin", "PTTKit", "PTTProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
             name: "ptt",
             dependencies: [
-                "PTTClient", "PTTProtocol", "AudioFiles", "Opus",
+                "PTTKit", "PTTProtocol", "AudioFiles", "Opus", "RTP", "SRTP",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -184,7 +206,7 @@ let package = Package(
         .executableTarget(
             name: "pttbench",
             dependencies: [
-                "PTTClient", "PTTProtocol", "RTP", "AudioFiles", "Opus", "SRTP",
+                "PTTAdmin", "PTTKit", "PTTProtocol", "RTP", "AudioFiles", "Opus", "SRTP",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -251,9 +273,9 @@ let package = Package(
         ),
         .testTarget(name: "OpusTests", dependencies: ["Opus", "TestSupport"]),
         .testTarget(
-            name: "PTTClientTests",
+            name: "PTTKitTests",
             dependencies: [
-                "PTTClient", "PTTProtocol", "TestSupport",
+                "PTTKit", "PTTProtocol", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -261,6 +283,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        .testTarget(name: "PTTAdminTests", dependencies: ["PTTAdmin", "PTTProtocol"]),
         .testTarget(
             name: "PTTRelayTests",
             dependencies: [
@@ -286,7 +309,7 @@ let package = Package(
         .testTarget(
             name: "PTTServerTests",
             dependencies: [
-                "PTTServer", "PTTRelay", "PTTStore", "PTTClient", "PTTProtocol", "PTTCore", "RTP", "AudioFiles", "SRTP",
+                "PTTServer", "PTTRelay", "PTTStore", "PTTAdmin", "PTTKit", "PTTProtocol", "PTTCore", "RTP", "AudioFiles", "SRTP",
                 "Opus", "TestSupport",
                 "APNs", "APNsTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),

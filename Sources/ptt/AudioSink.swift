@@ -1,7 +1,7 @@
 import AudioFiles
 import Foundation
 import Opus
-import PTTClient
+import PTTKit
 
 /// Writes received packets, in sequence order, as Ogg Opus, or decodes them to WAV / raw PCM. Keeps real
 /// time: silence between bursts is filled, and packets lost on the way (the gaps the jitter buffer reports)

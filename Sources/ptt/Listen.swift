@@ -2,7 +2,7 @@ import ArgumentParser
 import AudioFiles
 import Foundation
 import Opus
-import PTTClient
+import PTTKit
 import PTTProtocol
 
 struct Listen: AsyncParsableCommand {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import NIOConcurrencyHelpers
-import PTTClient
+import PTTKit
 import PTTProtocol
 
 /// A joined member with its media session: what `ptt talk` and `ptt listen` work with.

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import PTTClient
+import PTTKit
 import PTTProtocol
 
 struct Monitor: AsyncParsableCommand {

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import PTTClient
+import PTTKit
 import PTTProtocol
 
 /// `ptt`: a Push-To-Talk client for people and scripts.

@@ -1,7 +1,7 @@
 #if os(Linux)
 import Foundation
 import NIOCore
-import PTTClient
+import PTTKit
 import PTTProtocol
 
 extension PTTBench {

@@ -3,7 +3,8 @@ import ArgumentParser
 import Foundation
 import NIOCore
 import NIOPosix
-import PTTClient
+import PTTAdmin
+import PTTKit
 import PTTProtocol
 
 /// `pttbench --join-only`: what joining a channel costs pttd, all at once and one at a time.

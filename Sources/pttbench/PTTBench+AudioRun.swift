@@ -1,7 +1,8 @@
 #if os(Linux)
 import Foundation
 import NIOCore
-import PTTClient
+import PTTAdmin
+import PTTKit
 import PTTProtocol
 
 extension PTTBench {

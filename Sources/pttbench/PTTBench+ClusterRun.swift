@@ -3,7 +3,8 @@ import ArgumentParser
 import Foundation
 import NIOCore
 import NIOPosix
-import PTTClient
+import PTTAdmin
+import PTTKit
 import PTTProtocol
 
 /// `--nodes N --cluster URL`: one channel over N pttd nodes on one PostgreSQL. The talker joins the first node

@@ -4,7 +4,7 @@ import Foundation
 import Glibc
 import NIOCore
 import NIOPosix
-import PTTClient
+import PTTKit
 import PTTProtocol
 
 /// `pttbench`: starts `pttd`, joins N listeners and one talker to a channel, sends Opus at a fixed rate (or as

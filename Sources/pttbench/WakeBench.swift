@@ -4,7 +4,8 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
-import PTTClient
+import PTTAdmin
+import PTTKit
 import PTTProtocol
 
 /// `pttbench --wakes N`: how fast the notifier wakes N suspended members when someone takes the floor.

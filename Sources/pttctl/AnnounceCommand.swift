@@ -1,5 +1,6 @@
 import ArgumentParser
-import PTTClient
+import PTTAdmin
+import PTTKit
 import PTTProtocol
 
 /// `pttctl announce`: an operator message stored for every member of a channel until it expires.

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import PTTClient
+import PTTKit
 
 /// `pttctl backup FILE`: a consistent copy of the running pttd's database (`GET /api/backup`).
 struct BackupCommand: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
-import PTTClient
+import PTTAdmin
+import PTTKit
 import PTTProtocol
 
 /// A span of time back from now: `90s`, `30m`, `1h`, `2d` (a bare number is seconds), as `--ttl` reads them.

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import PTTClient
+import PTTKit
 import PTTProtocol
 
 /// `pttctl nodes`: the nodes of the cluster, from any of them.

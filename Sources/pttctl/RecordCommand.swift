@@ -1,5 +1,6 @@
 import ArgumentParser
-import PTTClient
+import PTTAdmin
+import PTTKit
 import PTTProtocol
 
 extension ChannelCommand {

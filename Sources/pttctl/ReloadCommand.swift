@@ -1,5 +1,6 @@
 import ArgumentParser
-import PTTClient
+import PTTAdmin
+import PTTKit
 import PTTProtocol
 
 /// `pttctl reload`: pttd reads its config file again (`POST /api/reload`, the same as SIGHUP).

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
-import PTTClient
+import PTTAdmin
+import PTTKit
 import PTTProtocol
 
 struct UserCommand: AsyncParsableCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
-import PTTClient
+import PTTAdmin
+import PTTKit
 import PTTProtocol
 
 /// `pttctl wakes`: what the wake notifier did since the server started.

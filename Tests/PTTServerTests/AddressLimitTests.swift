@@ -1,6 +1,6 @@
 import Foundation
 import NIOCore
-import PTTClient
+import PTTKit
 import PTTProtocol
 import TestSupport
 import Testing

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
-import PTTClient
+import PTTAdmin
+import PTTKit
 import PTTProtocol
 import TestSupport
 import Testing

@@ -2,7 +2,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
-import PTTClient
+import PTTKit
 import PTTCore
 import PTTProtocol
 import TestSupport

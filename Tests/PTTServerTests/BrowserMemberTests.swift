@@ -1,7 +1,7 @@
 import AudioFiles
 import Foundation
 import Opus
-import PTTClient
+import PTTKit
 import PTTProtocol
 import TestSupport
 import Testing

@@ -1,6 +1,6 @@
 import Foundation
 import NIOCore
-import PTTClient
+import PTTKit
 import PTTCore
 import PTTProtocol
 import PTTServer

@@ -1,5 +1,6 @@
 import Foundation
-import PTTClient
+import PTTAdmin
+import PTTKit
 import PTTProtocol
 import TestSupport
 import Testing

@@ -1,6 +1,6 @@
 import AsyncHTTPClient
 import Foundation
-import PTTClient
+import PTTKit
 import PTTProtocol
 import TestSupport
 import Testing

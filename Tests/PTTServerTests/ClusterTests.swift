@@ -1,7 +1,8 @@
 import Foundation
 import Logging
 import NIOHTTP1
-import PTTClient
+import PTTAdmin
+import PTTKit
 import PTTProtocol
 import PTTServer
 import PostgresNIO

@@ -1,7 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
-import PTTClient
+import PTTKit
 import PTTProtocol
 import TestSupport
 import Testing

@@ -1,7 +1,8 @@
 import Foundation
 import NIOCore
 import NIOPosix
-import PTTClient
+import PTTAdmin
+import PTTKit
 import PTTProtocol
 import TestSupport
 import Testing

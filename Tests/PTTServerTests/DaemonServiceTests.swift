@@ -1,7 +1,8 @@
 import Foundation
 import Logging
 import NIOPosix
-import PTTClient
+import PTTAdmin
+import PTTKit
 import PTTProtocol
 import ServiceLifecycle
 import TestSupport

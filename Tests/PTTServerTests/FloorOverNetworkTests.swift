@@ -1,5 +1,5 @@
 import Foundation
-import PTTClient
+import PTTKit
 import PTTProtocol
 import PTTServer
 import TestSupport

@@ -1,6 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
-import PTTClient
+import PTTKit
 import PTTCore
 import PTTProtocol
 import TestSupport

@@ -3,7 +3,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOSSL
-import PTTClient
+import PTTKit
 import PTTCore
 import PTTProtocol
 import TestSupport

@@ -1,6 +1,6 @@
 import NIOCore
 import NIOPosix
-import PTTClient
+import PTTKit
 import PTTProtocol
 import TestSupport
 

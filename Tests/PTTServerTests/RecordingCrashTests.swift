@@ -1,6 +1,7 @@
 import AudioFiles
 import Foundation
-import PTTClient
+import PTTAdmin
+import PTTKit
 import PTTCore
 import PTTProtocol
 import PTTStore

@@ -1,6 +1,6 @@
 import AudioFiles
 import Foundation
-import PTTClient
+import PTTKit
 import PTTCore
 import PTTProtocol
 import TestSupport

@@ -1,6 +1,6 @@
 import Foundation
 import Opus
-import PTTClient
+import PTTKit
 import PTTProtocol
 import PTTServer
 import RTP

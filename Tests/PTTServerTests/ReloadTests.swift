@@ -1,6 +1,7 @@
 import Foundation
 import Logging
-import PTTClient
+import PTTAdmin
+import PTTKit
 import PTTCore
 import PTTProtocol
 import TestSupport

@@ -1,7 +1,7 @@
 import Foundation
 import NIOCore
 import NIOPosix
-import PTTClient
+import PTTKit
 import PTTProtocol
 import TestSupport
 import Testing

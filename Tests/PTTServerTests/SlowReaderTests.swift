@@ -1,7 +1,7 @@
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
-import PTTClient
+import PTTKit
 import PTTCore
 import PTTProtocol
 import TestSupport

@@ -2,7 +2,8 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOSSL
-import PTTClient
+import PTTAdmin
+import PTTKit
 import PTTProtocol
 import PTTStore
 import TestSupport

@@ -1,5 +1,5 @@
 import Foundation
-import PTTClient
+import PTTKit
 import PTTProtocol
 import Testing
 
@@ -15,7 +15,7 @@ struct TLSPinningTests {
             let first = try await server.connect("alice", secret: secret, knownHosts: knownHosts)
             #expect(first.client.pinnedCertificate)
             #expect(first.client.serverFingerprint == fingerprint)
-            #expect(try knownHosts.check(server.endpoint.description, fingerprint: fingerprint) == .trusted)
+            #expect(try knownHosts.verdict(for: server.endpoint.description, fingerprint: fingerprint) == .trusted)
             _ = try await first.join("deck")
 
             let second = try await server.connect("alice", secret: secret, device: "other", knownHosts: knownHosts)
@@ -23,7 +23,7 @@ struct TLSPinningTests {
 
             // Someone else's certificate pinned for this address: the client must refuse to talk.
             let impostor = KnownHosts(path: TestServer.temporaryDirectory() + "/known_hosts")
-            _ = try impostor.check(server.endpoint.description, fingerprint: "AA:BB")
+            _ = try impostor.verdict(for: server.endpoint.description, fingerprint: "AA:BB")
             do {
                 _ = try await server.connect("alice", secret: secret, device: "third", knownHosts: impostor)
                 Issue.record("connected despite a changed certificate")

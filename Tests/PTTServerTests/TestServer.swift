@@ -2,7 +2,8 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
-import PTTClient
+import PTTAdmin
+import PTTKit
 import PTTCore
 import PTTProtocol
 import TestSupport

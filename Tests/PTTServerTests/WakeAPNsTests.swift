@@ -1,6 +1,6 @@
 import APNsTestSupport
 import Foundation
-import PTTClient
+import PTTKit
 import PTTCore
 import PTTProtocol
 import TestSupport

@@ -1,5 +1,5 @@
 import Foundation
-import PTTClient
+import PTTKit
 import PTTCore
 import PTTProtocol
 import PTTServer

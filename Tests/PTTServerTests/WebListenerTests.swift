@@ -3,7 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import PTTClient
+import PTTKit
 import PTTProtocol
 import TestSupport
 import Testing

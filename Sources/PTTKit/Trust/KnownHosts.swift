@@ -5,7 +5,7 @@ import Foundation
 /// the same certificate.
 ///
 /// The file holds one `host:port fingerprint` per line.
-public struct KnownHosts: Sendable {
+public struct KnownHosts: TrustStore {
     public let path: String
 
     public init(path: String) { self.path = path }
@@ -18,21 +18,17 @@ public struct KnownHosts: Sendable {
         return (home as NSString).appendingPathComponent("known_hosts")
     }
 
-    /// The outcome of checking a fingerprint.
-    public enum Verdict: Equatable, Sendable {
-        case trusted
-        case pinnedNow
-        case changed(expected: String)
-    }
-
     /// Checks `fingerprint` for `endpoint`, recording it if the endpoint is new.
-    public func check(_ endpoint: String, fingerprint: String) throws -> Verdict {
+    public func verdict(for endpoint: String, fingerprint: String) throws -> TrustVerdict {
         if let known = try entries()[endpoint] {
             return known == fingerprint ? .trusted : .changed(expected: known)
         }
         try append(endpoint, fingerprint)
         return .pinnedNow
     }
+
+    /// The file's path.
+    public var location: String { path }
 
     func entries() throws -> [String: String] {
         // No file yet: nothing pinned. A file that cannot be read or is not text is an error: treating it as empty

@@ -1,4 +1,4 @@
-import PTTClient
+import PTTKit
 import Testing
 
 /// `HOST`, `HOST:PORT`, `[V6]` and `[V6]:PORT`, as `ptt` and `pttctl` take them on the command line.

@@ -14,7 +14,7 @@ public struct AdminClient: Sendable {
     public init(baseURL: String, token: String, timeout: Duration = .seconds(10)) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.token = token
-        self.timeout = .nanoseconds(timeout.nanosecondsClamped)
+        self.timeout = TimeAmount(timeout)
     }
 
     /// Finds the admin URL and token in a data directory (`runtime.json`, `admin-token`).
@@ -55,7 +55,7 @@ public struct AdminClient: Sendable {
 
     /// The raw answer body of a GET that may be large (a backup): at most `limit` bytes, within `timeout`.
     public func getBytes(_ path: String, limit: Int, timeout: Duration) async throws -> [UInt8] {
-        try await send(.GET, path, limit: limit, timeout: .nanoseconds(timeout.nanosecondsClamped))
+        try await send(.GET, path, limit: limit, timeout: TimeAmount(timeout))
     }
 
     /// A request whose answer has no body (204), e.g. DELETE.

@@ -1,4 +1,4 @@
-import PTTClient
+import PTTAdmin
 import PTTProtocol
 import Testing
 

@@ -2,7 +2,7 @@ import NIOConcurrencyHelpers
 import NIOSSL
 import PTTProtocol
 
-/// Checks the server certificate against known_hosts during the TLS handshake and remembers the outcome.
+/// Checks the server certificate against a ``TrustStore`` during the TLS handshake and remembers the outcome.
 final class PinCheck: Sendable {
     struct Mismatch { var expected: String; var actual: String }
     private struct State {
@@ -20,14 +20,14 @@ final class PinCheck: Sendable {
     var failure: KnownHostsError? { state.withLockedValue { $0.failure } }
 
     func verify(
-        _ certificates: [NIOSSLCertificate], endpoint: String, knownHosts: KnownHosts
+        _ certificates: [NIOSSLCertificate], endpoint: String, trust: any TrustStore
     ) -> NIOSSLVerificationResult {
         guard let leaf = certificates.first, let der = try? leaf.toDERBytes() else { return .failed }
         let fingerprint = Fingerprint.sha256(der)
         state.withLockedValue { $0.fingerprint = fingerprint }
-        let verdict: KnownHosts.Verdict
-        do { verdict = try knownHosts.check(endpoint, fingerprint: fingerprint) } catch {
-            let failure = (error as? KnownHostsError) ?? .unwritable(path: knownHosts.path, reason: "\(error)")
+        let verdict: TrustVerdict
+        do { verdict = try trust.verdict(for: endpoint, fingerprint: fingerprint) } catch {
+            let failure = (error as? KnownHostsError) ?? .unwritable(path: trust.location, reason: "\(error)")
             state.withLockedValue { $0.failure = failure }
             return .failed
         }

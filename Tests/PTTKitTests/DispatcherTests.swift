@@ -4,7 +4,7 @@ import PTTProtocol
 import TestSupport
 import Testing
 
-@testable import PTTClient
+@testable import PTTKit
 
 /// The client's routing of inbound frames: an answer to the request waiting for its id, everything else
 /// to the message stream; closing fails whatever still waits.

@@ -5,7 +5,7 @@ import PTTProtocol
 import Testing
 import X509
 
-@testable import PTTClient
+@testable import PTTKit
 
 /// The TLS verification callback of the control client: the server's leaf certificate against known_hosts.
 @Suite("Pin check during the TLS handshake")
@@ -35,11 +35,11 @@ struct PinCheckTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let (certificate, der) = try Self.certificate()
         let check = PinCheck()
-        #expect(check.verify([certificate], endpoint: "radio.local:7700", knownHosts: hosts) == .certificateVerified)
+        #expect(check.verify([certificate], endpoint: "radio.local:7700", trust: hosts) == .certificateVerified)
         #expect(check.pinnedNow)
         #expect(check.mismatch == nil)
         #expect(check.fingerprint == Fingerprint.sha256(der))
-        #expect(try hosts.check("radio.local:7700", fingerprint: Fingerprint.sha256(der)) == .trusted)
+        #expect(try hosts.verdict(for: "radio.local:7700", fingerprint: Fingerprint.sha256(der)) == .trusted)
     }
 
     @Test("the pinned certificate again: accepted, not pinned anew")
@@ -47,9 +47,9 @@ struct PinCheckTests {
         let (hosts, directory) = Self.knownHosts()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let (certificate, _) = try Self.certificate()
-        _ = PinCheck().verify([certificate], endpoint: "radio.local:7700", knownHosts: hosts)
+        _ = PinCheck().verify([certificate], endpoint: "radio.local:7700", trust: hosts)
         let check = PinCheck()
-        #expect(check.verify([certificate], endpoint: "radio.local:7700", knownHosts: hosts) == .certificateVerified)
+        #expect(check.verify([certificate], endpoint: "radio.local:7700", trust: hosts) == .certificateVerified)
         #expect(check.pinnedNow == false)
         #expect(check.mismatch == nil)
     }
@@ -60,15 +60,15 @@ struct PinCheckTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let (pinned, pinnedDER) = try Self.certificate()
         let (impostor, impostorDER) = try Self.certificate()
-        _ = PinCheck().verify([pinned], endpoint: "radio.local:7700", knownHosts: hosts)
+        _ = PinCheck().verify([pinned], endpoint: "radio.local:7700", trust: hosts)
         let check = PinCheck()
-        #expect(check.verify([impostor], endpoint: "radio.local:7700", knownHosts: hosts) == .failed)
+        #expect(check.verify([impostor], endpoint: "radio.local:7700", trust: hosts) == .failed)
         let mismatch = try #require(check.mismatch)
         #expect(mismatch.expected == Fingerprint.sha256(pinnedDER))
         #expect(mismatch.actual == Fingerprint.sha256(impostorDER))
         #expect(check.pinnedNow == false)
         // The same certificate on another endpoint is a first use there.
-        #expect(PinCheck().verify([impostor], endpoint: "radio.local:7701", knownHosts: hosts) == .certificateVerified)
+        #expect(PinCheck().verify([impostor], endpoint: "radio.local:7701", trust: hosts) == .certificateVerified)
     }
 
     @Test("only the leaf (first) certificate of the chain is pinned")
@@ -78,9 +78,9 @@ struct PinCheckTests {
         let (leaf, leafDER) = try Self.certificate("leaf")
         let (issuer, _) = try Self.certificate("issuer")
         let check = PinCheck()
-        #expect(check.verify([leaf, issuer], endpoint: "radio.local:7700", knownHosts: hosts) == .certificateVerified)
+        #expect(check.verify([leaf, issuer], endpoint: "radio.local:7700", trust: hosts) == .certificateVerified)
         #expect(check.fingerprint == Fingerprint.sha256(leafDER))
-        #expect(PinCheck().verify([leaf], endpoint: "radio.local:7700", knownHosts: hosts) == .certificateVerified)
+        #expect(PinCheck().verify([leaf], endpoint: "radio.local:7700", trust: hosts) == .certificateVerified)
     }
 
     @Test("no certificate at all fails")
@@ -88,7 +88,7 @@ struct PinCheckTests {
         let (hosts, directory) = Self.knownHosts()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let check = PinCheck()
-        #expect(check.verify([], endpoint: "radio.local:7700", knownHosts: hosts) == .failed)
+        #expect(check.verify([], endpoint: "radio.local:7700", trust: hosts) == .failed)
         #expect(check.fingerprint == nil)
         #expect(check.pinnedNow == false)
     }
@@ -102,7 +102,7 @@ struct PinCheckTests {
         let hosts = KnownHosts(path: directory + "/blocked/known_hosts")
         let (certificate, der) = try Self.certificate()
         let check = PinCheck()
-        #expect(check.verify([certificate], endpoint: "radio.local:7700", knownHosts: hosts) == .failed)
+        #expect(check.verify([certificate], endpoint: "radio.local:7700", trust: hosts) == .failed)
         #expect(check.pinnedNow == false)
         #expect(check.fingerprint == Fingerprint.sha256(der))
         // The client reports why, instead of "the server closed the connection".
@@ -121,7 +121,7 @@ struct PinCheckTests {
         try Data([0xFF, 0xFE, 0x00, 0x0A]).write(to: URL(fileURLWithPath: hosts.path))
         let (certificate, _) = try Self.certificate()
         let check = PinCheck()
-        #expect(check.verify([certificate], endpoint: "radio.local:7700", knownHosts: hosts) == .failed)
+        #expect(check.verify([certificate], endpoint: "radio.local:7700", trust: hosts) == .failed)
         guard case .unreadable(let path, _) = try #require(check.failure) else {
             Issue.record("expected unreadable, got \(String(describing: check.failure))")
             return

@@ -4,7 +4,7 @@ import PTTProtocol
 import TestSupport
 import Testing
 
-@testable import PTTClient
+@testable import PTTKit
 
 /// The last handler of the client pipeline: heartbeats answered at once (when asked to), every frame to the
 /// ``Dispatcher``, and the connection's end to its stream.

@@ -1,5 +1,5 @@
 import Foundation
-import PTTClient
+import PTTKit
 import Testing
 
 /// Trust on first use: the first fingerprint seen for `host:port` is written to the file; later ones must match it.
@@ -26,7 +26,7 @@ struct KnownHostsTests {
         let (directory, path) = Self.freshPath()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let hosts = KnownHosts(path: path)
-        #expect(try hosts.check("radio.local:7700", fingerprint: Self.fingerprintA) == .pinnedNow)
+        #expect(try hosts.verdict(for: "radio.local:7700", fingerprint: Self.fingerprintA) == .pinnedNow)
         #expect(try Self.contents(path) == "radio.local:7700 \(Self.fingerprintA)\n")
     }
 
@@ -35,11 +35,11 @@ struct KnownHostsTests {
         let (directory, path) = Self.freshPath()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let hosts = KnownHosts(path: path)
-        _ = try hosts.check("radio.local:7700", fingerprint: Self.fingerprintA)
+        _ = try hosts.verdict(for: "radio.local:7700", fingerprint: Self.fingerprintA)
         let before = try Self.contents(path)
-        #expect(try hosts.check("radio.local:7700", fingerprint: Self.fingerprintA) == .trusted)
+        #expect(try hosts.verdict(for: "radio.local:7700", fingerprint: Self.fingerprintA) == .trusted)
         // A second KnownHosts on the same file (the next run of the client) trusts it too.
-        #expect(try KnownHosts(path: path).check("radio.local:7700", fingerprint: Self.fingerprintA) == .trusted)
+        #expect(try KnownHosts(path: path).verdict(for: "radio.local:7700", fingerprint: Self.fingerprintA) == .trusted)
         #expect(try Self.contents(path) == before)
     }
 
@@ -48,13 +48,13 @@ struct KnownHostsTests {
         let (directory, path) = Self.freshPath()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let hosts = KnownHosts(path: path)
-        _ = try hosts.check("radio.local:7700", fingerprint: Self.fingerprintA)
+        _ = try hosts.verdict(for: "radio.local:7700", fingerprint: Self.fingerprintA)
         #expect(
-            try hosts.check("radio.local:7700", fingerprint: Self.fingerprintB) == .changed(expected: Self.fingerprintA)
+            try hosts.verdict(for: "radio.local:7700", fingerprint: Self.fingerprintB) == .changed(expected: Self.fingerprintA)
         )
         // Still a change the second time: the new fingerprint was not pinned over the old one.
         #expect(
-            try hosts.check("radio.local:7700", fingerprint: Self.fingerprintB) == .changed(expected: Self.fingerprintA)
+            try hosts.verdict(for: "radio.local:7700", fingerprint: Self.fingerprintB) == .changed(expected: Self.fingerprintA)
         )
         #expect(try Self.contents(path) == "radio.local:7700 \(Self.fingerprintA)\n")
     }
@@ -64,13 +64,13 @@ struct KnownHostsTests {
         let (directory, path) = Self.freshPath()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let hosts = KnownHosts(path: path)
-        #expect(try hosts.check("radio.local:7700", fingerprint: Self.fingerprintA) == .pinnedNow)
-        #expect(try hosts.check("radio.local:7701", fingerprint: Self.fingerprintB) == .pinnedNow)
-        #expect(try hosts.check("[::1]:7700", fingerprint: Self.fingerprintB) == .pinnedNow)
-        #expect(try hosts.check("radio.local:7700", fingerprint: Self.fingerprintA) == .trusted)
-        #expect(try hosts.check("radio.local:7701", fingerprint: Self.fingerprintB) == .trusted)
+        #expect(try hosts.verdict(for: "radio.local:7700", fingerprint: Self.fingerprintA) == .pinnedNow)
+        #expect(try hosts.verdict(for: "radio.local:7701", fingerprint: Self.fingerprintB) == .pinnedNow)
+        #expect(try hosts.verdict(for: "[::1]:7700", fingerprint: Self.fingerprintB) == .pinnedNow)
+        #expect(try hosts.verdict(for: "radio.local:7700", fingerprint: Self.fingerprintA) == .trusted)
+        #expect(try hosts.verdict(for: "radio.local:7701", fingerprint: Self.fingerprintB) == .trusted)
         #expect(
-            try hosts.check("radio.local:7701", fingerprint: Self.fingerprintA) == .changed(expected: Self.fingerprintB)
+            try hosts.verdict(for: "radio.local:7701", fingerprint: Self.fingerprintA) == .changed(expected: Self.fingerprintB)
         )
         #expect(try Self.contents(path).split(separator: "\n").count == 3)
     }
@@ -79,7 +79,7 @@ struct KnownHostsTests {
     func permissions() throws {
         let (directory, path) = Self.freshPath()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        _ = try KnownHosts(path: path).check("radio.local:7700", fingerprint: Self.fingerprintA)
+        _ = try KnownHosts(path: path).verdict(for: "radio.local:7700", fingerprint: Self.fingerprintA)
         #expect(try Self.permissions(path) == 0o600)
         #expect(try Self.permissions((path as NSString).deletingLastPathComponent) == 0o700)
     }
@@ -98,12 +98,12 @@ struct KnownHostsTests {
         """.write(toFile: path, atomically: true, encoding: .utf8)
         let hosts = KnownHosts(path: path)
         // The commented-out line pins nothing; the spaced one does.
-        #expect(try hosts.check("radio.local:7700", fingerprint: Self.fingerprintA) == .trusted)
+        #expect(try hosts.verdict(for: "radio.local:7700", fingerprint: Self.fingerprintA) == .trusted)
         #expect(
-            try hosts.check("radio.local:7700", fingerprint: Self.fingerprintB) == .changed(expected: Self.fingerprintA)
+            try hosts.verdict(for: "radio.local:7700", fingerprint: Self.fingerprintB) == .changed(expected: Self.fingerprintA)
         )
         // A line without a fingerprint pins nothing: the endpoint is new, and the new line is appended.
-        #expect(try hosts.check("lonely.local:7700", fingerprint: Self.fingerprintB) == .pinnedNow)
+        #expect(try hosts.verdict(for: "lonely.local:7700", fingerprint: Self.fingerprintB) == .pinnedNow)
         #expect(try Self.contents(path).hasSuffix("\nlonely.local:7700 \(Self.fingerprintB)\n"))
     }
 
@@ -115,7 +115,7 @@ struct KnownHostsTests {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try "not a directory".write(toFile: directory + "/ptt", atomically: true, encoding: .utf8)
         #expect(throws: (any Error).self) {
-            try KnownHosts(path: path).check("radio.local:7700", fingerprint: Self.fingerprintA)
+            try KnownHosts(path: path).verdict(for: "radio.local:7700", fingerprint: Self.fingerprintA)
         }
 
         // The path itself is a directory.
@@ -123,7 +123,7 @@ struct KnownHostsTests {
         defer { try? FileManager.default.removeItem(atPath: other) }
         try FileManager.default.createDirectory(atPath: asDirectory, withIntermediateDirectories: true)
         #expect(throws: (any Error).self) {
-            try KnownHosts(path: asDirectory).check("radio.local:7700", fingerprint: Self.fingerprintA)
+            try KnownHosts(path: asDirectory).verdict(for: "radio.local:7700", fingerprint: Self.fingerprintA)
         }
     }
 
@@ -139,7 +139,7 @@ struct KnownHostsTests {
         let hosts = KnownHosts(path: path)
         // A file it cannot decode must not count as empty: the endpoint would be pinned again with whatever
         // certificate the server shows.
-        #expect(throws: KnownHostsError.self) { try hosts.check("radio.local:7700", fingerprint: Self.fingerprintB) }
+        #expect(throws: KnownHostsError.self) { try hosts.verdict(for: "radio.local:7700", fingerprint: Self.fingerprintB) }
     }
 
     @Test("the default path is $PTT_HOME/known_hosts, else ~/.ptt/known_hosts")

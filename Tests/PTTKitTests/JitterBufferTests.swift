@@ -1,4 +1,4 @@
-import PTTClient
+import PTTKit
 import TestSupport
 import Testing
 

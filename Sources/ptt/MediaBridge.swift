@@ -2,6 +2,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import PTTKit
 import PTTProtocol
 import RTP
 import SRTP
@@ -10,21 +11,21 @@ import SRTP
 /// the relay: packets from the relay go, still protected, to a local port the tool listens on; packets
 /// the tool sends to a local port go to the relay. The bridge keeps the member's address alive with
 /// keep-alives, so the tool needs nothing but the SDP (and, to talk, the member's SSRC and key).
-public final class MediaBridge: Sendable {
-    public let parameters: MediaParameters
+final class MediaBridge: Sendable {
+    let parameters: MediaParameters
     /// Where the tool should send its RTP (this bridge listens there).
-    public let sendPort: Int
+    let sendPort: Int
     /// Where the bridge delivers the channel's stream (the tool listens there).
-    public let listenPort: Int
+    let listenPort: Int
     private let relaySide: Channel
     private let toolSide: Channel
     private let keepAlive: NIOLockedValueBox<RepeatedTask?>
     private let counters: NIOLockedValueBox<(fromRelay: Int, fromTool: Int)>
 
-    public var packetsFromRelay: Int { counters.withLockedValue { $0.fromRelay } }
-    public var packetsFromTool: Int { counters.withLockedValue { $0.fromTool } }
+    var packetsFromRelay: Int { counters.withLockedValue { $0.fromRelay } }
+    var packetsFromTool: Int { counters.withLockedValue { $0.fromTool } }
 
-    public static func open(
+    static func open(
         relayHost: String, parameters: MediaParameters, listenPort: Int, sendPort: Int = 0,
         group: EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws -> MediaBridge {
@@ -101,7 +102,7 @@ public final class MediaBridge: Sendable {
     }
 
     /// The SDP a tool uses to listen (and that describes the stream it may send).
-    public func sdp(channelName: String) -> String {
+    func sdp(channelName: String) -> String {
         var lines = [
             "v=0",
             "o=- 0 0 IN IP4 127.0.0.1",
@@ -121,7 +122,7 @@ public final class MediaBridge: Sendable {
     }
 
     /// An ffmpeg command line that talks as this member into the bridge.
-    public func ffmpegTalkCommand(input: String) -> String {
+    func ffmpegTalkCommand(input: String) -> String {
         // ffmpeg reads -ssrc as a signed 32-bit number.
         var command =
             "ffmpeg -re -i \(input) -c:a copy -f rtp -payload_type \(parameters.payloadType) -ssrc \(Int32(bitPattern: parameters.ssrc))"
@@ -134,7 +135,7 @@ public final class MediaBridge: Sendable {
         return command
     }
 
-    public func close() async {
+    func close() async {
         keepAlive.withLockedValue { $0?.cancel() }
         try? await relaySide.close()
         try? await toolSide.close()

@@ -7,8 +7,8 @@ import PTTProtocol
 
 /// How a client secures its control connection.
 public enum ControlSecurity: Sendable {
-    /// TLS, trusting the server's certificate on first use and refusing a changed one.
-    case tls(KnownHosts)
+    /// TLS, trusting the server's certificate as the store says (``KnownHosts``: on first use, refusing a changed one).
+    case tls(any TrustStore)
     /// Clear text, for tests (`--no-tls`).
     case plain
 }
@@ -60,10 +60,10 @@ public final class ControlClient: Sendable {
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         let sync = channel.pipeline.syncOperations
-                        if let sslContext, case .tls(let knownHosts) = security {
+                        if let sslContext, case .tls(let trust) = security {
                             let handler = try NIOSSLClientHandler(context: sslContext, serverHostname: nil) {
                                 certificates, promise in
-                                promise.succeed(pin.verify(certificates, endpoint: label, knownHosts: knownHosts))
+                                promise.succeed(pin.verify(certificates, endpoint: label, trust: trust))
                             }
                             try sync.addHandler(handler)
                         }
@@ -86,10 +86,10 @@ public final class ControlClient: Sendable {
             }
         } catch {
             try? await channel.close()
-            if let mismatch = pin.mismatch, case .tls(let knownHosts) = security {
+            if let mismatch = pin.mismatch, case .tls(let trust) = security {
                 throw ControlClientError.certificateChanged(
                     endpoint: label, expected: mismatch.expected, actual: mismatch.actual,
-                    knownHostsFile: knownHosts.path)
+                    knownHostsFile: trust.location)
             }
             if let failure = pin.failure { throw failure }
             throw error

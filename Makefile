@@ -89,9 +89,14 @@ bench: deps
 
 ## swift-format (in the Swift toolchain) with the settings in .swift-format: `make lint` fails on any finding
 ## (CI runs it first), `make format` rewrites the files in place.
+## Then the kit checks (issue 22, Tests/Scripts/check-kit-dependencies.py, under a second): PTTKit's dependency
+## closure holds only Swift targets of ours and products of swift-nio, swift-nio-ssl and swift-crypto (no system
+## library, no C target, no other package), and its targets import Glibc/Musl/Darwin only under `#if canImport`.
+## It reads `swift package dump-package` and `describe`, which resolve nothing: fine on a fresh clone.
 FORMAT_PATHS := Sources Tests Package.swift
 lint:
 	$(SWIFT) format lint --strict --recursive --parallel $(FORMAT_PATHS)
+	SWIFT=$(SWIFT) python3 Tests/Scripts/check-kit-dependencies.py --package-path $(CURDIR)
 
 format:
 	$(SWIFT) format format --in-place --recursive --parallel $(FORMAT_PATHS)
@@ -101,7 +106,8 @@ format:
 ## for seconds at a time), alone; then the cluster suite (several pttd processes and PostgreSQL at once), alone; then the stress suite (floods, churn, storms), alone: neither load disturbs
 ## the timing of the others (real-time pace, catch-up).
 STRESS := PTTServerTests\.Stress
-HEAVY := PTTServerTests\.(Browser[A-Za-z]*Tests|ConsoleTests|PackagingTests)
+# KitConsumerTests builds fixtures/kit-consumer: swift-nio, swift-nio-ssl and swift-crypto from scratch (minutes).
+HEAVY := PTTServerTests\.(Browser[A-Za-z]*Tests|ConsoleTests|PackagingTests|KitConsumerTests)
 CLUSTER := PTTServerTests\.ClusterTests
 # The browser tests run Playwright with the python3 that test-tools installed it for.
 export PTT_PYTHON := $(shell command -v python3 2>/dev/null)

@@ -50,11 +50,13 @@ struct KnownHostsTests {
         let hosts = KnownHosts(path: path)
         _ = try hosts.verdict(for: "radio.local:7700", fingerprint: Self.fingerprintA)
         #expect(
-            try hosts.verdict(for: "radio.local:7700", fingerprint: Self.fingerprintB) == .changed(expected: Self.fingerprintA)
+            try hosts.verdict(for: "radio.local:7700", fingerprint: Self.fingerprintB)
+                == .changed(expected: Self.fingerprintA)
         )
         // Still a change the second time: the new fingerprint was not pinned over the old one.
         #expect(
-            try hosts.verdict(for: "radio.local:7700", fingerprint: Self.fingerprintB) == .changed(expected: Self.fingerprintA)
+            try hosts.verdict(for: "radio.local:7700", fingerprint: Self.fingerprintB)
+                == .changed(expected: Self.fingerprintA)
         )
         #expect(try Self.contents(path) == "radio.local:7700 \(Self.fingerprintA)\n")
     }
@@ -70,7 +72,8 @@ struct KnownHostsTests {
         #expect(try hosts.verdict(for: "radio.local:7700", fingerprint: Self.fingerprintA) == .trusted)
         #expect(try hosts.verdict(for: "radio.local:7701", fingerprint: Self.fingerprintB) == .trusted)
         #expect(
-            try hosts.verdict(for: "radio.local:7701", fingerprint: Self.fingerprintA) == .changed(expected: Self.fingerprintB)
+            try hosts.verdict(for: "radio.local:7701", fingerprint: Self.fingerprintA)
+                == .changed(expected: Self.fingerprintB)
         )
         #expect(try Self.contents(path).split(separator: "\n").count == 3)
     }
@@ -100,7 +103,8 @@ struct KnownHostsTests {
         // The commented-out line pins nothing; the spaced one does.
         #expect(try hosts.verdict(for: "radio.local:7700", fingerprint: Self.fingerprintA) == .trusted)
         #expect(
-            try hosts.verdict(for: "radio.local:7700", fingerprint: Self.fingerprintB) == .changed(expected: Self.fingerprintA)
+            try hosts.verdict(for: "radio.local:7700", fingerprint: Self.fingerprintB)
+                == .changed(expected: Self.fingerprintA)
         )
         // A line without a fingerprint pins nothing: the endpoint is new, and the new line is appended.
         #expect(try hosts.verdict(for: "lonely.local:7700", fingerprint: Self.fingerprintB) == .pinnedNow)
@@ -139,7 +143,9 @@ struct KnownHostsTests {
         let hosts = KnownHosts(path: path)
         // A file it cannot decode must not count as empty: the endpoint would be pinned again with whatever
         // certificate the server shows.
-        #expect(throws: KnownHostsError.self) { try hosts.verdict(for: "radio.local:7700", fingerprint: Self.fingerprintB) }
+        #expect(throws: KnownHostsError.self) {
+            try hosts.verdict(for: "radio.local:7700", fingerprint: Self.fingerprintB)
+        }
     }
 
     @Test("the default path is $PTT_HOME/known_hosts, else ~/.ptt/known_hosts")

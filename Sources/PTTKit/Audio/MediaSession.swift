@@ -74,9 +74,12 @@ public final class MediaSession: Sendable {
 
     /// Opens a UDP socket towards the relay at `host` (the control connection's host) and the port in
     /// `parameters`, and sends a first keep-alive so the relay learns where to send.
+    ///
+    /// `firstSequence` continues the sequence numbers of an earlier session of the same membership (a server that
+    /// restarted on another port): the listener's relay then sees one stream. Random when nil.
     public static func open(
         host: String, parameters: MediaParameters, keepAliveInterval: Duration = .seconds(5),
-        group: EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+        firstSequence: UInt16? = nil, group: EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws -> MediaSession {
         let secure = parameters.security == .srtp
         var key: [UInt8] = []
@@ -101,7 +104,8 @@ public final class MediaSession: Sendable {
             parameters: parameters, received: stream, continuation: continuation, host: host, eventLoop: group.next(),
             inbound: inbound,
             sender: Sender(
-                sequence: UInt16.random(in: 0...UInt16.max, using: &generator), srtp: outbound, rtcpSRTP: outbound))
+                sequence: firstSequence ?? UInt16.random(in: 0...UInt16.max, using: &generator), srtp: outbound,
+                rtcpSRTP: outbound))
         let channel = try await session.makeChannel().get()
         session.link.withLockedValue { $0.channel = channel }
         // A few keep-alives at first: the relay may not know this membership yet when the very first one
@@ -174,7 +178,15 @@ public final class MediaSession: Sendable {
         }
     }
 
-    private func sendKeepAlives(at delays: [Int64]) {
+    /// The sequence number the next packet sent gets.
+    public var nextSequence: UInt16 { sender.withLockedValue { $0.sequence } }
+
+    /// The event loop this session's socket and timers run on.
+    public var loop: EventLoop { eventLoop }
+
+    /// Sends keep-alives at once and after each of `delays` milliseconds: after a reconnect, so that a relay that
+    /// restarted learns this member's address before the next periodic one.
+    public func sendKeepAlives(at delays: [Int64]) {
         for delay in delays {
             if delay == 0 { sendKeepAlive(); continue }
             eventLoop.scheduleTask(in: .milliseconds(delay)) { [weak self] in self?.sendKeepAlive() }

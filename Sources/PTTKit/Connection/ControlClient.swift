@@ -132,6 +132,12 @@ public final class ControlClient: Sendable {
         try? await channel.close()
     }
 
+    /// Closes the connection without waiting for anything (a dead link's TLS close could wait for an answer that
+    /// never comes).
+    public func abandon() {
+        channel.close(promise: nil)
+    }
+
     /// Completes when the connection is closed, by either side.
     public var closed: EventLoopFuture<Void> { channel.closeFuture }
 }

@@ -39,7 +39,8 @@ public struct PinnedFingerprints: TrustStore {
     }
 
     public func verdict(for endpoint: String, fingerprint: String) throws -> TrustVerdict {
-        fingerprints.contains(fingerprint) ? .trusted : .changed(expected: fingerprints.sorted().joined(separator: " or "))
+        fingerprints.contains(fingerprint)
+            ? .trusted : .changed(expected: fingerprints.sorted().joined(separator: " or "))
     }
 
     public var location: String { "the pinned fingerprints the app was configured with" }

@@ -69,7 +69,13 @@ let package = Package(
         // The Opus packet limits and TOC reading, in Swift: shared by Opus and AudioFiles, links no C library.
         .target(name: "OpusPacketFormat"),
         .target(name: "AudioFiles", dependencies: ["COgg", "OpusPacketFormat"]),
-        .target(name: "SRTP", dependencies: ["CCrypto"], swiftSettings: hotPathSettings),
+        // What SRTP is, without crypto (profiles, keys, errors, packet index, replay window, IV layout):
+        // shared by SRTP (libcrypto) and PortableSRTP (swift-crypto), which re-export it. Its per-packet
+        // code is @inlinable under @_spi(SRTPInternals) (Swift 6.3 does not inline `package` functions
+        // across modules) and compiles into SRTP with SRTP's hot-path settings; no unsafe flags here, as
+        // the kit depends on it.
+        .target(name: "SRTPFormat"),
+        .target(name: "SRTP", dependencies: ["CCrypto", "SRTPFormat"], swiftSettings: hotPathSettings),
         .target(name: "CUDPBatch"),
         .target(name: "Opus", dependencies: ["COpus", "OpusPacketFormat"]),
         .target(
@@ -145,6 +151,7 @@ let package = Package(
         .target(
             name: "PortableSRTP",
             dependencies: [
+                "SRTPFormat",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
@@ -154,11 +161,12 @@ let package = Package(
         .target(
             name: "PTTKit",
             dependencies: [
-                "PTTProtocol", "RTP", "SRTP",
+                "PTTProtocol", "RTP", "PortableSRTP",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
@@ -216,7 +224,7 @@ let package = Package(
             exclude: ["ReferenceRelay"]
         ),
         // Per-packet cost of SRTPSession (`make`-free: see Docs/SRTP.md).
-        .executableTarget(name: "srtp-bench", dependencies: ["SRTP"], path: "Sources/SRTPBench"),
+        .executableTarget(name: "srtp-bench", dependencies: ["SRTP", "PortableSRTP"], path: "Sources/SRTPBench"),
 
         // libFuzzer targets (`make fuzz`); in a normal build they are executables that do nothing.
         .executableTarget(
@@ -261,7 +269,7 @@ let package = Package(
             path: "Tests/APNsTestSupport"
         ),
         // libsrtp2 wrapped as a test oracle for SRTPSession; never linked into a product.
-        .target(name: "LibSRTP", dependencies: ["CSRTP", "SRTP"], path: "Tests/LibSRTP"),
+        .target(name: "LibSRTP", dependencies: ["CSRTP", "SRTP", "SRTPFormat"], path: "Tests/LibSRTP"),
         .testTarget(name: "PTTCoreTests", dependencies: ["PTTCore", "TestSupport"]),
         .testTarget(
             name: "PTTProtocolTests",
@@ -295,7 +303,12 @@ let package = Package(
             ]
         ),
         .testTarget(name: "MediaTests", dependencies: ["RTP", "AudioFiles", "Opus", "TestSupport"]),
-        .testTarget(name: "SRTPTests", dependencies: ["SRTP", "LibSRTP", "RTP", "Opus", "TestSupport"]),
+        .testTarget(
+            name: "SRTPTests",
+            dependencies: [
+                "SRTP", "SRTPFormat", "PortableSRTP", "LibSRTP", "RTP", "Opus", "TestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         .testTarget(
             name: "APNsTests",
             dependencies: [
@@ -309,7 +322,8 @@ let package = Package(
         .testTarget(
             name: "PTTServerTests",
             dependencies: [
-                "PTTServer", "PTTRelay", "PTTStore", "PTTAdmin", "PTTKit", "PTTProtocol", "PTTCore", "RTP", "AudioFiles", "SRTP",
+                "PTTServer", "PTTRelay", "PTTStore", "PTTAdmin", "PTTKit", "PTTProtocol", "PTTCore", "RTP",
+                "AudioFiles", "SRTP",
                 "Opus", "TestSupport",
                 "APNs", "APNsTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),

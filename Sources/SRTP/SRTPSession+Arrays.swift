@@ -1,3 +1,5 @@
+@_spi(SRTPInternals) import SRTPFormat
+
 extension SRTPSession {
     /// Protects an RTP packet, returning the SRTP packet (``rtpOverhead`` bytes longer). A convenience for tests
     /// and clients; allocates.

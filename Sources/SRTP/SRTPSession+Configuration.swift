@@ -1,32 +1,20 @@
+@_spi(SRTPInternals) import SRTPFormat
+
 extension SRTPSession {
     /// Which way a session works: `inbound` only unprotects, `outbound` only protects.
-    public enum Direction: Sendable, Equatable {
-        /// Verifies and decrypts received packets (`unprotect`, `unprotectRTCP`).
-        case inbound
-        /// Encrypts and authenticates packets to send (`protect`, `protectRTCP`).
-        case outbound
-    }
+    public typealias Direction = SRTPDirection
 
-    /// Which SSRCs a session accepts.
-    public enum SSRCSelection: Sendable, Equatable {
-        /// Exactly this SSRC; packets with another SSRC fail with `unknownSSRC`. The stream state is
-        /// made up front, so no packet allocates. A relay's per-listener outbound session uses the
-        /// listener's stable outgoing SSRC here.
-        case specific(UInt32)
-        /// Any SSRC. The session keeps a rollover counter and replay windows per SSRC, made the first
-        /// time it sees each SSRC (inbound: only after the packet authenticates), which allocates, and
-        /// kept for the session's life. All SSRCs share the session keys.
-        case any
-    }
+    /// Which SSRCs a session accepts: one specific SSRC, or any.
+    public typealias SSRCSelection = SRTPSSRCSelection
 
     /// The default crypto suite, as SDP and ffmpeg name it (`AES_CM_128_HMAC_SHA1_80`).
     public static let suiteName = SRTPProfile.aesCM128HMACSHA1_80.name
 
     /// Default replay window (packets), as libsrtp's.
-    public static let defaultReplayWindowSize = 128
+    public static let defaultReplayWindowSize = SRTPReplayWindow.defaultSize
 
     /// Replay window sizes a session accepts.
-    public static let replayWindowSizes = 64..<0x8000
+    public static let replayWindowSizes = SRTPReplayWindow.allowedSizes
 
     /// How many bytes `protect` adds to an RTP packet with the default suite: the 80-bit tag.
     public static let rtpOverhead = SRTPProfile.aesCM128HMACSHA1_80.rtpOverhead

@@ -1,20 +1,18 @@
+@_spi(SRTPInternals) import SRTPFormat
+
 extension SRTPSession {
     /// Encrypts and authenticates the (compound) RTCP packet of `length` bytes at `buffer` in place,
     /// appending the E flag + 31-bit SRTCP index and the tag; returns the new length (`length +`
     /// ``rtcpOverhead``). `capacity` must be at least that. The first 8 bytes (header and sender
     /// SSRC) stay in the clear.
     public func protectRTCP(_ buffer: UnsafeMutableRawPointer, length: Int, capacity: Int) throws(SRTPError) -> Int {
-        guard direction == .outbound else { throw .wrongDirection }
+        guard case .outbound = direction else { throw .wrongDirection }
         let tagLength = profile.tagLength
-        try Self.checkCapacity(length: length, capacity: capacity, overhead: tagLength + 4)
+        try Self.checkCapacity(length: length, capacity: capacity, overhead: profile.rtcpOverhead)
         guard length >= SRTPPacketLayout.rtcpHeader else { throw .badParam }
         let ssrc = SRTPPacketLayout.readUInt32(buffer, at: 4)
-        let index = try withStream(ssrc, store: true) { (stream) throws(SRTPError) -> UInt32 in
-            guard stream.rtcpSent < 0x7FFF_FFFF else { throw .indexExhausted }
-            stream.rtcpSent += 1
-            return stream.rtcpSent
-        }
-        let trailer = 0x8000_0000 | index  // E = 1: encrypted
+        let index = try streams.nextRTCPIndex(ssrc: ssrc)
+        let trailer = SRTPPacketLayout.srtcpIndexWord(index)  // E = 1: encrypted
         let body = buffer + SRTPPacketLayout.rtcpHeader
         let bodyLength = length - SRTPPacketLayout.rtcpHeader
         if let authenticator = rtcpKeys.authenticator {
@@ -47,19 +45,16 @@ extension SRTPSession {
     /// RTCP length (`length -` ``rtcpOverhead``). Accepts packets sent unencrypted (E = 0) too, which
     /// are only authenticated. Errors as for ``unprotect(_:length:)``.
     public func unprotectRTCP(_ buffer: UnsafeMutableRawPointer, length: Int) throws(SRTPError) -> Int {
-        guard direction == .inbound else { throw .wrongDirection }
+        guard case .inbound = direction else { throw .wrongDirection }
         let tagLength = profile.tagLength
-        guard length >= SRTPPacketLayout.rtcpHeader + 4 + tagLength, length <= Int(Int32.max) else { throw .badParam }
-        let rtcpLength = length - tagLength - 4
-        // AES-CM: header ‖ body ‖ E+index ‖ tag. GCM: header ‖ body ‖ tag ‖ E+index.
-        let trailerOffset = rtcpKeys.authenticator != nil ? rtcpLength : length - 4
-        let trailer = SRTPPacketLayout.readUInt32(buffer, at: trailerOffset)
-        let encrypted = trailer & 0x8000_0000 != 0
-        let index = trailer & 0x7FFF_FFFF
-        let ssrc = SRTPPacketLayout.readUInt32(buffer, at: 4)
-        try withStream(ssrc, store: false) { (stream) throws(SRTPError) in
-            guard stream.rtcp.verdict(for: UInt64(index)) == .fresh else { throw .replayFail }
+        guard length >= SRTPPacketLayout.rtcpHeader + profile.rtcpOverhead, length <= Int(Int32.max) else {
+            throw .badParam
         }
+        let rtcpLength = length - profile.rtcpOverhead
+        let trailerOffset = SRTPPacketLayout.srtcpIndexOffset(length: length, profile: profile)
+        let (encrypted, index) = SRTPPacketLayout.srtcpIndex(SRTPPacketLayout.readUInt32(buffer, at: trailerOffset))
+        let ssrc = SRTPPacketLayout.readUInt32(buffer, at: 4)
+        try streams.checkRTCPIndex(ssrc: ssrc, index: index)
         let body = buffer + SRTPPacketLayout.rtcpHeader
         let bodyLength = rtcpLength - SRTPPacketLayout.rtcpHeader
         if let authenticator = rtcpKeys.authenticator {
@@ -91,7 +86,7 @@ extension SRTPSession {
             }
             guard opened else { throw .authFail }
         }
-        try withStream(ssrc, store: true) { (stream) throws(SRTPError) in stream.rtcp.accept(UInt64(index)) }
+        try streams.acceptRTCPIndex(ssrc: ssrc, index: index)
         return rtcpLength
     }
 }

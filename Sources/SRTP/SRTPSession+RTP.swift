@@ -1,26 +1,17 @@
+@_spi(SRTPInternals) import SRTPFormat
+
 extension SRTPSession {
     /// Encrypts and authenticates the RTP packet of `length` bytes at `buffer` in place, appending
     /// the tag; returns the new length (`length +` ``rtpOverhead``). `capacity` (the bytes writable at
     /// `buffer`) must be at least that. The header, its CSRC list and header extension stay in the
     /// clear. Does not allocate (for a ``SSRCSelection/specific(_:)`` session).
     public func protect(_ buffer: UnsafeMutableRawPointer, length: Int, capacity: Int) throws(SRTPError) -> Int {
-        guard direction == .outbound else { throw .wrongDirection }
+        guard case .outbound = direction else { throw .wrongDirection }
         let tagLength = profile.tagLength
         try Self.checkCapacity(length: length, capacity: capacity, overhead: tagLength)
-        guard let headerLength = SRTPPacketLayout.rtpHeaderLength(buffer, available: length) else { throw .badParam }
-        let sequence = SRTPPacketLayout.readUInt16(buffer, at: 2)
-        let ssrc = SRTPPacketLayout.readUInt32(buffer, at: 8)
-        let allowRepeat = allowRepeatTransmit
-        let index = try withStream(ssrc, store: true) { (stream) throws(SRTPError) -> UInt64 in
-            let index = SRTPPacketIndex.estimate(sequence: sequence, highest: stream.rtp.highest)
-            switch stream.rtp.verdict(for: index) {
-            case .fresh: break
-            case .duplicate: guard allowRepeat else { throw .replayFail }
-            case .tooOld: throw .replayFail
-            }
-            stream.rtp.accept(index)
-            return index
-        }
+        guard let header = SRTPPacketLayout.rtpHeader(buffer, available: length) else { throw .badParam }
+        let (headerLength, sequence, ssrc) = (header.length, header.sequence, header.ssrc)
+        let index = try streams.nextRTPIndex(ssrc: ssrc, sequence: sequence, allowRepeat: allowRepeatTransmit)
         let roc = SRTPPacketIndex.rolloverCounter(index)
         let payload = buffer + headerLength
         let payloadLength = length - headerLength
@@ -52,22 +43,13 @@ extension SRTPSession {
     /// unspecified (GCM decrypts before it knows the tag is bad). Does not allocate (except a new
     /// stream in an ``SSRCSelection/any`` session).
     public func unprotect(_ buffer: UnsafeMutableRawPointer, length: Int) throws(SRTPError) -> Int {
-        guard direction == .inbound else { throw .wrongDirection }
+        guard case .inbound = direction else { throw .wrongDirection }
         let tagLength = profile.tagLength
         guard length >= 0, length <= Int(Int32.max) else { throw .badParam }
         let protectedLength = length - tagLength
-        guard protectedLength >= SRTPPacketLayout.rtpFixedHeader,
-            let headerLength = SRTPPacketLayout.rtpHeaderLength(buffer, available: protectedLength)
-        else {
-            throw .badParam
-        }
-        let sequence = SRTPPacketLayout.readUInt16(buffer, at: 2)
-        let ssrc = SRTPPacketLayout.readUInt32(buffer, at: 8)
-        let index = try withStream(ssrc, store: false) { (stream) throws(SRTPError) -> UInt64 in
-            let index = SRTPPacketIndex.estimate(sequence: sequence, highest: stream.rtp.highest)
-            guard stream.rtp.verdict(for: index) == .fresh else { throw .replayFail }
-            return index
-        }
+        guard let header = SRTPPacketLayout.rtpHeader(buffer, available: protectedLength) else { throw .badParam }
+        let (headerLength, sequence, ssrc) = (header.length, header.sequence, header.ssrc)
+        let index = try streams.checkRTPIndex(ssrc: ssrc, sequence: sequence)
         let roc = SRTPPacketIndex.rolloverCounter(index)
         let payload = buffer + headerLength
         let payloadLength = protectedLength - headerLength
@@ -93,7 +75,7 @@ extension SRTPSession {
             }
             guard opened else { throw .authFail }
         }
-        try withStream(ssrc, store: true) { (stream) throws(SRTPError) in stream.rtp.accept(index) }
+        try streams.acceptRTPIndex(ssrc: ssrc, index: index)
         return protectedLength
     }
 }

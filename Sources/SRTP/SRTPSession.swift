@@ -1,3 +1,5 @@
+@_spi(SRTPInternals) import SRTPFormat
+
 /// One SRTP/SRTCP session (RFC 3711, RFC 7714) over OpenSSL's libcrypto: one master key, one
 /// ``SRTPProfile`` for both SRTP and SRTCP, replay protection, rollover counter tracking.
 ///
@@ -32,10 +34,8 @@ public final class SRTPSession: @unchecked Sendable {
     let rtpKeys: SRTPTransformKeys
     let rtcpKeys: SRTPTransformKeys
 
-    /// The stream of a ``SSRCSelection/specific(_:)`` session.
-    var primary: SRTPStreamState
-    /// The streams of an ``SSRCSelection/any`` session, by SSRC.
-    var others: [UInt32: SRTPStreamState] = [:]
+    /// The rollover counters and replay windows, per SSRC.
+    var streams: SRTPStreams
 
     /// Creates a session.
     ///
@@ -56,8 +56,7 @@ public final class SRTPSession: @unchecked Sendable {
         allowRepeatTransmit: Bool = false,
         profile: SRTPProfile = .aesCM128HMACSHA1_80
     ) throws(SRTPError) {
-        guard Self.replayWindowSizes.contains(replayWindowSize) else { throw .badReplayWindow(replayWindowSize) }
-        guard key.bytes.count == profile.keyLength else { throw .badKeyLength(key.bytes.count) }
+        try SRTPSessionOptions.check(key: key, profile: profile, replayWindowSize: replayWindowSize)
         var derivation = try SRTPKeyDerivation(masterKey: key.masterKey, masterSalt: key.salt)
         defer { derivation.release() }
         let encrypt = direction == .outbound
@@ -73,7 +72,7 @@ public final class SRTPSession: @unchecked Sendable {
         self.replayWindowSize = replayWindowSize
         self.allowRepeatTransmit = allowRepeatTransmit
         self.profile = profile
-        self.primary = SRTPStreamState(windowSize: replayWindowSize)
+        self.streams = SRTPStreams(selection: ssrc, windowSize: replayWindowSize)
     }
 
     /// Creates a session from raw key bytes; throws `badKeyLength` unless they fit `profile`.
@@ -85,9 +84,8 @@ public final class SRTPSession: @unchecked Sendable {
         allowRepeatTransmit: Bool = false,
         profile: SRTPProfile = .aesCM128HMACSHA1_80
     ) throws(SRTPError) {
-        guard key.count == profile.keyLength else { throw .badKeyLength(key.count) }
         try self.init(
-            direction: direction, key: SRTPKey(bytes: key), ssrc: ssrc,
+            direction: direction, key: SRTPSessionOptions.key(key, profile: profile), ssrc: ssrc,
             replayWindowSize: replayWindowSize, allowRepeatTransmit: allowRepeatTransmit, profile: profile
         )
     }
@@ -95,26 +93,6 @@ public final class SRTPSession: @unchecked Sendable {
     deinit {
         rtpKeys.release()
         rtcpKeys.release()
-    }
-
-    /// Checks `ssrc` against the selection and passes its stream state to `body`: the stored one, or
-    /// for a new SSRC in an `any` session a fresh state that is stored only if `store` is true (so an
-    /// unauthenticated packet leaves nothing behind).
-    @inline(__always)
-    func withStream<Result>(
-        _ ssrc: UInt32, store: Bool, _ body: (inout SRTPStreamState) throws(SRTPError) -> Result
-    ) throws(SRTPError) -> Result {
-        switch self.ssrc {
-        case let .specific(expected):
-            guard ssrc == expected else { throw .unknownSSRC }
-            return try body(&primary)
-        case .any:
-            if others.index(forKey: ssrc) != nil { return try body(&others[ssrc]!) }
-            var fresh = SRTPStreamState(windowSize: replayWindowSize)
-            let result = try body(&fresh)
-            if store { others[ssrc] = fresh }
-            return result
-        }
     }
 
     /// Throws unless `length` bytes plus `overhead` fit in `capacity` (and in an `Int32`, as OpenSSL needs).

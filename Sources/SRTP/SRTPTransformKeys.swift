@@ -1,4 +1,5 @@
 internal import CCrypto
+@_spi(SRTPInternals) import SRTPFormat
 
 /// The session keys of one half of a session (SRTP or SRTCP), derived from the master key: a cipher
 /// context keyed with the session encryption key, the session salt, and for AES-CM the HMAC key's
@@ -12,10 +13,7 @@ struct SRTPTransformKeys {
 
     /// Derives the keys for SRTP (`rtcp == false`) or SRTCP from `derivation`.
     init(profile: SRTPProfile, derivation: SRTPKeyDerivation, rtcp: Bool, encrypt: Bool) throws(SRTPError) {
-        let labels: (SRTPKeyDerivation.Label, SRTPKeyDerivation.Label, SRTPKeyDerivation.Label) =
-            rtcp
-            ? (.rtcpEncryption, .rtcpAuthentication, .rtcpSalt)
-            : (.rtpEncryption, .rtpAuthentication, .rtpSalt)
+        let labels = SRTPKeyLabel.labels(rtcp: rtcp)
         // Scratch for the encryption key (16) and the HMAC key (20), wiped before returning.
         var scratch: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
         defer { withUnsafeMutableBytes(of: &scratch) { OPENSSL_cleanse($0.baseAddress, $0.count) } }
@@ -23,11 +21,12 @@ struct SRTPTransformKeys {
         salt = .allocate(capacity: 1)
         salt.initialize(to: (0, 0))
         do {
-            try derivation.derive(labels.2, into: UnsafeMutableRawBufferPointer(start: salt, count: profile.saltLength))
+            try derivation.derive(
+                labels.salt, into: UnsafeMutableRawBufferPointer(start: salt, count: profile.saltLength))
             cipher = try withUnsafeMutableBytes(of: &scratch) { raw in
                 Result { () throws(SRTPError) in
                     let key = UnsafeMutableRawBufferPointer(rebasing: raw[0..<16])
-                    try derivation.derive(labels.0, into: key)
+                    try derivation.derive(labels.encryption, into: key)
                     let algorithm = profile == .aeadAES128GCM ? SRTPAlgorithms.aes128GCM : SRTPAlgorithms.aes128CTR
                     return try SRTPCipherContext(cipher: algorithm, key: key.baseAddress!, encrypt: encrypt)
                 }
@@ -41,7 +40,7 @@ struct SRTPTransformKeys {
                 authenticator = try withUnsafeMutableBytes(of: &scratch) { raw in
                     Result { () throws(SRTPError) in
                         let key = UnsafeMutableRawBufferPointer(rebasing: raw[16..<36])
-                        try derivation.derive(labels.1, into: key)
+                        try derivation.derive(labels.authentication, into: key)
                         return SRTPAuthenticator(key: UnsafeRawBufferPointer(key))
                     }
                 }.get()

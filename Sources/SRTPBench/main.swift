@@ -1,13 +1,15 @@
 // srtp-bench: what SRTPSession costs per 132-byte RTP packet, with 1 and 1000 sessions, for each
-// profile; plus session creation time and heap per session. See Docs/SRTP.md.
+// profile; plus session creation time and heap per session. Then the same packet through
+// PortableSRTPSession (swift-crypto, `[UInt8]` API), the kit's SRTP. See Docs/SRTP.md.
 //
-//   srtp-bench [packets]                  (default 1,000,000 per measurement)
+//   srtp-bench [packets] [--libcrypto-only]  (default 1,000,000 per measurement; a tenth for PortableSRTP)
 //   srtp-bench --sessions K [gcm]         makes K outbound + K inbound sessions and exits holding them
 //
-// Under valgrind, run it with N and 2N packets: the "total heap usage" counts are equal when the
-// per-packet path allocates nothing. With --sessions K and 0, "in use at exit" differs by the heap
+// Under valgrind, run it with N and 2N packets and --libcrypto-only: the "total heap usage" counts are
+// equal when SRTPSession's per-packet path allocates nothing (PortableSRTPSession allocates per packet). With --sessions K and 0, "in use at exit" differs by the heap
 // that 2K sessions keep.
 import Glibc
+import PortableSRTP
 import SRTP
 
 let arguments = CommandLine.arguments
@@ -99,3 +101,42 @@ for profile in SRTPProfile.allCases {
     }
 }
 buffer.deallocate()
+
+/// PortableSRTPSession: protect `count` packets (one session, SSRC 1), then unprotect them all; ns per
+/// packet for each, and per session created.
+func runPortable(_ profile: SRTPProfile, count: Int) -> (protect: Double, unprotect: Double, create: Double) {
+    let key = SRTPKey.random(for: profile)
+    let created = now()
+    var made: [PortableSRTPSession] = []
+    for _ in 0..<1_000 {
+        made.append(try! PortableSRTPSession(direction: .outbound, key: key, ssrc: .specific(1), profile: profile))
+    }
+    let creation = Double(now() - created) / Double(made.count)
+    let sender = try! PortableSRTPSession(direction: .outbound, key: key, ssrc: .specific(1), profile: profile)
+    let receiver = try! PortableSRTPSession(direction: .inbound, key: key, ssrc: .specific(1), profile: profile)
+    var plain = [UInt8](repeating: 0x5A, count: packetLength)
+    var protected: [[UInt8]] = []
+    protected.reserveCapacity(count)
+    let start = now()
+    for packet in 0..<count {
+        plain.withUnsafeMutableBytes {
+            writeHeader($0.baseAddress!, sequence: UInt16(truncatingIfNeeded: packet), ssrc: 1)
+        }
+        protected.append(try! sender.protect(plain))
+    }
+    let middle = now()
+    for packet in protected { _ = try! receiver.unprotect(packet) }
+    let end = now()
+    return (Double(middle - start) / Double(count), Double(end - middle) / Double(count), creation)
+}
+
+guard !arguments.contains("--libcrypto-only") else { exit(0) }
+let portablePackets = max(packets / 10, 1)
+print("srtp-bench: PortableSRTPSession (swift-crypto, [UInt8] API), \(portablePackets) packets per measurement")
+for profile in SRTPProfile.allCases {
+    _ = runPortable(profile, count: max(portablePackets / 10, 1))  // warm up
+    let cost = runPortable(profile, count: portablePackets)
+    print(
+        "\(profile.name) portable: protect \(Int(cost.protect.rounded())) ns, "
+            + "unprotect \(Int(cost.unprotect.rounded())) ns, create \(Int(cost.create.rounded())) ns/session")
+}

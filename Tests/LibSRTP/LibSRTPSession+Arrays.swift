@@ -1,4 +1,5 @@
 public import SRTP
+@_spi(SRTPInternals) import SRTPFormat
 
 extension LibSRTPSession {
     /// Protects an RTP packet, returning the SRTP packet.

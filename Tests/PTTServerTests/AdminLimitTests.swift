@@ -2,8 +2,8 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
-import PTTKit
 import PTTCore
+import PTTKit
 import PTTProtocol
 import TestSupport
 import Testing

@@ -1,6 +1,6 @@
 import Foundation
-import PTTKit
 import PTTCore
+import PTTKit
 import PTTProtocol
 import PTTServer
 import RTP

@@ -1,7 +1,7 @@
 import Foundation
 import NIOCore
-import PTTKit
 import PTTCore
+import PTTKit
 import PTTProtocol
 import PTTServer
 import TestSupport

@@ -1,7 +1,7 @@
 import Foundation
 import NIOConcurrencyHelpers
-import PTTKit
 import PTTCore
+import PTTKit
 import PTTProtocol
 import TestSupport
 import Testing

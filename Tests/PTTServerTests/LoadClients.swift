@@ -3,8 +3,8 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOSSL
-import PTTKit
 import PTTCore
+import PTTKit
 import PTTProtocol
 import TestSupport
 

@@ -1,8 +1,8 @@
 import AudioFiles
 import Foundation
 import PTTAdmin
-import PTTKit
 import PTTCore
+import PTTKit
 import PTTProtocol
 import PTTStore
 import TestSupport

@@ -1,7 +1,7 @@
 import AudioFiles
 import Foundation
-import PTTKit
 import PTTCore
+import PTTKit
 import PTTProtocol
 import TestSupport
 import Testing

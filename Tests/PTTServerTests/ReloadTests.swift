@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 import PTTAdmin
-import PTTKit
 import PTTCore
+import PTTKit
 import PTTProtocol
 import TestSupport
 import Testing

@@ -1,8 +1,8 @@
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
-import PTTKit
 import PTTCore
+import PTTKit
 import PTTProtocol
 import TestSupport
 import Testing

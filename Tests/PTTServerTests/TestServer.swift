@@ -3,8 +3,8 @@ import Logging
 import NIOCore
 import NIOPosix
 import PTTAdmin
-import PTTKit
 import PTTCore
+import PTTKit
 import PTTProtocol
 import TestSupport
 

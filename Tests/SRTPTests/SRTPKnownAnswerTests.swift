@@ -1,9 +1,11 @@
+@_spi(SRTPInternals) import SRTPFormat
 import Testing
 
 @testable import SRTP
 
 /// Published test vectors: RFC 3711 Appendix B and libsrtp's own srtp_validate() vectors
-/// (test/srtp_driver.c), for AES-CM and GCM.
+/// (test/srtp_driver.c), for AES-CM and GCM. The packet vectors run on SRTPSession and
+/// PortableSRTPSession; PortableSRTPKnownAnswerTests runs Appendix B on the portable primitives.
 @Suite("SRTP known answers")
 struct SRTPKnownAnswerTests {
     private static func hex(_ text: String) -> [UInt8] { SRTPTestPackets.hex(text) }
@@ -69,8 +71,8 @@ struct SRTPKnownAnswerTests {
     private static let rtp = hex("800F1234DECAFBADCAFEBABE") + [UInt8](repeating: 0xAB, count: 16)
     private static let rtcp = hex("81C8000BCAFEBABE") + [UInt8](repeating: 0xAB, count: 16)
 
-    @Test("libsrtp's srtp_validate(): AES_CM_128_HMAC_SHA1_80, SSRC 0xcafebabe")
-    func libsrtpValidationVectors() throws {
+    @Test("libsrtp's srtp_validate(): AES_CM_128_HMAC_SHA1_80, SSRC 0xcafebabe", arguments: SRTPImplementation.ours)
+    func libsrtpValidationVectors(implementation: SRTPImplementation) throws {
         let key = try SRTPKey(bytes: Self.hex("E1F97A0D3E018BE0D64FA32C06DE41390EC675AD498AFEEBB6960B3AABE6"))
         let srtp = Self.hex(
             """
@@ -80,11 +82,11 @@ struct SRTPKnownAnswerTests {
             """
             81C8000BCAFEBABE7128035BE487B9BDBEF89041F977A5A880000001993E08CD54D6C1230798
             """)
-        try check(key: key, profile: .aesCM128HMACSHA1_80, srtp: srtp, srtcp: srtcp)
+        try check(implementation, key: key, profile: .aesCM128HMACSHA1_80, srtp: srtp, srtcp: srtcp)
     }
 
-    @Test("libsrtp's srtp_validate_gcm(): AEAD_AES_128_GCM, SSRC 0xcafebabe")
-    func libsrtpGCMValidationVectors() throws {
+    @Test("libsrtp's srtp_validate_gcm(): AEAD_AES_128_GCM, SSRC 0xcafebabe", arguments: SRTPImplementation.ours)
+    func libsrtpGCMValidationVectors(implementation: SRTPImplementation) throws {
         let key = try SRTPKey(bytes: Self.hex("000102030405060708090A0B0C0D0E0FA0A1A2A3A4A5A6A7A8A9AAAB"))
         let srtp = Self.hex(
             """
@@ -94,12 +96,14 @@ struct SRTPKnownAnswerTests {
             """
             81C8000BCAFEBABEC98B8B5DF0392A55852B6C21AC8E7025C52C6FBEA2B3B446EA31123BA88CE61E80000001
             """)
-        try check(key: key, profile: .aeadAES128GCM, srtp: srtp, srtcp: srtcp)
+        try check(implementation, key: key, profile: .aeadAES128GCM, srtp: srtp, srtcp: srtcp)
     }
 
-    private func check(key: SRTPKey, profile: SRTPProfile, srtp: [UInt8], srtcp: [UInt8]) throws {
-        let sender = try SRTPSession(direction: .outbound, key: key, ssrc: .specific(0xCAFE_BABE), profile: profile)
-        let receiver = try SRTPSession(direction: .inbound, key: key, ssrc: .specific(0xCAFE_BABE), profile: profile)
+    private func check(
+        _ implementation: SRTPImplementation, key: SRTPKey, profile: SRTPProfile, srtp: [UInt8], srtcp: [UInt8]
+    ) throws {
+        let sender = try implementation.session(.outbound, key: key, ssrc: .specific(0xCAFE_BABE), profile: profile)
+        let receiver = try implementation.session(.inbound, key: key, ssrc: .specific(0xCAFE_BABE), profile: profile)
         #expect(try sender.protect(Self.rtp) == srtp)
         #expect(try receiver.unprotect(srtp) == Self.rtp)
         #expect(try sender.protectRTCP(Self.rtcp) == srtcp)

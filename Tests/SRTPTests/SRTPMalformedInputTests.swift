@@ -2,20 +2,24 @@ import SRTP
 import TestSupport
 import Testing
 
-/// Malformed and hostile input: every case is an error, never a crash or a read outside the packet.
+/// Malformed and hostile input: every case is an error, never a crash or a read outside the packet. Each
+/// test runs on SRTPSession (libcrypto) and PortableSRTPSession (swift-crypto).
 @Suite("SRTP malformed input")
 struct SRTPMalformedInputTests {
-    private static func sessions(_ profile: SRTPProfile) throws -> (out: SRTPSession, in: SRTPSession) {
+    private static func sessions(
+        _ implementation: SRTPImplementation, _ profile: SRTPProfile
+    ) throws -> (out: any SRTPArraySession, in: any SRTPArraySession) {
         let key = SRTPTestPackets.key(200, profile)
         return (
-            try SRTPSession(direction: .outbound, key: key, ssrc: .any, profile: profile),
-            try SRTPSession(direction: .inbound, key: key, ssrc: .any, profile: profile)
+            try implementation.session(.outbound, key: key, ssrc: .any, profile: profile),
+            try implementation.session(.inbound, key: key, ssrc: .any, profile: profile)
         )
     }
 
-    @Test("random bytes of every length up to 120 are rejected", arguments: SRTPProfile.allCases)
-    func randomBytes(profile: SRTPProfile) throws {
-        let (_, receiver) = try Self.sessions(profile)
+    @Test(
+        "random bytes of every length up to 120 are rejected", arguments: SRTPImplementation.ours, SRTPProfile.allCases)
+    func randomBytes(implementation: SRTPImplementation, profile: SRTPProfile) throws {
+        let (_, receiver) = try Self.sessions(implementation, profile)
         var rng = SplitMix64(seed: 0x5352_5450)
         for round in 0..<3_000 {
             var bytes = (0..<(round % 121)).map { _ in UInt8.random(in: 0...255, using: &rng) }
@@ -27,9 +31,9 @@ struct SRTPMalformedInputTests {
 
     @Test(
         "every truncation of a genuine packet is rejected, and the packet still goes through after",
-        arguments: SRTPProfile.allCases)
-    func truncations(profile: SRTPProfile) throws {
-        let (sender, receiver) = try Self.sessions(profile)
+        arguments: SRTPImplementation.ours, SRTPProfile.allCases)
+    func truncations(implementation: SRTPImplementation, profile: SRTPProfile) throws {
+        let (sender, receiver) = try Self.sessions(implementation, profile)
         let plain = SRTPTestPackets.rtp(seq: 5, csrcs: [1, 2], extensionWords: [3, 4])
         let protected = try sender.protect(plain)
         let report = try sender.protectRTCP(SRTPTestPackets.rtcp(ssrc: 0x1234_5678))
@@ -44,9 +48,10 @@ struct SRTPMalformedInputTests {
     }
 
     @Test(
-        "a CSRC count or extension length reaching past the packet is a bad parameter", arguments: SRTPProfile.allCases)
-    func headerFieldsPastTheEnd(profile: SRTPProfile) throws {
-        let (sender, receiver) = try Self.sessions(profile)
+        "a CSRC count or extension length reaching past the packet is a bad parameter",
+        arguments: SRTPImplementation.ours, SRTPProfile.allCases)
+    func headerFieldsPastTheEnd(implementation: SRTPImplementation, profile: SRTPProfile) throws {
+        let (sender, receiver) = try Self.sessions(implementation, profile)
         let tag = [UInt8](repeating: 0xAA, count: profile.tagLength)
         // 15 CSRCs announced, 2 present.
         var manyCSRCs = SRTPTestPackets.rtp(seq: 1, payload: [], csrcs: [1, 2])
@@ -75,9 +80,9 @@ struct SRTPMalformedInputTests {
 
     @Test(
         "random headers with every CSRC count and extension length: protect and unprotect never crash",
-        arguments: SRTPProfile.allCases)
-    func randomHeaders(profile: SRTPProfile) throws {
-        let (sender, receiver) = try Self.sessions(profile)
+        arguments: SRTPImplementation.ours, SRTPProfile.allCases)
+    func randomHeaders(implementation: SRTPImplementation, profile: SRTPProfile) throws {
+        let (sender, receiver) = try Self.sessions(implementation, profile)
         var rng = SplitMix64(seed: 0xC5_0C)
         for round in 0..<2_000 {
             var bytes = (0..<(12 + round % 80)).map { _ in UInt8.random(in: 0...255, using: &rng) }

@@ -3,7 +3,8 @@ import SRTP
 import TestSupport
 import Testing
 
-/// SRTPSession against libsrtp2 (LibSRTPSession, the oracle), both ways and both profiles: the same
+/// SRTPSession (libcrypto) and PortableSRTPSession (swift-crypto) against libsrtp2 (LibSRTPSession, the
+/// oracle), both ways and both profiles: the same
 /// key and packets must give the same bytes, each side must unprotect what the other protected, and
 /// both must accept and reject the same packets in the same order.
 @Suite("SRTP against libsrtp2")
@@ -18,34 +19,30 @@ struct SRTPOracleTests {
     }
 
     private static func senders(
-        _ profile: SRTPProfile, key: SRTPKey, ssrc: SRTPSession.SSRCSelection = .specific(ssrc)
-    )
-        throws -> (SRTPSession, LibSRTPSession)
-    {
+        _ ours: SRTPImplementation, _ profile: SRTPProfile, key: SRTPKey, ssrc: SRTPSSRCSelection = .specific(ssrc)
+    ) throws -> (any SRTPArraySession, LibSRTPSession) {
         (
-            try SRTPSession(direction: .outbound, key: key, ssrc: ssrc, profile: profile),
+            try ours.session(.outbound, key: key, ssrc: ssrc, profile: profile),
             try LibSRTPSession(direction: .outbound, key: key, ssrc: ssrc, profile: profile)
         )
     }
 
     private static func receivers(
-        _ profile: SRTPProfile, key: SRTPKey, ssrc: SRTPSession.SSRCSelection = .specific(ssrc)
-    )
-        throws -> (SRTPSession, LibSRTPSession)
-    {
+        _ ours: SRTPImplementation, _ profile: SRTPProfile, key: SRTPKey, ssrc: SRTPSSRCSelection = .specific(ssrc)
+    ) throws -> (any SRTPArraySession, LibSRTPSession) {
         (
-            try SRTPSession(direction: .inbound, key: key, ssrc: ssrc, profile: profile),
+            try ours.session(.inbound, key: key, ssrc: ssrc, profile: profile),
             try LibSRTPSession(direction: .inbound, key: key, ssrc: ssrc, profile: profile)
         )
     }
 
     @Test(
         "same bytes as libsrtp across a rollover, and each unprotects the other's packets",
-        arguments: SRTPProfile.allCases)
-    func rtpAcrossRollover(profile: SRTPProfile) throws {
+        arguments: SRTPImplementation.ours, SRTPProfile.allCases)
+    func rtpAcrossRollover(ours implementation: SRTPImplementation, profile: SRTPProfile) throws {
         let key = SRTPTestPackets.key(100, profile)
-        let (ours, theirs) = try Self.senders(profile, key: key)
-        let (oursIn, theirsIn) = try Self.receivers(profile, key: key)
+        let (ours, theirs) = try Self.senders(implementation, profile, key: key)
+        let (oursIn, theirsIn) = try Self.receivers(implementation, profile, key: key)
         for (n, seq) in Self.wrappingSequence.enumerated() {
             let plain = SRTPTestPackets.rtp(seq: seq, ssrc: Self.ssrc, payload: Self.payload(n))
             let mine = try ours.protect(plain)
@@ -55,11 +52,13 @@ struct SRTPOracleTests {
         }
     }
 
-    @Test("libsrtp protects, we unprotect, with CSRCs and header extensions", arguments: SRTPProfile.allCases)
-    func csrcsAndExtensions(profile: SRTPProfile) throws {
+    @Test(
+        "libsrtp protects, we unprotect, with CSRCs and header extensions", arguments: SRTPImplementation.ours,
+        SRTPProfile.allCases)
+    func csrcsAndExtensions(ours implementation: SRTPImplementation, profile: SRTPProfile) throws {
         let key = SRTPTestPackets.key(101, profile)
-        let (ours, theirs) = try Self.senders(profile, key: key)
-        let (oursIn, theirsIn) = try Self.receivers(profile, key: key)
+        let (ours, theirs) = try Self.senders(implementation, profile, key: key)
+        let (oursIn, theirsIn) = try Self.receivers(implementation, profile, key: key)
         let shapes: [([UInt32], [UInt32]?)] = [
             ([1], nil), ([1, 2, 3], nil), ([], [0x1122_3344]), ([7, 8], [0xAABB_CCDD, 0x0102_0304]),
             (Array(1...15), [0, 0, 0]), ([], []), ([9], []),
@@ -79,11 +78,11 @@ struct SRTPOracleTests {
 
     @Test(
         "reordered, lost and duplicated packets around a rollover: we accept and reject exactly what libsrtp does",
-        arguments: SRTPProfile.allCases)
-    func reorderingMatchesLibsrtp(profile: SRTPProfile) throws {
+        arguments: SRTPImplementation.ours, SRTPProfile.allCases)
+    func reorderingMatchesLibsrtp(ours implementation: SRTPImplementation, profile: SRTPProfile) throws {
         let key = SRTPTestPackets.key(102, profile)
-        let (ours, _) = try Self.senders(profile, key: key)
-        let (oursIn, theirsIn) = try Self.receivers(profile, key: key)
+        let (ours, _) = try Self.senders(implementation, profile, key: key)
+        let (oursIn, theirsIn) = try Self.receivers(implementation, profile, key: key)
         var protected = try Self.wrappingSequence.enumerated().map { n, seq in
             try ours.protect(SRTPTestPackets.rtp(seq: seq, ssrc: Self.ssrc, payload: Self.payload(n)))
         }
@@ -110,11 +109,11 @@ struct SRTPOracleTests {
         #expect(accepted == protected.count)
     }
 
-    @Test("SRTCP: same bytes, both ways, replay rejected", arguments: SRTPProfile.allCases)
-    func rtcpBothWays(profile: SRTPProfile) throws {
+    @Test("SRTCP: same bytes, both ways, replay rejected", arguments: SRTPImplementation.ours, SRTPProfile.allCases)
+    func rtcpBothWays(ours implementation: SRTPImplementation, profile: SRTPProfile) throws {
         let key = SRTPTestPackets.key(103, profile)
-        let (ours, theirs) = try Self.senders(profile, key: key)
-        let (oursIn, theirsIn) = try Self.receivers(profile, key: key)
+        let (ours, theirs) = try Self.senders(implementation, profile, key: key)
+        let (oursIn, theirsIn) = try Self.receivers(implementation, profile, key: key)
         for n in 0..<40 {
             let plain = SRTPTestPackets.rtcp(ssrc: Self.ssrc, cname: String(repeating: "c", count: n % 20))
             let mine = try ours.protectRTCP(plain)
@@ -127,11 +126,13 @@ struct SRTPOracleTests {
         }
     }
 
-    @Test("libsrtp protects RTP and RTCP for any SSRC; we unprotect", arguments: SRTPProfile.allCases)
-    func libsrtpToUsAnySSRC(profile: SRTPProfile) throws {
+    @Test(
+        "libsrtp protects RTP and RTCP for any SSRC; we unprotect", arguments: SRTPImplementation.ours,
+        SRTPProfile.allCases)
+    func libsrtpToUsAnySSRC(ours implementation: SRTPImplementation, profile: SRTPProfile) throws {
         let key = SRTPTestPackets.key(104, profile)
         let theirs = try LibSRTPSession(direction: .outbound, key: key, ssrc: .any, profile: profile)
-        let oursIn = try SRTPSession(direction: .inbound, key: key, ssrc: .any, profile: profile)
+        let oursIn = try implementation.session(.inbound, key: key, ssrc: .any, profile: profile)
         for n in 0..<300 {
             let ssrc = UInt32(0x100 + n % 3)
             let seq = UInt16(truncatingIfNeeded: 65_400 + n / 3)
@@ -144,10 +145,12 @@ struct SRTPOracleTests {
         }
     }
 
-    @Test("tampered header, payload or tag, and a wrong key: both reject", arguments: SRTPProfile.allCases)
-    func tamperingRejectedLikeLibsrtp(profile: SRTPProfile) throws {
+    @Test(
+        "tampered header, payload or tag, and a wrong key: both reject", arguments: SRTPImplementation.ours,
+        SRTPProfile.allCases)
+    func tamperingRejectedLikeLibsrtp(ours implementation: SRTPImplementation, profile: SRTPProfile) throws {
         let key = SRTPTestPackets.key(105, profile)
-        let (ours, _) = try Self.senders(profile, key: key)
+        let (ours, _) = try Self.senders(implementation, profile, key: key)
         let plain = SRTPTestPackets.rtp(
             seq: 7, ssrc: Self.ssrc, payload: Self.payload(7), csrcs: [3], extensionWords: [1])
         let protected = try ours.protect(plain)
@@ -155,7 +158,7 @@ struct SRTPOracleTests {
         for index in [0, 1, 5, 9, 13, 20, plain.count - 1, plain.count, protected.count - 1] {
             var tampered = protected
             tampered[index] ^= 0x10
-            let (oursIn, theirsIn) = try Self.receivers(profile, key: key)
+            let (oursIn, theirsIn) = try Self.receivers(implementation, profile, key: key)
             let mine = Result { () throws(SRTPError) in try oursIn.unprotect(tampered) }
             #expect(mine == Result { () throws(SRTPError) in try theirsIn.unprotect(tampered) }, "byte \(index)")
             #expect(throws: SRTPError.self) { try mine.get() }
@@ -163,14 +166,14 @@ struct SRTPOracleTests {
         for index in [1, 4, 9, report.count - 15, report.count - 5, report.count - 1] {
             var tampered = report
             tampered[index] ^= 0x01
-            let (oursIn, theirsIn) = try Self.receivers(profile, key: key)
+            let (oursIn, theirsIn) = try Self.receivers(implementation, profile, key: key)
             let mine = Result { () throws(SRTPError) in try oursIn.unprotectRTCP(tampered) }
             #expect(
                 mine == Result { () throws(SRTPError) in try theirsIn.unprotectRTCP(tampered) }, "RTCP byte \(index)")
             #expect(throws: SRTPError.self) { try mine.get() }
         }
         let wrong = SRTPTestPackets.key(106, profile)
-        let (oursIn, theirsIn) = try Self.receivers(profile, key: wrong)
+        let (oursIn, theirsIn) = try Self.receivers(implementation, profile, key: wrong)
         #expect(throws: SRTPError.authFail) { try oursIn.unprotect(protected) }
         #expect(throws: SRTPError.authFail) { try theirsIn.unprotect(protected) }
         #expect(throws: SRTPError.authFail) { try oursIn.unprotectRTCP(report) }
@@ -179,13 +182,12 @@ struct SRTPOracleTests {
 
     @Test(
         "the sender refuses a repeated sequence number like libsrtp, unless repeats are allowed",
-        arguments: SRTPProfile.allCases)
-    func repeatTransmit(profile: SRTPProfile) throws {
+        arguments: SRTPImplementation.ours, SRTPProfile.allCases)
+    func repeatTransmit(ours implementation: SRTPImplementation, profile: SRTPProfile) throws {
         let key = SRTPTestPackets.key(107, profile)
-        for allow in [false, true] {
-            let ours = try SRTPSession(
-                direction: .outbound, key: key, ssrc: .specific(Self.ssrc), allowRepeatTransmit: allow, profile: profile
-            )
+        for allow in implementation == .portable ? [false] : [false, true] {
+            let ours = try implementation.session(
+                .outbound, key: key, ssrc: .specific(Self.ssrc), profile: profile, allowRepeatTransmit: allow)
             let theirs = try LibSRTPSession(
                 direction: .outbound, key: key, ssrc: .specific(Self.ssrc), allowRepeatTransmit: allow, profile: profile
             )

@@ -1,6 +1,5 @@
+@_spi(SRTPInternals) import SRTPFormat
 import Testing
-
-@testable import SRTP
 
 /// The pure pieces: packet index estimation (RFC 3711 §3.3.1) and the replay window.
 @Suite("SRTP index and replay window")

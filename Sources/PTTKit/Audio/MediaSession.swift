@@ -3,8 +3,8 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import PTTProtocol
+import PortableSRTP
 import RTP
-import SRTP
 
 /// One Opus packet as a listener received it from the relay.
 public struct ReceivedAudio: Sendable, Equatable {
@@ -36,7 +36,7 @@ public final class MediaSession: Sendable {
     public let received: AsyncStream<ReceivedAudio>
     private let host: String
     private let eventLoop: EventLoop
-    private let inbound: SRTPSession?
+    private let inbound: PortableSRTPSession?
     private let continuation: AsyncStream<ReceivedAudio>.Continuation
     private let sender: NIOLockedValueBox<Sender>
     private let link = NIOLockedValueBox(Link())
@@ -44,8 +44,8 @@ public final class MediaSession: Sendable {
 
     struct Sender {
         var sequence: UInt16
-        var srtp: SRTPSession?
-        var rtcpSRTP: SRTPSession?
+        var srtp: PortableSRTPSession?
+        var rtcpSRTP: PortableSRTPSession?
     }
 
     /// The current socket, if one is open.
@@ -94,11 +94,13 @@ public final class MediaSession: Sendable {
         let (stream, continuation) = AsyncStream<ReceivedAudio>.makeStream(bufferingPolicy: .bufferingNewest(50_000))
         let inbound =
             secure
-            ? try SRTPSession(direction: .inbound, key: key, ssrc: .specific(parameters.listenSSRC), profile: profile)
+            ? try PortableSRTPSession(
+                direction: .inbound, key: key, ssrc: .specific(parameters.listenSSRC), profile: profile)
             : nil
         let outbound =
             secure
-            ? try SRTPSession(direction: .outbound, key: key, ssrc: .specific(parameters.ssrc), profile: profile) : nil
+            ? try PortableSRTPSession(
+                direction: .outbound, key: key, ssrc: .specific(parameters.ssrc), profile: profile) : nil
         var generator = SystemRandomNumberGenerator()
         let session = MediaSession(
             parameters: parameters, received: stream, continuation: continuation, host: host, eventLoop: group.next(),
@@ -123,7 +125,7 @@ public final class MediaSession: Sendable {
     private init(
         parameters: MediaParameters, received: AsyncStream<ReceivedAudio>,
         continuation: AsyncStream<ReceivedAudio>.Continuation,
-        host: String, eventLoop: EventLoop, inbound: SRTPSession?, sender: Sender
+        host: String, eventLoop: EventLoop, inbound: PortableSRTPSession?, sender: Sender
     ) {
         self.parameters = parameters
         self.received = received
@@ -239,13 +241,13 @@ final class MediaReceiveHandler: ChannelInboundHandler, @unchecked Sendable {
     // @unchecked: the SRTP session is used only on this channel's event loop.
     typealias InboundIn = AddressedEnvelope<ByteBuffer>
 
-    private let srtp: SRTPSession?
+    private let srtp: PortableSRTPSession?
     private let continuation: AsyncStream<ReceivedAudio>.Continuation
     private let closed: @Sendable () -> Void
     private let replayed: @Sendable () -> Void
 
     init(
-        srtp: SRTPSession?, continuation: AsyncStream<ReceivedAudio>.Continuation,
+        srtp: PortableSRTPSession?, continuation: AsyncStream<ReceivedAudio>.Continuation,
         closed: @escaping @Sendable () -> Void,
         replayed: @escaping @Sendable () -> Void
     ) {

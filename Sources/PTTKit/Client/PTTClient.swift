@@ -163,6 +163,9 @@ public actor PTTClient {
     /// Connections made again since the first.
     public var reconnects: Int { get async { await link.reconnects } }
 
+    /// How long the TCP connection, TLS handshake and `hello` of the current (or last) connection took.
+    public var connectTimings: ConnectTimings? { get async { await link.lastTimings } }
+
     /// Closes the connection and every channel's audio; memberships stay on the server (``ChannelHandle/leave()``
     /// ends one).
     public func close() async {

@@ -23,15 +23,17 @@ public final class ControlClient: Sendable {
     /// True when this connection pinned the server's certificate for the first time.
     public let pinnedCertificate: Bool
     public let serverFingerprint: String?
+    /// How long the TCP connection, the TLS handshake and `hello` took.
+    public let timings: ConnectTimings
     private let channel: Channel
     private let dispatcher: Dispatcher
 
     private init(
         welcome: Welcome, messages: AsyncStream<ControlMessage>, channel: Channel, dispatcher: Dispatcher,
-        pinned: Bool, fingerprint: String?
+        pinned: Bool, fingerprint: String?, timings: ConnectTimings
     ) {
         self.welcome = welcome; self.messages = messages; self.channel = channel; self.dispatcher = dispatcher
-        self.pinnedCertificate = pinned; self.serverFingerprint = fingerprint
+        self.pinnedCertificate = pinned; self.serverFingerprint = fingerprint; self.timings = timings
     }
 
     /// Connects, says `hello` and waits for `welcome`.
@@ -42,6 +44,7 @@ public final class ControlClient: Sendable {
         let (stream, continuation) = AsyncStream<ControlMessage>.makeStream(bufferingPolicy: .bufferingNewest(10_000))
         let dispatcher = Dispatcher(continuation: continuation)
         let pin = PinCheck()
+        let clock = ConnectClock(start: ConnectClock.now())
         let sslContext: NIOSSLContext?
         if case .tls = security {
             var tls = TLSConfiguration.makeClientConfiguration()
@@ -67,6 +70,7 @@ public final class ControlClient: Sendable {
                             }
                             try sync.addHandler(handler)
                         }
+                        try sync.addHandler(clock)
                         try sync.addHandler(ByteToMessageHandler(ControlFrameDecoder()))
                         try sync.addHandler(MessageToByteHandler(ControlFrameEncoder()))
                         try sync.addHandler(
@@ -98,7 +102,8 @@ public final class ControlClient: Sendable {
         case .welcome(let welcome):
             return ControlClient(
                 welcome: welcome, messages: stream, channel: channel, dispatcher: dispatcher,
-                pinned: pin.pinnedNow, fingerprint: pin.fingerprint)
+                pinned: pin.pinnedNow, fingerprint: pin.fingerprint,
+                timings: clock.timings(welcomed: ConnectClock.now()))
         case .error(let error):
             try? await channel.close()
             throw ControlClientError.refused(error)

@@ -48,6 +48,8 @@ actor ControlLink {
     private(set) var reconnects = 0
     /// Connections given up because the server's heartbeats stopped.
     private(set) var heartbeatLosses = 0
+    /// How long the steps of the latest connection took.
+    private(set) var lastTimings: ConnectTimings?
 
     init(
         endpoint: ServerEndpoint, hello: Hello, security: ControlSecurity, connectTimeout: Duration,
@@ -176,6 +178,7 @@ actor ControlLink {
     /// Attaches `connection`, then reads it until it ends or its heartbeats stop.
     private func serve(_ connection: ControlClient) async {
         self.connection = connection
+        lastTimings = connection.timings
         watch = HeartbeatWatch(intervalMs: connection.welcome.heartbeatIntervalMs, now: Self.now())
         probe = nil
         await handlers.attached(connection)

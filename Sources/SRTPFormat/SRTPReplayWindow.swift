@@ -4,10 +4,10 @@
 ///
 /// The bits live in a ring of 64-bit words indexed by `index % capacity`, so advancing the window
 /// clears only the bits it moves over and never shifts the whole mask. Nothing allocates after
-/// ``init(size:)``.
-struct SRTPReplayWindow {
+/// ``init(size:)``. `@inlinable`: both sessions consult it for every packet.
+@_spi(SRTPInternals) public struct SRTPReplayWindow {
     /// What the window says about an index.
-    enum Verdict: Equatable {
+    public enum Verdict: Equatable {
         /// Not seen, and inside (or ahead of) the window.
         case fresh
         /// Already accepted.
@@ -16,15 +16,21 @@ struct SRTPReplayWindow {
         case tooOld
     }
 
+    /// The replay window a session gets unless it asks for another (libsrtp's default).
+    @inlinable public static var defaultSize: Int { 128 }
+    /// The replay window sizes a session accepts (as libsrtp's).
+    @inlinable public static var allowedSizes: Range<Int> { 64..<0x8000 }
+
     /// How many indices below the highest the window remembers.
-    let size: UInt64
+    public let size: UInt64
     /// The highest index accepted so far (0 before the first packet, as in libsrtp).
-    private(set) var highest: UInt64 = 0
-    private var bits: [UInt64]
-    private let capacity: UInt64
+    public var highest: UInt64 = 0
+    @usableFromInline var bits: [UInt64]
+    @usableFromInline let capacity: UInt64
 
     /// A window remembering `size` indices (≥ 1).
-    init(size: Int) {
+    @inlinable
+    public init(size: Int) {
         let words = (size + 63) / 64
         self.size = UInt64(size)
         self.capacity = UInt64(words * 64)
@@ -32,7 +38,8 @@ struct SRTPReplayWindow {
     }
 
     /// Whether `index` may be accepted; changes nothing.
-    func verdict(for index: UInt64) -> Verdict {
+    @inlinable
+    public func verdict(for index: UInt64) -> Verdict {
         if index > highest { return .fresh }
         if highest - index >= size { return .tooOld }
         let position = index % capacity
@@ -41,7 +48,8 @@ struct SRTPReplayWindow {
 
     /// Records `index` as accepted (call only after the packet authenticated), moving the window
     /// forward if it is the highest yet.
-    mutating func accept(_ index: UInt64) {
+    @inlinable
+    public mutating func accept(_ index: UInt64) {
         if index > highest {
             let advance = index - highest
             if advance >= capacity {

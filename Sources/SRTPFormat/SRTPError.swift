@@ -24,7 +24,8 @@ public enum SRTPError: Error, Sendable, Equatable, CustomStringConvertible {
     case wrongDirection
     /// The session has used up its SRTCP index space (2^31 packets): it needs a new key.
     case indexExhausted
-    /// An OpenSSL call failed (for instance it could not allocate a cipher context); names the call.
+    /// A call into the crypto library failed (OpenSSL for `SRTPSession`, for instance it could not
+    /// allocate a cipher context; swift-crypto for `PortableSRTPSession`); names the call.
     case cryptoFailure(String)
 
     public var description: String {
@@ -41,7 +42,7 @@ public enum SRTPError: Error, Sendable, Equatable, CustomStringConvertible {
             "SRTP buffer too small: \(needed) bytes needed (packet + trailer), \(available) available"
         case .wrongDirection: "SRTP session used in the wrong direction"
         case .indexExhausted: "SRTCP index space used up: the session needs a new key"
-        case let .cryptoFailure(call): "OpenSSL call failed: \(call)"
+        case let .cryptoFailure(call): "SRTP crypto library call failed: \(call)"
         }
     }
 }

@@ -1,8 +1,8 @@
-/// The `[UInt8]` conveniences' one piece of work, shared by ``SRTPSession`` and the tests' libsrtp oracle.
-package enum SRTPArrayTransform {
+/// The `[UInt8]` conveniences' one piece of work, shared by `SRTPSession` and the tests' libsrtp oracle.
+@_spi(SRTPInternals) public enum SRTPArrayTransform {
     /// Copies `packet` into a buffer with `extra` bytes of tail room, runs `operation` in place (pointer,
     /// length, capacity) and trims the result to the length it returns. Allocates.
-    package static func run(
+    public static func run(
         _ packet: [UInt8],
         extra: Int,
         _ operation: (UnsafeMutableRawPointer, Int, Int) throws(SRTPError) -> Int

@@ -1,11 +1,12 @@
 /// The SRTP packet index: the 32-bit rollover counter (ROC) and the 16-bit sequence number as one
 /// 48-bit number, `ROC · 2^16 + SEQ` (RFC 3711 §3.3.1).
-enum SRTPPacketIndex {
+@_spi(SRTPInternals) public enum SRTPPacketIndex {
     /// The index of a packet with sequence number `sequence`, guessed from the highest index accepted
     /// so far (RFC 3711 §3.3.1 and Appendix A): the ROC of the highest index, or one less or one more
     /// when the sequence number is more than 2^15 behind or ahead of it. While the ROC is 0 a packet
     /// far ahead counts as ROC 0, not −1 (libsrtp does the same).
-    static func estimate(sequence: UInt16, highest: UInt64) -> UInt64 {
+    @inlinable @inline(__always)
+    public static func estimate(sequence: UInt16, highest: UInt64) -> UInt64 {
         let roc = highest >> 16
         let highestSequence = highest & 0xFFFF
         let sequence = UInt64(sequence)
@@ -19,7 +20,8 @@ enum SRTPPacketIndex {
     }
 
     /// The rollover counter of `index`, as the HMAC and the GCM IV use it.
-    static func rolloverCounter(_ index: UInt64) -> UInt32 {
+    @inlinable @inline(__always)
+    public static func rolloverCounter(_ index: UInt64) -> UInt32 {
         UInt32(truncatingIfNeeded: index >> 16)
     }
 }

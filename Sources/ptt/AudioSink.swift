@@ -49,8 +49,8 @@ final class AudioSink {
     }
 
     /// Writes one packet; `lost` packets went missing just before it.
-    func write(_ packet: ReceivedAudio, lostBefore lost: Int = 0) throws {
-        guard let samples = OggOpusPacket.sampleCount(of: packet.payload) else { return }
+    func write(_ packet: PlayoutPacket, lostBefore lost: Int = 0) throws {
+        guard let samples = OggOpusPacket.sampleCount(of: packet.opus) else { return }
         var gap = 0
         if let expected = nextTimestamp {
             let delta = Int(Int32(bitPattern: packet.timestamp &- expected))
@@ -63,7 +63,7 @@ final class AudioSink {
         if concealment > 0 { concealed += lost }
         if format == "ogg" {
             if ogg == nil {
-                let stereo = (packet.payload.first ?? 0) & 0x04 != 0
+                let stereo = (packet.opus.first ?? 0) & 0x04 != 0
                 let writer = try OggOpusWriter(channels: stereo ? 2 : 1)
                 ogg =
                     path == "-"
@@ -71,16 +71,16 @@ final class AudioSink {
                     : try OggOpusFileWriter(path: path, writer: writer)
             }
             try ogg!.writeFiller(samples: gap)
-            try ogg!.write(packet: packet.payload, samples: samples)
+            try ogg!.write(packet: packet.opus, samples: samples)
         } else {
             try emit([Int16](repeating: 0, count: (gap - concealment) * channels))
             if concealment > 0 {
                 // Concealment for all but the last lost packet; the last one from the FEC data of this packet
                 // (libopus falls back to concealment when it carries none).
                 for _ in 1..<(concealment / samples) { try emit(try decoder!.decodeLoss(samples: samples)) }
-                try emit(try decoder!.decodeFEC(packet.payload, samples: samples))
+                try emit(try decoder!.decodeFEC(packet.opus, samples: samples))
             }
-            try emit(try decoder!.decode(packet.payload))
+            try emit(try decoder!.decode(packet.opus))
         }
         count += 1
     }

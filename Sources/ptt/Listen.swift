@@ -42,7 +42,8 @@ struct Listen: AsyncParsableCommand {
         if let replay, replay != "last", replayBurst == nil {
             throw ValidationError("--replay takes a burst id or 'last', not '\(replay)'")
         }
-        let member = try await MemberConnection.open(connection, channel: channel, receiveOnly: receiveOnly)
+        let member = try await MemberConnection.open(
+            connection, channel: channel, receiveOnly: receiveOnly, jitterMs: jitterMs)
         let sink: AudioSink
         do {
             sink = try AudioSink(path: out, format: format, channels: channels)
@@ -51,7 +52,7 @@ struct Listen: AsyncParsableCommand {
             await member.close(leave: !stay)
             throw ExitCode(1)
         }
-        stderr("ptt: listening on \(channel) (\(member.joined.media.security))")
+        stderr("ptt: listening on \(channel) (\(member.handle.membership.media.security))")
         if replay != nil {
             let replaying = try await member.replay(replayBurst)
             stderr(
@@ -59,28 +60,26 @@ struct Listen: AsyncParsableCommand {
                     + "\(Double(replaying.durationMs) / 1000) s, \(replaying.packets) packets")
         }
         let replaying = replay != nil
-        let stream = member.media.received
+        let audio = member.handle.audio
         let limit = packets
-        let box = SinkBox(sink, jitter: JitterBuffer(delay: UInt64(jitterMs) * 1_000_000))
+        let box = SinkBox(sink)
         let quiet = untilQuiet.map { UInt64($0 * 1e9) }
         try await runUntilInterrupted(seconds: seconds) {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    for await packet in stream {
-                        try box.insert(packet)
+                    for await item in audio {
+                        try box.take(item)
                         if let limit, box.count >= limit { return }
                     }
                 }
-                // Holes are given up on when their time is over even if no further packet arrives.
                 group.addTask {
                     while true {
                         try await Task.sleep(for: .milliseconds(10))
-                        try box.tick()
                         if let quiet, let last = box.lastArrival, ReceivedAudio.clock() - last > quiet { return }
                         // A replay is over once it said so and its last packets have had 200 ms to arrive.
-                        if replaying, let ended = member.replayEnded() {
+                        if replaying, let outcome = member.replayEnded() {
                             if ReceivedAudio.clock() - (box.lastArrival ?? 0) > 200_000_000 {
-                                stderr("ptt: replay \(ended.outcome)")
+                                stderr("ptt: replay \(outcome)")
                                 return
                             }
                         }
@@ -90,72 +89,51 @@ struct Listen: AsyncParsableCommand {
                 group.cancelAll()
             }
         }
-        do { try box.finish() } catch { stderr("ptt: \(error)") }
-        // Duplicates: SRTP replay protection drops most copies before the jitter buffer sees them.
-        let summary = box.summary
-        stderr(
-            "ptt: wrote \(summary.written) packets to \(out) (concealed \(summary.concealed), reordered \(summary.reordered), "
-                + "duplicates \(summary.duplicates + member.media.replayedPackets), late \(summary.late), "
-                + "socket reopened \(member.media.socketReopens))")
         await member.close(leave: !stay)
+        // Closing released what the jitter buffer still held (packets behind a hole at the end): write it too.
+        do {
+            for await item in audio where limit.map({ box.count < $0 }) ?? true { try box.take(item) }
+            try box.finish()
+        } catch { stderr("ptt: \(error)") }
+        let statistics = member.handle.listeningStatistics
+        // Duplicates: SRTP replay protection drops most copies before the jitter buffer sees them.
+        stderr(
+            "ptt: wrote \(box.count) packets to \(out) (concealed \(box.concealed), reordered \(statistics.reordered), "
+                + "duplicates \(statistics.duplicates + member.handle.replayedPackets), late \(statistics.late), "
+                + "socket reopened \(member.handle.mediaSocketReopens))")
     }
 }
 
-/// The jitter buffer and the sink, shared by the receiving task, the ticker and the command (one at a time).
+/// The sink, fed by the task reading the channel's play-out and read by the command (one at a time).
 final class SinkBox: @unchecked Sendable {
     // @unchecked: guarded by `lock`.
     private let lock = NSLock()
     private let sink: AudioSink
-    private var jitter: JitterBuffer<ReceivedAudio>
     private var lost = 0
     /// When the last packet arrived.
     private var last: UInt64?
 
-    init(_ sink: AudioSink, jitter: JitterBuffer<ReceivedAudio>) {
-        self.sink = sink
-        self.jitter = jitter
-    }
+    init(_ sink: AudioSink) { self.sink = sink }
 
     var count: Int { lock.withLock { sink.count } }
+    var concealed: Int { lock.withLock { sink.concealed } }
     var lastArrival: UInt64? { lock.withLock { last } }
 
-    func insert(_ packet: ReceivedAudio) throws {
+    /// One item of the play-out: a packet to write (after the holes before it), a hole, or a late packet (dropped).
+    func take(_ item: PlayoutItem) throws {
         try lock.withLock {
-            last = packet.arrival
-            jitter.insert(packet, sequence: packet.sequenceNumber, arrival: packet.arrival)
-            try write(jitter.release(now: ReceivedAudio.clock()))
-        }
-    }
-
-    func tick() throws {
-        try lock.withLock {
-            guard let deadline = jitter.nextDeadline, deadline <= ReceivedAudio.clock() else { return }
-            try write(jitter.release(now: ReceivedAudio.clock()))
+            switch item {
+            case .audio(let packet):
+                last = packet.arrival
+                try sink.write(packet, lostBefore: lost)
+                lost = 0
+            case .lost(let count): lost += count
+            case .late(let packet): last = packet.arrival
+            }
         }
     }
 
     func finish() throws {
-        try lock.withLock {
-            try write(jitter.flush())
-            try sink.finish()
-        }
-    }
-
-    var summary: (written: Int, concealed: Int, reordered: Int, duplicates: Int, late: Int) {
-        lock.withLock {
-            let stats = jitter.statistics
-            return (sink.count, sink.concealed, stats.reordered, stats.duplicates, stats.late)
-        }
-    }
-
-    private func write(_ output: [JitterBuffer<ReceivedAudio>.Output]) throws {
-        for item in output {
-            switch item {
-            case .gap(let count): lost += count
-            case .packet(let packet, _):
-                try sink.write(packet, lostBefore: lost)
-                lost = 0
-            }
-        }
+        try lock.withLock { try sink.finish() }
     }
 }

@@ -47,8 +47,38 @@ struct ConnectionOptions: ParsableArguments {
         try await connectWithEndpoint().0
     }
 
-    /// Connects and also returns the endpoint used (its host is where the audio relay is).
-    func connectWithEndpoint() async throws -> (ControlClient, ServerEndpoint) {
+    /// Connects as an app with PTTKit's client (reconnects, typed events, audio), as `ptt talk` and `ptt listen` do.
+    func connectMember(jitterMs: Int? = nil) async throws -> PTTClient {
+        let target = try resolve()
+        var options = PTTClient.Options()
+        options.clientName = "ptt"
+        options.srtpSuites = srtpSuites.isEmpty ? nil : srtpSuites
+        if let jitterMs { options.jitterDelay = .milliseconds(jitterMs) }
+        do {
+            let client = try await PTTClient.connect(
+                to: target.endpoint, credentials: target.credentials,
+                security: target.trust.map { .tls($0) } ?? .plaintext, options: options)
+            if let knownHosts = target.trust, let fingerprint = await client.certificatePinnedNow {
+                stderr(
+                    "ptt: pinned the certificate of \(target.endpoint) (SHA-256 \(fingerprint)) in \(knownHosts.path)")
+            }
+            return client
+        } catch let error as PTTClientError {
+            stderr("ptt: \(error)")
+            throw ExitCode(1)
+        }
+    }
+
+    /// Where to connect, as whom, trusting what (nil: no TLS).
+    struct Target {
+        var endpoint: ServerEndpoint
+        var credentials: PTTCredentials
+        var role: ClientRole
+        var trust: KnownHosts?
+    }
+
+    /// Reads the options and the environment.
+    func resolve() throws -> Target {
         let env = ProcessInfo.processInfo.environment
         var useTLS = !noTLS
         var endpointText = server ?? env["PTT_SERVER"]
@@ -69,12 +99,25 @@ struct ConnectionOptions: ParsableArguments {
             throw ValidationError("--role must be app or push-provider")
         }
         let device = device ?? env["PTT_DEVICE"] ?? "ptt-" + UUID().uuidString.prefix(8).lowercased()
-        let knownHosts = KnownHosts(path: knownHosts ?? KnownHosts.defaultPath())
+        return Target(
+            endpoint: endpoint, credentials: PTTCredentials(user: user, secret: secret, device: device), role: role,
+            trust: useTLS ? KnownHosts(path: knownHosts ?? KnownHosts.defaultPath()) : nil)
+    }
+
+    /// Connects with the low-level control client (every frame as it comes, for `monitor` and `floor`) and also
+    /// returns the endpoint used.
+    func connectWithEndpoint() async throws -> (ControlClient, ServerEndpoint) {
+        let target = try resolve()
+        let endpoint = target.endpoint
+        let credentials = target.credentials
         do {
             let client = try await ControlClient.connect(
-                to: endpoint, hello: Hello(user: user, secret: secret, device: device, role: role, client: "ptt"),
-                security: useTLS ? .tls(knownHosts) : .plain)
-            if client.pinnedCertificate, let fingerprint = client.serverFingerprint {
+                to: endpoint,
+                hello: Hello(
+                    user: credentials.user, secret: credentials.secret, device: credentials.device, role: target.role,
+                    client: "ptt"),
+                security: target.trust.map { .tls($0) } ?? .plain)
+            if client.pinnedCertificate, let fingerprint = client.serverFingerprint, let knownHosts = target.trust {
                 stderr("ptt: pinned the certificate of \(endpoint) (SHA-256 \(fingerprint)) in \(knownHosts.path)")
             }
             return (client, endpoint)

@@ -39,13 +39,10 @@ struct Talk: AsyncParsableCommand {
         do {
             try await member.takeFloor(waitingAtMost: wait)
             let (packets, seconds, revoked) = try await send(input, over: member)
-            // The last packets travel over UDP, the release over the control connection, and the server reads the
-            // two on different threads: a release sent at once can overtake them and the relay drops what comes
-            // after it (seen: the last frame lost on a loaded machine). Release one frame time and a margin later,
-            // as a person's thumb does.
-            if revoked == nil { try? await Task.sleep(for: .milliseconds(60)) }
-            member.client.send(.floorRelease(FloorCommand(channel: channel)))
-            let reopens = member.media.socketReopens
+            // The kit releases once the queued packets went out, and a frame time later (the release travels
+            // over TCP, the audio over UDP).
+            if revoked == nil { try await member.handle.releaseFloor() }
+            let reopens = member.handle.mediaSocketReopens
             stderr(
                 "ptt: sent \(packets) packets (\(String(format: "%.2f", seconds)) s) to \(channel)\(revoked.map { "; floor revoked: \($0)" } ?? "")"
                     + (reopens > 0 ? "; media socket reopened \(reopens) times (address changed)" : ""))
@@ -61,20 +58,20 @@ struct Talk: AsyncParsableCommand {
         }
     }
 
-    /// Sends packets paced by their duration; stops early if the floor is revoked.
+    /// Hands the packets to the kit, which stamps and paces them; stops early if the floor is revoked.
     private func send(_ input: AudioInput, over member: MemberConnection) async throws -> (Int, Double, String?) {
-        let start = ContinuousClock.now
-        var timestamp = UInt32.random(in: 0...UInt32.max)
         var elapsed = 0
         var count = 0
         while let (packet, samples) = try input.next() {
             if let cause = member.revokedCause() { return (count, Double(elapsed) / 48_000, cause) }
-            try await Task.sleep(until: start + .microseconds(Int64(elapsed) * 1_000 / 48), clock: .continuous)
-            try member.media.send(opus: packet, timestamp: timestamp, marker: count == 0)
-            timestamp &+= UInt32(samples)
+            try await member.handle.transmit(opus: packet, samples: samples)
             elapsed += samples
             count += 1
         }
-        return (count, Double(elapsed) / 48_000, nil)
+        // Wait for the last packets to leave, so that a revocation during them is still seen.
+        while member.handle.queuedPackets > 0, member.revokedCause() == nil {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return (count, Double(elapsed) / 48_000, member.revokedCause())
     }
 }

@@ -41,6 +41,8 @@ public final class MediaSession: Sendable {
     private let sender: NIOLockedValueBox<Sender>
     private let link = NIOLockedValueBox(Link())
     private let keepAlive: NIOLockedValueBox<RepeatedTask?>
+    /// Called after the socket was opened again because the local address went away.
+    private let addressChanged: (@Sendable () -> Void)?
 
     struct Sender {
         var sequence: UInt16
@@ -52,11 +54,13 @@ public final class MediaSession: Sendable {
     struct Link {
         var channel: Channel?
         var closing = false
+        /// A new socket is being opened (after the old one closed, or for a new network path).
+        var reopening = false
         var reopened = 0
         var replayed = 0
     }
 
-    /// How many times the socket was opened again after it closed by itself (roaming).
+    /// How many times the socket was opened again: after it closed by itself (roaming), or for a new network path.
     public var socketReopens: Int { link.withLockedValue { $0.reopened } }
 
     /// Packets dropped by SRTP replay protection: copies of packets already received (duplicated on the way).
@@ -76,10 +80,13 @@ public final class MediaSession: Sendable {
     /// `parameters`, and sends a first keep-alive so the relay learns where to send.
     ///
     /// `firstSequence` continues the sequence numbers of an earlier session of the same membership (a server that
-    /// restarted on another port): the listener's relay then sees one stream. Random when nil.
+    /// restarted on another port): the listener's relay then sees one stream. Random when nil. `addressChanged` is
+    /// called each time the socket was opened again because the local address went away: the network path changed,
+    /// and the control connection may be dead too.
     public static func open(
         host: String, parameters: MediaParameters, keepAliveInterval: Duration = .seconds(5),
-        firstSequence: UInt16? = nil, group: EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+        firstSequence: UInt16? = nil, group: EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        addressChanged: (@Sendable () -> Void)? = nil
     ) async throws -> MediaSession {
         let secure = parameters.security == .srtp
         var key: [UInt8] = []
@@ -104,7 +111,7 @@ public final class MediaSession: Sendable {
         var generator = SystemRandomNumberGenerator()
         let session = MediaSession(
             parameters: parameters, received: stream, continuation: continuation, host: host, eventLoop: group.next(),
-            inbound: inbound,
+            inbound: inbound, addressChanged: addressChanged,
             sender: Sender(
                 sequence: firstSequence ?? UInt16.random(in: 0...UInt16.max, using: &generator), srtp: outbound,
                 rtcpSRTP: outbound))
@@ -125,8 +132,10 @@ public final class MediaSession: Sendable {
     private init(
         parameters: MediaParameters, received: AsyncStream<ReceivedAudio>,
         continuation: AsyncStream<ReceivedAudio>.Continuation,
-        host: String, eventLoop: EventLoop, inbound: PortableSRTPSession?, sender: Sender
+        host: String, eventLoop: EventLoop, inbound: PortableSRTPSession?,
+        addressChanged: (@Sendable () -> Void)?, sender: Sender
     ) {
+        self.addressChanged = addressChanged
         self.parameters = parameters
         self.received = received
         self.continuation = continuation
@@ -138,26 +147,40 @@ public final class MediaSession: Sendable {
     }
 
     /// A socket connected to the relay, on this session's event loop (the inbound SRTP context is used there only).
+    /// The socket itself is made on the loop's thread too, as NIO makes TCP sockets: a socket belongs to the network
+    /// namespace of the thread that makes it, so an app's (or a test's) event loop group decides where both live.
     private func makeChannel() -> EventLoopFuture<Channel> {
         let handler = MediaReceiveHandler(
-            srtp: inbound, continuation: continuation, closed: { [weak self] in self?.socketClosed() },
+            srtp: inbound, continuation: continuation, closed: { [weak self] in self?.socketClosed($0) },
             replayed: { [weak self] in self?.link.withLockedValue { $0.replayed += 1 } })
-        return DatagramBootstrap(group: eventLoop)
-            .channelOption(.socketOption(.so_rcvbuf), value: 1 << 20)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler) }
-            }
-            .connect(host: host, port: parameters.port)
+        let (eventLoop, host, port) = (eventLoop, host, parameters.port)
+        return eventLoop.flatSubmit {
+            DatagramBootstrap(group: eventLoop)
+                .channelOption(.socketOption(.so_rcvbuf), value: 1 << 20)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler) }
+                }
+                .connect(host: host, port: port)
+        }
     }
 
     /// The socket closed. After `close()` that ends the stream; otherwise a send failed (address gone,
-    /// network unreachable) and a new socket is opened.
-    private func socketClosed() {
-        let reopen = link.withLockedValue { link -> Bool in
+    /// network unreachable) and a new socket is opened. A socket that was replaced (``networkPathChanged()``) or
+    /// that closed while a new one is being opened changes nothing.
+    private func socketClosed(_ channel: Channel) {
+        let reopen = link.withLockedValue { link -> Bool? in
+            if let current = link.channel, current !== channel { return nil }
             link.channel = nil
-            return !link.closing
+            if link.closing { return false }
+            if link.reopening { return nil }
+            link.reopening = true
+            return true
         }
-        if reopen { reopenSocket(after: .milliseconds(20)) } else { continuation.finish() }
+        switch reopen {
+        case true?: reopenSocket(after: .milliseconds(20))
+        case false?: continuation.finish()
+        case nil: break
+        }
     }
 
     private func reopenSocket(after delay: TimeAmount) {
@@ -166,18 +189,65 @@ public final class MediaSession: Sendable {
             self.makeChannel().whenComplete { result in
                 switch result {
                 case .success(let channel):
-                    let kept = self.link.withLockedValue { link -> Bool in
-                        guard !link.closing else { return false }
-                        link.channel = channel
-                        link.reopened += 1
-                        return true
+                    if self.adopt(channel).kept {
+                        self.sendKeepAlives(at: [0, 50, 200])
+                        self.addressChanged?()
+                    } else {
+                        channel.close(promise: nil)
                     }
-                    if kept { self.sendKeepAlives(at: [0, 50, 200]) } else { channel.close(promise: nil) }
                 case .failure:
                     self.reopenSocket(after: min(delay * 2, .seconds(1)))
                 }
             }
         }
+    }
+
+    /// Makes `channel` the session's socket (not after `close()`); `old` is the one it replaces.
+    private func adopt(_ channel: Channel) -> (kept: Bool, old: Channel?) {
+        link.withLockedValue { link in
+            link.reopening = false
+            guard !link.closing else { return (false, nil) }
+            let old = link.channel
+            link.channel = channel
+            link.reopened += 1
+            return (true, old)
+        }
+    }
+
+    /// The network path changed (an app's `NWPathMonitor` said so): a UDP socket does not fail when its address
+    /// goes away, it only stops receiving, so a new socket is opened at once on the new path and keep-alives move the
+    /// relay to it (its first authenticated packet does). Returns once they are sent. The old socket is closed half a
+    /// second later: until the relay has moved, what it sends there is still read if that address still works.
+    /// While a socket is being opened again already, that one takes the new path.
+    public func networkPathChanged() async {
+        let proceed = link.withLockedValue { link -> Bool in
+            guard !link.closing, !link.reopening else { return false }
+            link.reopening = true
+            return true
+        }
+        guard proceed else { return }
+        let fresh: Channel
+        do {
+            fresh = try await makeChannel().get()
+        } catch {
+            // No route on the new path yet: keep the old socket, or, if it is gone, retry with back-off.
+            let gone = link.withLockedValue { link -> Bool in
+                guard link.channel == nil, !link.closing else {
+                    link.reopening = false
+                    return false
+                }
+                return true
+            }
+            if gone { reopenSocket(after: .milliseconds(20)) }
+            return
+        }
+        let (kept, old) = adopt(fresh)
+        guard kept else {
+            try? await fresh.close()
+            return
+        }
+        sendKeepAlives(at: [0, 50, 200])
+        if let old { eventLoop.scheduleTask(in: .milliseconds(500)) { old.close(promise: nil) } }
     }
 
     /// The sequence number the next packet sent gets.
@@ -243,12 +313,12 @@ final class MediaReceiveHandler: ChannelInboundHandler, @unchecked Sendable {
 
     private let srtp: PortableSRTPSession?
     private let continuation: AsyncStream<ReceivedAudio>.Continuation
-    private let closed: @Sendable () -> Void
+    private let closed: @Sendable (Channel) -> Void
     private let replayed: @Sendable () -> Void
 
     init(
         srtp: PortableSRTPSession?, continuation: AsyncStream<ReceivedAudio>.Continuation,
-        closed: @escaping @Sendable () -> Void,
+        closed: @escaping @Sendable (Channel) -> Void,
         replayed: @escaping @Sendable () -> Void
     ) {
         self.srtp = srtp
@@ -281,7 +351,7 @@ final class MediaReceiveHandler: ChannelInboundHandler, @unchecked Sendable {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        closed()
+        closed(context.channel)
         context.fireChannelInactive()
     }
 

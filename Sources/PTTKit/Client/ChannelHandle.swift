@@ -42,6 +42,12 @@ public final class ChannelHandle: Sendable {
     public var membership: Joined { state.withLockedValue { $0.joined } }
     /// The SSRC this member sends with (the same after every reconnect).
     public var ssrc: UInt32 { state.withLockedValue { $0.joined.media.ssrc } }
+    /// Packets handed to ``send(opus:samples:)`` that wait for their time.
+    public var queuedPackets: Int { state.withLockedValue { $0.queued } }
+    /// Times the media socket was opened again because the local address went away (roaming).
+    public var mediaSocketReopens: Int { state.withLockedValue { $0.media.socketReopens } }
+    /// Packets SRTP replay protection dropped (copies the network made).
+    public var replayedPackets: Int { state.withLockedValue { $0.media.replayedPackets } }
     /// The jitter buffer's counts: packets reordered, duplicated, late and lost so far.
     public var listeningStatistics: JitterBuffer<PlayoutPacket>.Statistics { playout.statistics }
 
@@ -71,7 +77,7 @@ public final class ChannelHandle: Sendable {
         }
         try await Task.sleep(for: .milliseconds(60))
         state.withLockedValue { $0.pacer.endSpurt() }
-        _ = try await request(.floorRelease(FloorCommand(channel: id)))
+        _ = try await request(.floorRelease(FloorCommand(channel: id)), againAfterReconnect: true)
     }
 
     // MARK: - Talking
@@ -124,16 +130,22 @@ public final class ChannelHandle: Sendable {
 
     /// Ends the membership.
     public func leave() async throws {
-        _ = try await request(.leave(Leave(channel: id)))
+        _ = try await request(.leave(Leave(channel: id)), againAfterReconnect: true)
         await client.forget(self)
         await ended()
     }
 
     // MARK: - Kit-internal
 
-    private func request(_ message: ControlMessage) async throws -> ControlMessage {
+    /// Sends a request for this membership. With `againAfterReconnect` (requests that may be repeated: a release, a
+    /// leave), one whose connection died before the answer came is sent once more on the next connection.
+    private func request(_ message: ControlMessage, againAfterReconnect: Bool = false) async throws -> ControlMessage {
         if state.withLockedValue({ $0.ended }) { throw PTTClientError.notAMember(channel: info.name) }
-        return try await client.request(message)
+        do {
+            return try await client.request(message)
+        } catch PTTClientError.noAnswer(let what) where againAfterReconnect && what == PTTClientError.closedEarly {
+            return try await client.request(message)
+        }
     }
 
     /// Reads the media session into the play-out; moves to the next session if it was replaced.
@@ -162,10 +174,18 @@ public final class ChannelHandle: Sendable {
             return
         }
         let fresh = try await MediaSession.open(
-            host: host, parameters: joined.media, firstSequence: old.nextSequence, group: group)
+            host: host, parameters: joined.media, firstSequence: old.nextSequence, group: group,
+            addressChanged: client.pathChangeSignal)
         state.withLockedValue { $0.media = fresh }
         listen(to: fresh)
         await old.close()
+    }
+
+    /// The network path changed: the media socket is opened again on the new path, and the relay moved to it
+    /// (``MediaSession/networkPathChanged()``).
+    func networkPathChanged() async {
+        let media = state.withLockedValue { $0.ended ? nil : $0.media }
+        await media?.networkPathChanged()
     }
 
     /// The membership ended: closes the media and ends ``audio``.

@@ -157,11 +157,21 @@ public actor PTTClient {
     /// The handles of every membership this client has open.
     public var openChannels: [ChannelHandle] { Array(channels.values) }
 
-    /// The network path changed: reconnect at once if waiting to, or check the connection if connected.
-    public func networkPathChanged() async { await link.networkPathChanged() }
+    /// The network path changed (call it on every `NWPathMonitor` update): every channel's media socket is opened
+    /// again on the new path and the relay follows it at once (a UDP socket does not notice that its address went
+    /// away: without this, the relay would keep sending to the old address until the next keep-alive, up to 5 s);
+    /// the control connection is tried again at once if waiting to, or checked with a heartbeat if connected.
+    public func networkPathChanged() async {
+        for handle in channels.values { await handle.networkPathChanged() }
+        await link.networkPathChanged()
+    }
 
     /// Connections made again since the first.
     public var reconnects: Int { get async { await link.reconnects } }
+
+    /// The server certificate's SHA-256 fingerprint if this client pinned it for the first time (a ``KnownHosts``
+    /// that did not know the server), to tell the person once; nil when it was trusted already.
+    public var certificatePinnedNow: String? { get async { await link.pinnedFingerprint } }
 
     /// How long the TCP connection, TLS handshake and `hello` of the current (or last) connection took.
     public var connectTimings: ConnectTimings? { get async { await link.lastTimings } }
@@ -176,6 +186,13 @@ public actor PTTClient {
     }
 
     // MARK: - Kit-internal
+
+    /// What a media session calls when its local address went away: the control connection is checked at once
+    /// instead of when its heartbeats stop.
+    nonisolated var pathChangeSignal: @Sendable () -> Void {
+        // Only the control link is checked: the media socket that called has just been replaced already.
+        { [weak self] in Task { await self?.link.networkPathChanged() } }
+    }
 
     func request(_ message: ControlMessage) async throws -> ControlMessage {
         try await link.request(message, timeout: options.requestTimeout)
@@ -192,7 +209,8 @@ public actor PTTClient {
         }
         let media: MediaSession
         do {
-            media = try await MediaSession.open(host: endpoint.host, parameters: joined.media, group: group)
+            media = try await MediaSession.open(
+                host: endpoint.host, parameters: joined.media, group: group, addressChanged: pathChangeSignal)
         } catch let error as ControlClientError {
             throw PTTClientError.unusableMedia("\(error)")
         }

@@ -23,12 +23,15 @@ public enum PTTClientError: Error, Sendable, Equatable, CustomStringConvertible 
     init(_ error: ControlClientError) {
         switch error {
         case .refused(let frame): self = .refused(code: frame.code, message: frame.message)
-        case .connectionClosed: self = .noAnswer("the connection closed before the answer came")
+        case .connectionClosed: self = .noAnswer(Self.closedEarly)
         case .timedOut(let what): self = .noAnswer("timed out waiting for \(what)")
         case .unexpectedReply(let type): self = .unexpectedReply(type)
         case .certificateChanged, .connectFailed: self = .closed("\(error)")
         }
     }
+
+    /// What ``noAnswer(_:)`` says when the connection ended before the answer came.
+    public static let closedEarly = "the connection closed before the answer came"
 
     public var description: String {
         switch self {

@@ -13,6 +13,13 @@ public struct ConnectTimings: Sendable, Equatable {
 
     /// All of it.
     public var total: Duration { tcp + tls + hello }
+
+    /// Timings of these steps.
+    public init(tcp: Duration, tls: Duration, hello: Duration) {
+        self.tcp = tcp
+        self.tls = tls
+        self.hello = hello
+    }
 }
 
 /// Notes the instants of a connection's steps (monotonic nanoseconds): TCP up, TLS done.

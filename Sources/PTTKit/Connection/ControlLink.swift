@@ -50,6 +50,8 @@ actor ControlLink {
     private(set) var heartbeatLosses = 0
     /// How long the steps of the latest connection took.
     private(set) var lastTimings: ConnectTimings?
+    /// The server's certificate fingerprint, when a connection pinned it for the first time (trust on first use).
+    private(set) var pinnedFingerprint: String?
 
     init(
         endpoint: ServerEndpoint, hello: Hello, security: ControlSecurity, connectTimeout: Duration,
@@ -158,27 +160,69 @@ actor ControlLink {
                 return
             }
             setState(.connecting)
-            let delay = backoff.nextDelay(unit: Double.random(in: 0..<1))
-            await waitBeforeRetry(delay)
+            if !unanswered.retryAtOnce {
+                let delay = backoff.nextDelay(unit: Double.random(in: 0..<1))
+                await waitBeforeRetry(delay)
+            }
             if Task.isCancelled { return }
             if case .closed = state { return }
+            let timeout = reconnectTimeout()
+            let started = ContinuousClock.now
             do {
-                next = try await connect()
+                next = try await connect(timeout: timeout)
                 reconnects += 1
+                unanswered = Unanswered()
             } catch  where Self.isFinal(error) {
                 setState(.closed(reason: "\(error)"))
                 failWaiters(PTTClientError.closed("\(error)"))
                 return
+            } catch ControlClientError.connectFailed where ContinuousClock.now - started >= timeout {
+                // No answer to the SYNs (the link is dead, or very slow): it waited its time, so the next attempt,
+                // with a fresh SYN, goes at once.
+                unanswered.count += 1
+                unanswered.retryAtOnce = true
+            } catch ControlClientError.timedOut {
+                // TCP came up but TLS and `welcome` did not finish in time: the path is alive, only slow.
+                unanswered.retryAtOnce = false
+                unanswered.slowPath = true
             } catch {
-                continue
+                unanswered.retryAtOnce = false
             }
         }
     }
+
+    /// Reconnection attempts that went unanswered since the last connection.
+    private struct Unanswered {
+        /// Attempts in a row whose TCP connection timed out.
+        var count = 0
+        /// The last attempt timed out: the next one needs no back-off wait.
+        var retryAtOnce = false
+        /// An attempt connected but could not finish its handshake in a quick attempt's time.
+        var slowPath = false
+    }
+    private var unanswered = Unanswered()
+
+    /// How long a reconnection attempt may take. A SYN lost on a dead link is sent again by TCP only 1 s later (then
+    /// 2 or 3 s on many systems), so an attempt under way when the link returns would take that long to notice; a
+    /// quick attempt gives up and starts again with a fresh SYN instead: 500 ms, or four times the last connection's
+    /// TCP time on a slower path, at most `connectTimeout`. Every sixth unanswered attempt in a row, and every attempt
+    /// once one connected but could not finish its handshake in time, gets the full `connectTimeout`, so that a path
+    /// slower than that still connects. (Attempts cannot overlap instead: two that both reached `welcome` would
+    /// replace each other on the server.)
+    private func reconnectTimeout() -> Duration {
+        if unanswered.slowPath || unanswered.count % 6 == 5 { return connectTimeout }
+        let lastTCP = lastTimings?.tcp ?? .zero
+        return min(connectTimeout, max(Self.quickAttemptTimeout, lastTCP * 4))
+    }
+
+    /// The shortest quick reconnection attempt (see ``reconnectTimeout()``).
+    static let quickAttemptTimeout: Duration = .milliseconds(500)
 
     /// Attaches `connection`, then reads it until it ends or its heartbeats stop.
     private func serve(_ connection: ControlClient) async {
         self.connection = connection
         lastTimings = connection.timings
+        if connection.pinnedCertificate { pinnedFingerprint = connection.serverFingerprint }
         watch = HeartbeatWatch(intervalMs: connection.welcome.heartbeatIntervalMs, now: Self.now())
         probe = nil
         await handlers.attached(connection)
@@ -223,9 +267,9 @@ actor ControlLink {
 
     // MARK: - Helpers
 
-    private func connect() async throws -> ControlClient {
+    private func connect(timeout: Duration? = nil) async throws -> ControlClient {
         try await ControlClient.connect(
-            to: endpoint, hello: hello, security: security, timeout: connectTimeout, group: group)
+            to: endpoint, hello: hello, security: security, timeout: timeout ?? connectTimeout, group: group)
     }
 
     private func waitBeforeRetry(_ delay: Duration) async {

@@ -13,7 +13,7 @@ TEST_TOOLS := opusenc:opus-tools opusinfo:opus-tools opusdec:opus-tools ffmpeg:f
 
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: all deps test-tools build release run test clean bench lint format install deb
+.PHONY: all deps test-tools build release run test clean bench lint format docs install deb
 .PHONY: test-sanitized test-sanitized-thread test-sanitized-address
 
 all: build
@@ -100,6 +100,22 @@ lint:
 
 format:
 	$(SWIFT) format format --in-place --recursive --parallel $(FORMAT_PATHS)
+
+## PTTKit's DocC documentation (Sources/PTTKit/PTTKit.docc and the /// comments) as a DocC archive in
+## $(DOCS_OUT); any warning (a broken symbol link, say) fails it. The symbol graph is made in a scratch path of its
+## own, so the main build keeps its flags. `docc preview` on the catalog serves it locally.
+DOCS_SCRATCH := .build-docs
+DOCS_OUT ?= $(DOCS_SCRATCH)/PTTKit.doccarchive
+DOCC ?= $(shell command -v docc 2>/dev/null || echo /opt/swift/usr/bin/docc)
+docs:
+	rm -rf $(DOCS_SCRATCH)/symbol-graphs && mkdir -p $(DOCS_SCRATCH)/symbol-graphs/all $(DOCS_SCRATCH)/symbol-graphs/PTTKit
+	$(SWIFT) build --scratch-path $(DOCS_SCRATCH) --target PTTKit \
+	  -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc $(CURDIR)/$(DOCS_SCRATCH)/symbol-graphs/all
+	cp $(DOCS_SCRATCH)/symbol-graphs/all/PTTKit*.symbols.json $(DOCS_SCRATCH)/symbol-graphs/PTTKit/
+	$(DOCC) convert Sources/PTTKit/PTTKit.docc --additional-symbol-graph-dir $(DOCS_SCRATCH)/symbol-graphs/PTTKit \
+	  --fallback-display-name PTTKit --fallback-bundle-identifier org.pttrelay.PTTKit --warnings-as-errors \
+	  --output-path $(DOCS_OUT)
+	@echo "make: PTTKit documentation in $(DOCS_OUT)"
 
 ## Every test (Swift Testing); ends with a plain "N passed, N failed" line. Four passes: every test but the
 ## heavy ones; then the suites that run Chromium or build a package (they take both cores and much disk I/O

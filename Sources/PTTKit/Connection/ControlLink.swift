@@ -203,16 +203,18 @@ actor ControlLink {
     private var unanswered = Unanswered()
 
     /// How long a reconnection attempt may take. A SYN lost on a dead link is sent again by TCP only 1 s later (then
-    /// 2 or 3 s on many systems), so an attempt under way when the link returns would take that long to notice; a
-    /// quick attempt gives up and starts again with a fresh SYN instead: 500 ms, or four times the last connection's
-    /// TCP time on a slower path, at most `connectTimeout`. Every sixth unanswered attempt in a row, and every attempt
-    /// once one connected but could not finish its handshake in time, gets the full `connectTimeout`, so that a path
-    /// slower than that still connects. (Attempts cannot overlap instead: two that both reached `welcome` would
-    /// replace each other on the server.)
+    /// after 2 or 3 s on many systems), so an attempt under way when the link returns would take that long to notice;
+    /// a quick attempt gives up and starts again at once with a fresh SYN instead: 500 ms, or four times the last
+    /// connection's TCP time on a slower path, at most `connectTimeout`. After ten unanswered quick attempts in a row
+    /// (about 5 s) each one gets twice as long, up to `connectTimeout`, so that a path slower than that still
+    /// connects; an attempt that connected but could not finish its handshake in time makes the next ones full
+    /// length. (Attempts cannot overlap instead: two that both reached `welcome` would replace each other on the
+    /// server.)
     private func reconnectTimeout() -> Duration {
-        if unanswered.slowPath || unanswered.count % 6 == 5 { return connectTimeout }
-        let lastTCP = lastTimings?.tcp ?? .zero
-        return min(connectTimeout, max(Self.quickAttemptTimeout, lastTCP * 4))
+        if unanswered.slowPath { return connectTimeout }
+        let quick = max(Self.quickAttemptTimeout, (lastTimings?.tcp ?? .zero) * 4)
+        let doublings = min(max(unanswered.count - 9, 0), 8)
+        return min(connectTimeout, quick * (1 << doublings))
     }
 
     /// The shortest quick reconnection attempt (see ``reconnectTimeout()``).

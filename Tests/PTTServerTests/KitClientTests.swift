@@ -210,19 +210,27 @@ struct KitClientTests {
         "a suspended member's Local Push session gets the wake as a PushToTalkWake; the app then connects and hears the burst from its first packet"
     )
     func wakeThenCatchUp() async throws {
-        try await withTestServer { server in
+        // Bob's earlier run sent keep-alives under the membership's key; he stops being reachable by audio a
+        // second after it ends, so the burst wakes him.
+        try await withTestServer(configure: { $0.mediaSilenceTimeout = .seconds(1) }) { server in
             let ann = try await Self.member("ann", on: server)
             let bobSecret = try await server.addUser("bob")
             let credentials = PTTCredentials(user: "bob", secret: bobSecret, device: "bob-phone")
-            // Bob joined long ago (no audio heard from him since); his app is suspended, only his extension is
-            // connected.
-            let bobEarlier = try await server.connect("bob", secret: bobSecret, device: "bob-phone")
-            _ = try await bobEarlier.join("deck")
+            // Bob's app joined and listened earlier: its media went out under the membership's first key. It is
+            // suspended now; only his extension is connected.
+            let bobEarlier = try await PTTClient.connect(
+                to: server.endpoint, credentials: credentials, security: .plaintext)
+            let earlierKey = try await bobEarlier.join("deck").membership.media.key
+            try await Self.waitAudioReachable(server, channel: "deck", count: 1)
             await bobEarlier.close()
             let provider = try await PushProviderSession.start(
                 to: server.endpoint, credentials: credentials, security: .plaintext)
             let annDeck = try await ann.client.join("deck")
             try await Self.waitAudioReachable(server, channel: "deck", count: 2, users: ["ann"])
+            try await eventually("bob no longer reachable by audio") {
+                let detail: ChannelDetail = try await server.admin.get("/api/channels/deck")
+                return detail.members.first { $0.user == "bob" }?.audioReachable == false
+            }
             try await eventually("bob's wake route is local push") {
                 let detail: ChannelDetail = try await server.admin.get("/api/channels/deck")
                 return detail.members.first { $0.user == "bob" }?.wakeRoute == "local-push"
@@ -247,6 +255,10 @@ struct KitClientTests {
             let app = try await PTTClient.connect(to: server.endpoint, credentials: credentials, security: .plaintext)
             let membership = try #require(await app.memberships.first { $0.channel.id == wake.channel })
             let deck = try await app.attach(membership)
+            // Attaching refreshed the membership's keys: the earlier run's packet indices are unknown here, and sending
+            // under its key again would reuse keystream (and the relay would drop the keep-alives as replays).
+            #expect(deck.membership.media.key != earlierKey)
+            #expect(deck.ssrc == membership.media.ssrc)
             let heard = try await Self.hear(sent.count, from: deck)
             print("PTTKit wake to last of 25 packets (catch-up, plain TCP): \(ContinuousClock.now - woken)")
             #expect(heard.map(\.opus) == sent)

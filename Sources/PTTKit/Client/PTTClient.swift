@@ -149,9 +149,16 @@ public actor PTTClient {
     }
 
     /// A handle for a membership the server listed in `welcome` (one this device held before: a relaunched app
-    /// restoring its channel), with its audio open, without joining again.
+    /// restoring its channel, or one woken for a burst), with its audio open.
+    ///
+    /// The membership is refreshed with a `join` first, keeping its display name and role: that gives it new SRTP
+    /// keys. An earlier run of the app sent under the old key with sequence numbers and SRTCP indices this one does
+    /// not know; sending under it again would reuse keystream, and the relay would drop the keep-alives as replays
+    /// and never learn where to send.
     public func attach(_ membership: Joined) async throws -> ChannelHandle {
-        try await handle(for: membership)
+        if let open = channels[membership.channel.id] { return open }
+        return try await join(
+            membership.channel.id, displayName: membership.member.name, receiveOnly: membership.member.receiveOnly)
     }
 
     /// The handles of every membership this client has open.

@@ -47,10 +47,7 @@ public final class ControlClient: Sendable {
         let clock = ConnectClock(start: ConnectClock.now())
         let sslContext: NIOSSLContext?
         if case .tls = security {
-            var tls = TLSConfiguration.makeClientConfiguration()
-            tls.certificateVerification = .noHostnameVerification
-            tls.minimumTLSVersion = .tlsv12
-            sslContext = try NIOSSLContext(configuration: tls)
+            sslContext = try sharedTLSContext()
         } else {
             sslContext = nil
         }
@@ -110,6 +107,28 @@ public final class ControlClient: Sendable {
         default:
             try? await channel.close()
             throw ControlClientError.unexpectedReply(reply.type)
+        }
+    }
+
+    /// The TLS context of every `.tls` connection, made on first use and kept.
+    ///
+    /// All of them use the same configuration: the server's certificate is checked by each connection's own pin
+    /// callback (``PinCheck``), never by the context. Making a context costs about 3 ms on Linux, mostly loading
+    /// the system's CA bundle (NIOSSL's default trust roots), which a woken app would otherwise pay on every
+    /// connect. `NIOSSLContext` is thread-safe; the lock only guards the first creation (a failed one is tried
+    /// again next time). The context keeps no TLS sessions for clients, so every handshake is a full one and is
+    /// verified by the pin callback.
+    private static let tlsContext = NIOLockedValueBox<NIOSSLContext?>(nil)
+
+    private static func sharedTLSContext() throws -> NIOSSLContext {
+        try tlsContext.withLockedValue { cached in
+            if let cached { return cached }
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.certificateVerification = .noHostnameVerification
+            tls.minimumTLSVersion = .tlsv12
+            let context = try NIOSSLContext(configuration: tls)
+            cached = context
+            return context
         }
     }
 

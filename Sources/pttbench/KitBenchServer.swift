@@ -16,14 +16,12 @@ struct KitServerOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "pttd's media protection: srtp or none.",
+            "pttd's media protection: srtp (pttd's default) or none.",
             discussion: """
-                none by default: a woken app that attaches its membership from welcome (as Docs/CLIENT.md says) \
-                opens a new media session with the membership's old SRTP key, and the relay drops its keep-alives as \
-                SRTCP replays of the previous launch's, so with srtp the app hears nothing from the 4th wake on \
-                (see kit-wake --resume join).
+                A woken app's attach refreshes its membership with a join, so it sends under new SRTP keys (before \
+                that fix it reused the previous launch's key, and the relay dropped its keep-alives as replays).
                 """))
-    var mediaSecurity = "none"
+    var mediaSecurity = "srtp"
 
     @Option(name: .long, help: "pttd's log level.")
     var serverLogLevel = "warning"

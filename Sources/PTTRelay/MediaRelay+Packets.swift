@@ -32,12 +32,13 @@ extension MediaRelay {
         // Authenticated: the member is here (and may have moved).
         let previouslyHeard = member.lastHeard
         let wasReachable = member.rawAddress.length != 0 && previouslyHeard.map { now - $0 <= silenceTimeout } == true
-        if member.address != envelope.remoteAddress {
+        let moved = member.address != envelope.remoteAddress
+        if moved {
             if member.address != nil { metrics.addressChanges.increment() }
             member.address = envelope.remoteAddress
         }
         member.lastHeard = now
-        if !wasReachable { becameReachable(member, previouslyHeard: previouslyHeard, now: now) }
+        if !wasReachable { becameReachable(member, previouslyHeard: moved ? nil : previouslyHeard, now: now) }
         if isRTCP { return reportHeard(member, talking: false, now: now) }
 
         let packet = UnsafeMutableRawBufferPointer(rebasing: bytes[0..<length])

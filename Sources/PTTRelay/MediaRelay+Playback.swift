@@ -60,6 +60,8 @@ extension MediaRelay {
 
     /// A member the relay could not send to (never heard, or silent for longer than the silence timeout) was just
     /// heard: if it missed packets of the current burst and may catch up, it gets them from the first it missed.
+    /// `previouslyHeard` is nil when it is heard from a new address (a woken app's new socket): the copies that went
+    /// to the old address until its silence timeout ran out never reached it, so it catches up from the start.
     func becameReachable(_ member: RelayMember, previouslyHeard: NIODeadline?, now: NIODeadline) {
         let mode = keeping.configuration.mode
         guard mode != .off, member.playback == nil, let buffer = channels[member.channel]?.burst, buffer.isOpen,

@@ -142,6 +142,25 @@ struct CatchUpRelayTests {
         #expect(caught.first.map { Int($0.payload[1]) } == live.count)
     }
 
+    @Test(
+        "a member silent past the silence timeout that comes back from another address catches up from the first packet"
+    )
+    func staleMemberMoved() throws {
+        let h = try Harness(catchUp: Self.keeping(.lateJoiners, speed: 20))
+        try h.join(1, 3)
+        h.advance(.seconds(29))
+        h.apply(.floor(h.id, holder: MemberID("m1")))
+        try Self.talk(h, 100)  // member 3 goes stale 1 s in: its old address got the first 50 packets
+        let live = try h.sent().filter { $0.to == (try h.address(3)) }
+        #expect(live.count >= 50, "copies went to the old address until its silence timeout ran out")
+        // A new socket of member 3's (a woken app started anew): the copies to the old one never reached it.
+        let moved = try SocketAddress(ipAddress: "127.0.0.1", port: 41_003)
+        try h.send(from: 3, RTCPWriter.makeKeepAlive(ssrc: 3, cname: "m3"), address: moved)
+        h.advance(.milliseconds(100))
+        let caught = try h.sent().filter { $0.to == moved }
+        #expect(caught.map { Int($0.payload[1]) } == Array(0..<100))
+    }
+
     @Test("a new burst cancels a catch-up of the last one: live wins")
     func newBurstCancels() throws {
         let h = try Harness(catchUp: Self.keeping(.lateJoiners, speed: 1.1))

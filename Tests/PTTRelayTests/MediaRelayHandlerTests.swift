@@ -89,10 +89,11 @@ struct MediaRelayHandlerTests {
             #expect(try sent().isEmpty)
         }
 
-        func send(from n: UInt32, _ bytes: [UInt8]) throws {
+        /// A datagram from member `n`, from its usual address or from `address` (a new socket of its).
+        func send(from n: UInt32, _ bytes: [UInt8], address: SocketAddress? = nil) throws {
             var buffer = channel.allocator.buffer(capacity: bytes.count)
             buffer.writeBytes(bytes)
-            try channel.writeInbound(AddressedEnvelope(remoteAddress: try address(n), data: buffer))
+            try channel.writeInbound(AddressedEnvelope(remoteAddress: try address ?? self.address(n), data: buffer))
         }
 
         func talk(_ n: UInt32, sequence: UInt16, payload: [UInt8] = [0xF8, 1, 2, 3]) throws {

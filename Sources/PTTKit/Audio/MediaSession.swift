@@ -6,23 +6,6 @@ import PTTProtocol
 import PortableSRTP
 import RTP
 
-/// One Opus packet as a listener received it from the relay.
-public struct ReceivedAudio: Sendable, Equatable {
-    public var payload: [UInt8]
-    public var sequenceNumber: UInt16
-    public var timestamp: UInt32
-    public var marker: Bool
-    /// The stream's SSRC (the listener's stable `listenSSRC`).
-    public var ssrc: UInt32
-    /// The speaker, from the CSRC list.
-    public var speakerSSRC: UInt32?
-    /// When it arrived (monotonic nanoseconds, as ``clock()`` tells).
-    public var arrival: UInt64
-
-    /// The monotonic clock of `arrival`, in nanoseconds.
-    public static func clock() -> UInt64 { NIODeadline.now().uptimeNanoseconds }
-}
-
 /// A member's audio over UDP to the relay: sends Opus as (S)RTP with the member's SSRC and key, receives
 /// the channel's stream, and keeps its address alive with RTCP receiver reports.
 ///
@@ -303,59 +286,5 @@ public final class MediaSession: Sendable {
             return link.channel
         }
         if let channel { try? await channel.close() } else { continuation.finish() }
-    }
-}
-
-/// Receives the relay's stream: unprotects, parses, hands on.
-final class MediaReceiveHandler: ChannelInboundHandler, @unchecked Sendable {
-    // @unchecked: the SRTP session is used only on this channel's event loop.
-    typealias InboundIn = AddressedEnvelope<ByteBuffer>
-
-    private let srtp: PortableSRTPSession?
-    private let continuation: AsyncStream<ReceivedAudio>.Continuation
-    private let closed: @Sendable (Channel) -> Void
-    private let replayed: @Sendable () -> Void
-
-    init(
-        srtp: PortableSRTPSession?, continuation: AsyncStream<ReceivedAudio>.Continuation,
-        closed: @escaping @Sendable (Channel) -> Void,
-        replayed: @escaping @Sendable () -> Void
-    ) {
-        self.srtp = srtp
-        self.continuation = continuation
-        self.closed = closed
-        self.replayed = replayed
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        var packet = Array(unwrapInboundIn(data).data.readableBytesView)
-        guard !RTPHeader.isRTCP(packet) else { return }
-        if let srtp {
-            do {
-                packet = try srtp.unprotect(packet)
-            } catch SRTPError.replayFail {
-                replayed()  // a copy the network made (or an attacker replayed): dropped, and counted
-                return
-            } catch {
-                return
-            }
-        }
-        guard let header = try? RTPHeader.parse(packet) else { return }
-        let payload = Array(packet[header.payloadRange(packetLength: packet.count)])
-        continuation.yield(
-            ReceivedAudio(
-                payload: payload, sequenceNumber: header.sequenceNumber, timestamp: header.timestamp,
-                marker: header.marker,
-                ssrc: header.ssrc, speakerSSRC: header.csrcCount > 0 ? header.csrc(at: 0, in: packet) : nil,
-                arrival: NIODeadline.now().uptimeNanoseconds))
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        closed(context.channel)
-        context.fireChannelInactive()
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: Error) {
-        // ICMP port unreachable while the relay restarts: keep the socket.
     }
 }

@@ -31,6 +31,8 @@ actor ControlLink {
     private(set) var state: ConnectionState = .connecting
     private(set) var connection: ControlClient?
     private var backoff: ReconnectBackoff
+    /// The reconnection attempts since the last connection: how long the next may take.
+    private var attempts = ReconnectAttempts()
     private var watch: HeartbeatWatch?
     /// A client heartbeat sent to check the link after a network change, and when its answer is due.
     private var probe: (seq: UInt64, deadline: UInt64)?
@@ -160,65 +162,31 @@ actor ControlLink {
                 return
             }
             setState(.connecting)
-            if !unanswered.retryAtOnce {
+            if !attempts.retryAtOnce {
                 let delay = backoff.nextDelay(unit: Double.random(in: 0..<1))
                 await waitBeforeRetry(delay)
             }
             if Task.isCancelled { return }
             if case .closed = state { return }
-            let timeout = reconnectTimeout()
+            let timeout = attempts.timeout(connectTimeout: connectTimeout, lastTCP: lastTimings?.tcp)
             let started = ContinuousClock.now
             do {
                 next = try await connect(timeout: timeout)
                 reconnects += 1
-                unanswered = Unanswered()
-            } catch  where Self.isFinal(error) {
+                attempts.connected()
+            } catch  where ReconnectAttempts.cannotHelp(error) {
                 setState(.closed(reason: "\(error)"))
                 failWaiters(PTTClientError.closed("\(error)"))
                 return
             } catch ControlClientError.connectFailed where ContinuousClock.now - started >= timeout {
-                // No answer to the SYNs (the link is dead, or very slow): it waited its time, so the next attempt,
-                // with a fresh SYN, goes at once.
-                unanswered.count += 1
-                unanswered.retryAtOnce = true
+                attempts.unansweredInTime()  // the link is dead, or very slow
             } catch ControlClientError.timedOut {
-                // TCP came up but TLS and `welcome` did not finish in time: the path is alive, only slow.
-                unanswered.retryAtOnce = false
-                unanswered.slowPath = true
+                attempts.handshakeTooSlow()
             } catch {
-                unanswered.retryAtOnce = false
+                attempts.failed()
             }
         }
     }
-
-    /// Reconnection attempts that went unanswered since the last connection.
-    private struct Unanswered {
-        /// Attempts in a row whose TCP connection timed out.
-        var count = 0
-        /// The last attempt timed out: the next one needs no back-off wait.
-        var retryAtOnce = false
-        /// An attempt connected but could not finish its handshake in a quick attempt's time.
-        var slowPath = false
-    }
-    private var unanswered = Unanswered()
-
-    /// How long a reconnection attempt may take. A SYN lost on a dead link is sent again by TCP only 1 s later (then
-    /// after 2 or 3 s on many systems), so an attempt under way when the link returns would take that long to notice;
-    /// a quick attempt gives up and starts again at once with a fresh SYN instead: 500 ms, or four times the last
-    /// connection's TCP time on a slower path, at most `connectTimeout`. After ten unanswered quick attempts in a row
-    /// (about 5 s) each one gets twice as long, up to `connectTimeout`, so that a path slower than that still
-    /// connects; an attempt that connected but could not finish its handshake in time makes the next ones full
-    /// length. (Attempts cannot overlap instead: two that both reached `welcome` would replace each other on the
-    /// server.)
-    private func reconnectTimeout() -> Duration {
-        if unanswered.slowPath { return connectTimeout }
-        let quick = max(Self.quickAttemptTimeout, (lastTimings?.tcp ?? .zero) * 4)
-        let doublings = min(max(unanswered.count - 9, 0), 8)
-        return min(connectTimeout, quick * (1 << doublings))
-    }
-
-    /// The shortest quick reconnection attempt (see ``reconnectTimeout()``).
-    static let quickAttemptTimeout: Duration = .milliseconds(500)
 
     /// Attaches `connection`, then reads it until it ends or its heartbeats stop.
     private func serve(_ connection: ControlClient) async {
@@ -307,17 +275,6 @@ actor ControlLink {
         let waiters = readyWaiters
         readyWaiters.removeAll()
         for waiter in waiters.values { waiter.resume(throwing: error) }
-    }
-
-    /// Whether retrying cannot help: the server refused the credentials or the protocol version, or the certificate
-    /// is not the trusted one.
-    static func isFinal(_ error: Error) -> Bool {
-        switch error {
-        case ControlClientError.refused(let frame):
-            [.badCredentials, .unsupportedVersion, .badRequest].contains(frame.code)
-        case ControlClientError.certificateChanged, is KnownHostsError: true
-        default: false
-        }
     }
 
     static func now() -> UInt64 { NIODeadline.now().uptimeNanoseconds }

@@ -109,13 +109,10 @@ struct ConnectionOptions: ParsableArguments {
     func connectWithEndpoint() async throws -> (ControlClient, ServerEndpoint) {
         let target = try resolve()
         let endpoint = target.endpoint
-        let credentials = target.credentials
         do {
             let client = try await ControlClient.connect(
                 to: endpoint,
-                hello: Hello(
-                    user: credentials.user, secret: credentials.secret, device: credentials.device, role: target.role,
-                    client: "ptt"),
+                hello: target.credentials.hello(role: target.role, client: "ptt"),
                 security: target.trust.map { .tls($0) } ?? .plain)
             if client.pinnedCertificate, let fingerprint = client.serverFingerprint, let knownHosts = target.trust {
                 stderr("ptt: pinned the certificate of \(endpoint) (SHA-256 \(fingerprint)) in \(knownHosts.path)")

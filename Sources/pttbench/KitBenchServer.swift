@@ -28,6 +28,12 @@ struct KitServerOptions: ParsableArguments {
 
     @Flag(name: .long, help: "Keep pttd's data directory (its log) after the run.")
     var keep = false
+
+    func validate() throws {
+        guard ["srtp", "none"].contains(mediaSecurity) else {
+            throw ValidationError("--media-security must be srtp or none")
+        }
+    }
 }
 
 /// A pttd child process for the PTTKit benchmarks: started with TLS (a self-signed certificate) unless `--no-tls`,

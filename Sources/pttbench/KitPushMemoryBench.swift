@@ -44,9 +44,6 @@ struct KitPushMemoryBench: AsyncParsableCommand {
             throw ValidationError("--wake-count must exceed --warm-up-wakes and be at most 100000")
         }
         guard Double(wakes) / (minutes * 60) <= 5 else { throw ValidationError("at most 5 wakes per second") }
-        guard ["srtp", "none"].contains(server.mediaSecurity) else {
-            throw ValidationError("--media-security must be srtp or none")
-        }
         guard (1...100).contains(points) else { throw ValidationError("--points must be 1...100") }
     }
 
@@ -61,7 +58,7 @@ struct KitPushMemoryBench: AsyncParsableCommand {
         let bob = PTTCredentials(user: "bob", secret: bobSecret, device: "bob-phone")
         let earlier = try await ControlClient.connect(
             to: pttd.endpoint,
-            hello: Hello(user: "bob", secret: bobSecret, device: bob.device, role: .app, client: "pttbench"),
+            hello: bob.hello(role: .app, client: "pttbench"),
             security: pttd.controlSecurity)
         let heartbeat = earlier.welcome.heartbeatIntervalMs
         let reply = try await earlier.request(.join(Join(channel: "deck")))

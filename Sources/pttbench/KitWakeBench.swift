@@ -51,9 +51,6 @@ struct KitWakeBench: AsyncParsableCommand {
         guard (0...100).contains(warmUp) else { throw ValidationError("--warm-up must be 0...100") }
         guard (10...7200).contains(timeLimit) else { throw ValidationError("--time-limit must be 10...7200") }
         guard ["attach", "join"].contains(resume) else { throw ValidationError("--resume must be attach or join") }
-        guard ["srtp", "none"].contains(server.mediaSecurity) else {
-            throw ValidationError("--media-security must be srtp or none")
-        }
         guard (0.5...60).contains(wakeTimeout) else { throw ValidationError("--wake-timeout must be 0.5...60") }
     }
 
@@ -127,7 +124,7 @@ struct KitWakeBench: AsyncParsableCommand {
         // first connection pins the certificate, as the app's first launch did.
         let earlier = try await ControlClient.connect(
             to: pttd.endpoint,
-            hello: Hello(user: "bob", secret: bobSecret, device: bob.device, role: .app, client: "pttbench"),
+            hello: bob.hello(role: .app, client: "pttbench"),
             security: pttd.controlSecurity)
         let reply = try await earlier.request(.join(Join(channel: "deck")))
         await earlier.close()

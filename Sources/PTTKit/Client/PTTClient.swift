@@ -89,11 +89,9 @@ public actor PTTClient {
         self.eventSink = eventSink
         // The link calls back into this client, which owns it: through a weak reference, set once made.
         let owner = NIOLockedValueBox(WeakClient())
-        let hello = Hello(
-            user: credentials.user, secret: credentials.secret, device: credentials.device, role: .app,
-            client: options.clientName)
         link = ControlLink(
-            endpoint: endpoint, hello: hello, security: security.control, connectTimeout: options.connectTimeout,
+            endpoint: endpoint, hello: credentials.hello(role: .app, client: options.clientName),
+            security: security.control, connectTimeout: options.connectTimeout,
             readyTimeout: options.requestTimeout, backoff: options.backoff, group: group,
             handlers: .init(
                 attached: { connection in await owner.withLockedValue { $0.client }?.attached(connection) },

@@ -1,3 +1,5 @@
+import PTTProtocol
+
 /// Who connects: the user the operator created (`pttctl user add`), its secret, and this device's id.
 public struct PTTCredentials: Sendable, Equatable {
     /// The user name.
@@ -14,5 +16,10 @@ public struct PTTCredentials: Sendable, Equatable {
         self.user = user
         self.secret = secret
         self.device = device
+    }
+
+    /// The `hello` these credentials say on a connection for `role`, naming the client software `client`.
+    public func hello(role: ClientRole, client: String) -> Hello {
+        Hello(user: user, secret: secret, device: device, role: role, client: client)
     }
 }

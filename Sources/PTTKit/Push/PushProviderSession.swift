@@ -49,12 +49,10 @@ public final class PushProviderSession: Sendable {
             bufferingPolicy: .bufferingNewest(maximumWaitingWakes))
         let (announcements, announcementSink) = AsyncStream<(channel: String, text: String)>.makeStream(
             bufferingPolicy: .bufferingNewest(maximumWaitingWakes))
-        let hello = Hello(
-            user: credentials.user, secret: credentials.secret, device: credentials.device, role: .pushProvider,
-            client: options.clientName)
         let acknowledge = AckSender()
         let link = ControlLink(
-            endpoint: endpoint, hello: hello, security: security.control, connectTimeout: options.connectTimeout,
+            endpoint: endpoint, hello: credentials.hello(role: .pushProvider, client: options.clientName),
+            security: security.control, connectTimeout: options.connectTimeout,
             readyTimeout: options.requestTimeout, backoff: options.backoff, group: group,
             handlers: .init(
                 attached: { connection in acknowledge.connection = connection },

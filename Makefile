@@ -4,12 +4,22 @@
 SHELL := /bin/bash
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 DATA ?= ./.pttd
-APT_PACKAGES := libopus-dev libsrtp2-dev libssl-dev libogg-dev libsqlite3-dev pkg-config
-PKG_CONFIG_NAMES := opus libsrtp2 libcrypto ogg sqlite3
+# What pttd, pttctl and ptt link (libsrtp2 is not among them: only the tests' oracle uses it, see TEST_LIBRARIES).
+APT_PACKAGES := libopus-dev libssl-dev libogg-dev libsqlite3-dev pkg-config
+PKG_CONFIG_NAMES := opus libcrypto ogg sqlite3
+# The programs `make build`, `make run`, `make install` and `make deb` build; pttbench, srtp-bench and the fuzz
+# targets have targets of their own (bench, fuzz-build), the tests `make test`.
+PRODUCTS := pttd pttctl ptt
 # Real peers the tests talk to: command name → Debian package.
 TEST_TOOLS := opusenc:opus-tools opusinfo:opus-tools opusdec:opus-tools ffmpeg:ffmpeg tshark:tshark ip:iproute2 tc:iproute2 \
   chromium:chromium prometheus:prometheus promtool:prometheus openssl:openssl curl:curl setpriv:util-linux \
-  pg_ctlcluster:postgresql
+  pg_ctlcluster:postgresql gst-launch-1.0:gstreamer1.0-tools gst-inspect-1.0:gstreamer1.0-tools
+# GStreamer elements the GStreamer interop test runs (gst-inspect-1.0 finds them): element → Debian package.
+TEST_GST_ELEMENTS := srtpdec:gstreamer1.0-plugins-bad srtpenc:gstreamer1.0-plugins-bad \
+  rtpopusdepay:gstreamer1.0-plugins-good rtpopuspay:gstreamer1.0-plugins-good udpsrc:gstreamer1.0-plugins-good \
+  oggmux:gstreamer1.0-plugins-base oggdemux:gstreamer1.0-plugins-base opusparse:gstreamer1.0-plugins-bad
+# C libraries only the tests link (pkg-config name → Debian package): libsrtp2 is the SRTP tests' oracle (LibSRTP).
+TEST_LIBRARIES := libsrtp2:libsrtp2-dev
 
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
@@ -36,20 +46,32 @@ test-tools:
 	for pair in $(TEST_TOOLS); do \
 	  command -v $${pair%%:*} >/dev/null 2>&1 || missing="$$missing $${pair##*:}"; \
 	done; \
+	for pair in $(TEST_GST_ELEMENTS); do \
+	  gst-inspect-1.0 --exists $${pair%%:*} >/dev/null 2>&1 || missing="$$missing $${pair##*:}"; \
+	done; \
+	for pair in $(TEST_LIBRARIES); do \
+	  pkg-config --exists $${pair%%:*} 2>/dev/null || missing="$$missing $${pair##*:}"; \
+	done; \
+	missing=$$(echo $$missing | tr ' ' '\n' | sort -u | xargs); \
 	if [ -n "$$missing" ]; then \
-	  echo "make: installing test tools:$$missing"; \
+	  echo "make: installing test tools: $$missing"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
 	@# Playwright for Python drives Debian's chromium in the browser tests (no browser download: none is needed).
 	@python3 -c 'import playwright' 2>/dev/null || { \
 	  echo "make: installing Playwright for Python (PyPI)"; \
 	  python3 -m pip install -q playwright || python3 -m pip install -q --break-system-packages playwright; }
+	@# schemathesis runs generated requests against pttd's admin API from its OpenAPI document (AdminSchemaTests).
+	@python3 -c 'import schemathesis' 2>/dev/null || { \
+	  echo "make: installing schemathesis (PyPI)"; \
+	  python3 -m pip install -q schemathesis || python3 -m pip install -q --break-system-packages schemathesis; }
 
 build: deps
-	$(SWIFT) build
+	@set -e; for product in $(PRODUCTS); do echo "$(SWIFT) build --product $$product"; $(SWIFT) build --product $$product; done
 
 release: deps
-	$(SWIFT) build -c release
+	@set -e; for product in $(PRODUCTS); do \
+	  echo "$(SWIFT) build -c release --product $$product"; $(SWIFT) build -c release --product $$product; done
 
 ## Start pttd in release mode with its data in $(DATA).
 run: release
@@ -71,10 +93,13 @@ install: release
 	echo "make: installed pttd, pttctl, ptt in $(DESTDIR)$(PREFIX)/bin and pttd.service in $(DESTDIR)$(PREFIX)/lib/systemd/system"
 
 ## The Debian package (.build/deb/pttd_VERSION_ARCH.deb): release binaries with the Swift runtime linked in
-## statically, the unit, /etc/pttd/config.json, docs, and maintainer scripts that add the pttd user.
+## statically, the unit, /etc/pttd/config.json, docs, and maintainer scripts that add the pttd user. The binaries
+## are stripped: their debug information is in .build/deb/pttd-dbgsym_VERSION_ARCH.deb (by build-id).
 VERSION ?= 0.$(shell git rev-list --count HEAD 2>/dev/null || echo 0)+g$(shell git rev-parse --short HEAD 2>/dev/null || echo 0)
 deb: deps
-	$(SWIFT) build -c release --static-swift-stdlib
+	@set -e; for product in $(PRODUCTS); do \
+	  echo "$(SWIFT) build -c release --static-swift-stdlib --product $$product"; \
+	  $(SWIFT) build -c release --static-swift-stdlib --product $$product; done
 	Docs/packaging/make-deb.sh $$($(SWIFT) build -c release --static-swift-stdlib --show-bin-path) .build/deb $(VERSION)
 
 ## The benchmark table of the current targets (Docs/BENCHMARKS.md): release pttd and pttbench in their own

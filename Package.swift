@@ -130,9 +130,10 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            // The browser walkie-talkie and the operator console: plain files, compiled into pttd as byte arrays
-            // (no resource bundle to install beside the binary, no build step that needs the internet).
-            resources: webAssets.map { .embedInCode("Web/Assets/\($0)") }
+            // The browser walkie-talkie, the operator console and the admin API's OpenAPI description: plain files,
+            // compiled into pttd as byte arrays (no resource bundle to install beside the binary, no build step that
+            // needs the internet).
+            resources: webAssets.map { .embedInCode("Web/Assets/\($0)") } + [.embedInCode("Admin/openapi.json")]
         ),
         // The server's storage, one interface with two implementations: SQLite through GRDB (one node) and
         // PostgreSQL through postgres-nio (a cluster), here and nowhere else.

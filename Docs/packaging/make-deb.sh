@@ -3,20 +3,39 @@
 #   Docs/packaging/make-deb.sh BIN_DIR OUT_DIR VERSION
 # The package holds pttd, pttctl and ptt in /usr/bin, the systemd unit, a default /etc/pttd/config.json
 # (a conffile), the docs, the monitoring files and each command's --help as text, and the maintainer scripts
-# that create the pttd user and /var/lib/pttd. It prints the .deb's path.
+# that create the pttd user and /var/lib/pttd.
+# The programs are stripped; their debug information goes to a second package beside it, pttd-dbgsym
+# (/usr/lib/debug/.build-id/XX/REST.debug, where gdb and the Swift backtracer look, and each program's
+# .gnu_debuglink names its file). It prints pttd-dbgsym's path, then the package's (the last line).
 set -eu
 bin=$1; out=$2; version=$3
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 arch=$(dpkg --print-architecture)
+for tool in objcopy strip readelf; do
+    command -v $tool >/dev/null 2>&1 || { echo "make-deb.sh: $tool is missing (Debian package binutils)" >&2; exit 1; }
+done
 stage=$(mktemp -d)
-trap 'rm -rf "$stage"' EXIT
+debug=$(mktemp -d)
+trap 'rm -rf "$stage" "$debug"' EXIT
 
 install -d "$stage/DEBIAN" "$stage/usr/bin" "$stage/lib/systemd/system" "$stage/etc/pttd" \
-    "$stage/usr/share/doc/pttd/monitoring" "$stage/usr/share/doc/pttd/help"
+    "$stage/usr/share/doc/pttd/monitoring" "$stage/usr/share/doc/pttd/help" "$debug/DEBIAN"
+build_ids=""
 for program in pttd pttctl ptt; do
     install -m 0755 "$bin/$program" "$stage/usr/bin/$program"
     "$bin/$program" --help > "$stage/usr/share/doc/pttd/help/$program.txt" 2>&1 || true
+    # What dh_strip does: the debug sections (compressed) to a file named by the build-id, the program
+    # stripped of them and of its symbol table, then linked to that file (name and CRC).
+    id=$(readelf --notes "$bin/$program" | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p' | head -n 1)
+    [ -n "$id" ] || { echo "make-deb.sh: $bin/$program has no build-id" >&2; exit 1; }
+    file="$debug/usr/lib/debug/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-).debug"
+    install -d "$(dirname "$file")"
+    objcopy --only-keep-debug --compress-debug-sections=zlib "$stage/usr/bin/$program" "$file"
+    chmod 0644 "$file"
+    strip --strip-all --remove-section=.comment "$stage/usr/bin/$program"
+    objcopy --add-gnu-debuglink="$file" "$stage/usr/bin/$program"
+    build_ids="$build_ids $id"
 done
 for command in "user add" "user link" "backup" "reload" "cert" "channel" "history" "export" "wakes" "announce"; do
     "$bin/pttctl" $command --help > "$stage/usr/share/doc/pttd/help/pttctl-$(echo "$command" | tr ' ' '-').txt" 2>&1 || true
@@ -52,8 +71,26 @@ Description: Push-To-Talk channel relay server for networks without internet
  recordings, an admin API with Prometheus metrics, and an operator console.
  pttctl manages a running pttd; ptt talks, listens and monitors.
 CONTROL
+cat > "$debug/DEBIAN/control" <<CONTROL
+Package: pttd-dbgsym
+Source: pttd
+Version: $version
+Architecture: $arch
+Maintainer: pttrelay <pttrelay@localhost>
+Installed-Size: $(du -sk "$debug" | cut -f1)
+Depends: pttd (= $version)
+Section: debug
+Priority: optional
+Auto-Built-Package: debug-symbols
+Build-Ids:$build_ids
+Description: debug symbols for pttd
+ The debug information of pttd, pttctl and ptt, for gdb and symbolicated backtraces.
+CONTROL
 mkdir -p "$out"
 deb="$out/pttd_${version}_${arch}.deb"
-# PTT_DEB_COMPRESSION=none makes a test package quickly (the debug binaries are large); xz by default.
+dbgsym="$out/pttd-dbgsym_${version}_${arch}.deb"
+# PTT_DEB_COMPRESSION=none makes a test package quickly (the debug files are large); xz by default.
+dpkg-deb --root-owner-group -Z"${PTT_DEB_COMPRESSION:-xz}" --build "$debug" "$dbgsym" >/dev/null
 dpkg-deb --root-owner-group -Z"${PTT_DEB_COMPRESSION:-xz}" --build "$stage" "$deb" >/dev/null
+echo "$dbgsym"
 echo "$deb"

@@ -38,7 +38,12 @@ extension FloorControl {
     public mutating func release(_ member: MemberID, now: PTTInstant) -> [FloorAction] {
         let now = observe(now)
         guard var taken else { return [] }
-        if taken.holder == member { return handOff(taken, now: now) }
+        if taken.holder == member {
+            let actions = handOff(taken, now: now)
+            // Its last packets may still be on their way: for a moment they are no floor request.
+            if isIdle { releaseGrace = ReleaseGrace(member: member, until: now + Self.releaseGrace) }
+            return actions
+        }
         guard let actions = taken.dequeue(member, now: now, grace: preemptionGrace) else { return [] }
         state = .taken(taken)
         return [.queueCancelled(member)] + actions
@@ -60,6 +65,8 @@ extension FloorControl {
     /// - On an idle floor, when `implicitRequest` is set and the candidate is not receive-only: an
     ///   implicit floor request, exactly like ``request(_:memberCount:now:)`` (granted, or denied with
     ///   ``FloorDenyCause/onlyOneParticipant``).
+    /// - From the member that released the floor less than ``releaseGrace`` ago, on a floor still idle: late
+    ///   audio, no request.
     /// - Anything else (someone else holds the floor, implicit requests are off, a receive-only
     ///   candidate on an idle floor): no effect and no actions; in particular nobody is queued or denied.
     ///
@@ -68,6 +75,10 @@ extension FloorControl {
         from candidate: FloorCandidate, memberCount: Int, implicitRequest: Bool, now: PTTInstant
     ) -> [FloorAction] {
         if holder == candidate.member { return mediaReceived(from: candidate.member, now: now) }
+        if let grace = releaseGrace, grace.member == candidate.member, max(now, latest) < grace.until {
+            _ = observe(now)
+            return []
+        }
         if isIdle, implicitRequest, !candidate.receiveOnly {
             return request(candidate, memberCount: memberCount, now: now)
         }
@@ -100,9 +111,10 @@ extension FloorControl {
     /// handing the floor on. Returns `[]` when nothing is due.
     ///
     /// When several timers are due at the same instant, the revoke cause is chosen in the order
-    /// pre-emption, talk time, end of media.
+    /// pre-emption, talk time, end of media. A ``releaseGrace`` due by `now` ends, with no actions.
     public mutating func timersExpired(now: PTTInstant) -> [FloorAction] {
         let now = observe(now)
+        if let grace = releaseGrace, grace.until <= now { releaseGrace = nil }
         var actions: [FloorAction] = []
         // Each firing removes the holder and pops the queue or idles, so this terminates;
         // the bound is a second guard.
@@ -124,6 +136,7 @@ extension FloorControl {
     private mutating func grant(
         _ candidate: FloorCandidate, queue: FloorQueue, before: [MemberID: Int] = [:], now: PTTInstant
     ) -> [FloorAction] {
+        releaseGrace = nil
         var taken = Taken(grantedTo: candidate, at: now, queue: queue)
         let actions =
             [.granted(candidate.member, talkTime: maxTalkTime), .taken(by: candidate.member)]

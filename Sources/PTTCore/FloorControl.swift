@@ -40,13 +40,30 @@ public struct FloorControl: Sendable {
         var deadline: PTTInstant
     }
 
+    /// After a voluntary release to an idle floor, for this long the former holder's late audio (packets its
+    /// release overtook, reports already on their way) is not an implicit floor request; the relay forwards those
+    /// packets meanwhile (Docs/PROTOCOL.md 7.5, 8.7).
+    public static let releaseGrace: Duration = .milliseconds(500)
+
+    /// The former holder whose late audio is not a floor request, and until when (see ``releaseGrace``).
+    public struct ReleaseGrace: Sendable, Equatable {
+        /// Who released the floor.
+        public var member: MemberID
+        /// The end of the grace.
+        public var until: PTTInstant
+    }
+
     /// The configuration this machine was created with.
     public private(set) var configuration: FloorConfiguration
+
+    /// Set when the holder released the floor and nobody took it since, until the grace is over (a timer for
+    /// `until` clears it, ``timersExpired(now:)``).
+    public internal(set) var releaseGrace: ReleaseGrace?
 
     /// Set only by the events (`FloorControl+Events.swift`).
     var state: State = .idle
     /// The latest instant seen; earlier instants are treated as this one.
-    private var latest: PTTInstant = .zero
+    var latest: PTTInstant = .zero
 
     /// Creates an idle floor.
     public init(configuration: FloorConfiguration = .init()) {

@@ -114,16 +114,18 @@ public struct Joined: Codable, Sendable, Equatable {
     public var memberCount: Int
     /// Whether this member is told of other members joining and leaving (absent from servers before it).
     public var memberEvents: Bool?
+    /// Whether the channel's bursts are recorded now, so `replay` can find one (absent from servers before it).
+    public var recorded: Bool?
     /// The most members a `joined` lists.
     public static let maxMembersListed = 64
     public init(
         re: Int? = nil, channel: ChannelInfo, member: MemberInfo, media: MediaParameters, floor: FloorState,
         members: [MemberInfo],
-        memberCount: Int? = nil, memberEvents: Bool? = nil
+        memberCount: Int? = nil, memberEvents: Bool? = nil, recorded: Bool? = nil
     ) {
         self.re = re; self.channel = channel; self.member = member; self.media = media; self.floor = floor;
         self.members = members
-        self.memberCount = memberCount ?? members.count; self.memberEvents = memberEvents
+        self.memberCount = memberCount ?? members.count; self.memberEvents = memberEvents; self.recorded = recorded
     }
 }
 

@@ -165,17 +165,30 @@ public enum ControlMessageCoding {
     }
 
     /// Decodes a JSON body. The error names what was wrong, for the `malformed-frame` error text.
+    ///
+    /// A body that is JSON but repeats a key is refused as `duplicate key '…'` whatever else is wrong with its
+    /// fields: which of the repeated values a field would have is the first question, so it is checked before any
+    /// field's error is reported. A body that is not JSON at all is reported as such.
     public static func decode(_ body: Data) throws(ControlFrameError) -> ControlMessage {
         let message: ControlMessage
         do {
             message = try JSONDecoder().decode(ControlMessage.self, from: body)
         } catch let error as DecodingError {
+            if !Self.isSyntaxError(error), let key = JSONDuplicateKeys.first(in: body) {
+                throw .malformed("duplicate key '\(key)'")
+            }
             throw .malformed(Self.describe(error))
         } catch {
             throw .malformed("\(error)")
         }
         if let key = JSONDuplicateKeys.first(in: body) { throw .malformed("duplicate key '\(key)'") }
         return message
+    }
+
+    /// Whether the decoder failed because the body is not JSON (rather than on a field of valid JSON).
+    static func isSyntaxError(_ error: DecodingError) -> Bool {
+        guard case .dataCorrupted(let context) = error else { return false }
+        return context.codingPath.isEmpty
     }
 
     static func describe(_ error: DecodingError) -> String {

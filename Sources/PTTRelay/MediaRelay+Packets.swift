@@ -48,12 +48,18 @@ extension MediaRelay {
         let payload = UnsafeRawBufferPointer(rebasing: packet[header.payloadRange(packetLength: length)])
         let validOpus = (try? OpusPacket.validate(payload)) != nil
         let holderSSRC = channels[member.channel]?.holderSSRC
+        // The holder's packets, the common case, cost no look-up of a release's grace.
+        let lateAudio = holderSSRC == nil ? channels[member.channel]?.lateAudio : nil
         let decision = rules.decide(
             payloadType: header.payloadType, validOpus: validOpus, sender: member.config,
-            holderSSRC: holderSSRC, hold: held[member.channel]?.hold, now: now)
+            holderSSRC: holderSSRC, hold: held[member.channel]?.hold, lateAudio: lateAudio, now: now)
         switch decision {
         case .forward:
             reportHeard(member, talking: true, now: now)
+            forward(packet, header: header, from: member, now: now, via: handler)
+        case .forwardLate:
+            // Heard, but not talking: late audio restarts no timer and asks for no floor.
+            reportHeard(member, talking: false, now: now)
             forward(packet, header: header, from: member, now: now, via: handler)
         case .hold(let startsHold):
             reportHeard(member, talking: true, now: now)

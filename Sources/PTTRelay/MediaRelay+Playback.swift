@@ -17,7 +17,11 @@ extension MediaRelay {
         let channel = speaker.channel
         guard let state = channels[channel] else { return }
         var buffer = state.burst
-        if let current = buffer, current.speakerSSRC != speaker.config.ssrc || current.generation != state.generation {
+        // A former holder's late packets after its release (the floor's generation moved on) end its burst.
+        let late = state.lateAudio?.ssrc == speaker.config.ssrc
+        if let current = buffer,
+            current.speakerSSRC != speaker.config.ssrc || (current.generation != state.generation && !late)
+        {
             channels[channel]!.burst = nil
             close(current)
             buffer = nil
@@ -64,8 +68,9 @@ extension MediaRelay {
     /// to the old address until its silence timeout ran out never reached it, so it catches up from the start.
     func becameReachable(_ member: RelayMember, previouslyHeard: NIODeadline?, now: NIODeadline) {
         let mode = keeping.configuration.mode
+        // A released burst, open only for its speaker's late packets (the release grace), starts no catch-up.
         guard mode != .off, member.playback == nil, let buffer = channels[member.channel]?.burst, buffer.isOpen,
-            buffer.speakerSSRC != member.config.ssrc, !buffer.isEmpty
+            channels[member.channel]?.lateAudio == nil, buffer.speakerSSRC != member.config.ssrc, !buffer.isEmpty
         else { return }
         if mode == .woken, member.wokenGeneration != buffer.generation { return }
         var from = buffer.firstRetained

@@ -188,7 +188,11 @@ public final class MediaRelay: @unchecked Sendable {
     /// The first change that leaves a floor idle with no later grant in that channel among `pending`.
     static func deferredRelease(in pending: [RelayChange]) -> Int? {
         for (index, change) in pending.enumerated() {
-            guard case .floor(let channel, holder: nil) = change else { continue }
+            let channel: ChannelID
+            switch change {
+            case .floor(let idle, holder: nil), .released(let idle, _): channel = idle
+            default: continue
+            }
             let granted = pending[(index + 1)...].contains {
                 if case .floor(channel, holder: .some) = $0 { true } else { false }
             }
@@ -202,6 +206,7 @@ public final class MediaRelay: @unchecked Sendable {
         case .join(let config): join(config)
         case .leave(let id): leave(id)
         case .floor(let channel, let holder): setFloor(channel, holder: holder)
+        case .released(let channel, let member): release(channel, by: member)
         case .woken(let channel, let members): woken(channel, members)
         case .record(let channel, let key): record(channel, key: key)
         case .replay(let member, let burst, let speaker, let packets):
@@ -262,7 +267,7 @@ public final class MediaRelay: @unchecked Sendable {
     }
 
     /// Forwards packets held while an implicit floor request was granted; drops them if it was not.
-    private func releaseHeldPackets(_ channel: ChannelID) {
+    func releaseHeldPackets(_ channel: ChannelID) {
         guard let waiting = held[channel], let state = channels[channel], state.holderSSRC != nil else { return }
         held[channel] = nil
         let now = clock()

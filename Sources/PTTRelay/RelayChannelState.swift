@@ -6,6 +6,8 @@ struct RelayChannelState {
     let channel: ChannelID
     /// The member allowed to send, if any.
     private(set) var holder: MemberID?
+    /// The former holder whose late packets are still forwarded after its release, and until when (nil: none).
+    private(set) var lateAudio: LateAudio?
     /// The holder's SSRC, for the per-packet check.
     private(set) var holderSSRC: UInt32?
     /// Every member, for the fan-out loop (no lookups per listener). Order is not meaningful.
@@ -63,12 +65,30 @@ struct RelayChannelState {
         index[id].map { members[$0] }
     }
 
-    /// Who may send now.
+    /// Who may send now. Ends a release's grace: what comes after it is a new burst.
     mutating func setHolder(_ id: MemberID?) {
         if id != holder { generation &+= 1 }
         holder = id
         holderSSRC = id.flatMap { member($0)?.config.ssrc }
-        if holderSSRC == nil { burstSSRC = nil }
+        if holderSSRC == nil || lateAudio != nil { burstSSRC = nil }
+        lateAudio = nil
+    }
+
+    /// The holder released the floor: it is idle, but the member's packets until `until` are late ones of the same
+    /// burst (same timeline, no marker, kept with it).
+    mutating func release(by id: MemberID, until: NIODeadline) {
+        guard id == holder, let ssrc = holderSSRC else { return setHolder(nil) }
+        let speaking = burstSSRC
+        setHolder(nil)
+        burstSSRC = speaking
+        lateAudio = LateAudio(ssrc: ssrc, until: until)
+    }
+
+    /// The grace of a release is over (if it is the one that ends at `until`): the burst ends.
+    mutating func endLateAudio(until: NIODeadline) {
+        guard lateAudio?.until == until else { return }
+        lateAudio = nil
+        burstSSRC = nil
     }
 
     /// Where a burst starting now begins on the timeline: the last timestamp sent plus the wall-clock time since
@@ -82,7 +102,9 @@ struct RelayChannelState {
     /// The kept burst, once it no longer belongs to the floor's generation (the holder changed): the channel lets
     /// go of it.
     mutating func takeEndedBurst() -> BurstBuffer? {
-        guard let burst, burst.generation != generation || holder == nil else { return nil }
+        guard let burst, lateAudio?.ssrc != burst.speakerSSRC, burst.generation != generation || holder == nil else {
+            return nil
+        }
         self.burst = nil
         return burst
     }
@@ -103,4 +125,10 @@ struct RelayChannelState {
         lastOutTime = now
         return (out, starts)
     }
+}
+
+/// A former holder's late packets, forwarded after its release until `until` (``FloorControl/releaseGrace``).
+struct LateAudio: Equatable {
+    var ssrc: UInt32
+    var until: NIODeadline
 }

@@ -6,6 +6,9 @@ import RTP
 enum RelayDecision: Equatable {
     /// Send a copy to every other reachable member of the sender's channel.
     case forward
+    /// Forward a packet of the former holder that arrived after its release, within the grace: the end of its
+    /// burst, which asks for nothing (no implicit floor request).
+    case forwardLate
     /// Keep the packet until the implicit floor request it starts is decided; `startsHold` when it begins
     /// a new hold (replacing any older one, whose packets are then dropped).
     case hold(startsHold: Bool)
@@ -61,14 +64,18 @@ struct RelayRules {
     ///   - sender: the member whose key authenticated it.
     ///   - holderSSRC: who holds the sender's channel's floor (nil: idle).
     ///   - hold: what is held on that channel now, if anything.
+    ///   - lateAudio: the former holder still in its release's grace, if any (only looked at on an idle floor).
     func decide(
         payloadType: UInt8, validOpus: Bool, sender: RelayMemberConfig, holderSSRC: UInt32?, hold: FloorHold?,
-        now: NIODeadline
+        lateAudio: LateAudio? = nil, now: NIODeadline
     ) -> RelayDecision {
         guard !sender.receiveOnly else { return .drop(.receiveOnly) }
         guard payloadType == Self.opusPayloadType else { return .drop(.payloadType) }
         guard validOpus else { return .drop(.opus) }
         if holderSSRC == sender.ssrc { return .forward }
+        if holderSSRC == nil, let lateAudio, lateAudio.ssrc == sender.ssrc, now < lateAudio.until {
+            return .forwardLate
+        }
         guard holderSSRC == nil, holdsForImplicitRequest else { return .drop(.notFloorHolder) }
         if let hold, hold.ssrc == sender.ssrc, now - hold.since < Self.holdWindow {
             return hold.count < Self.maxHeldPackets ? .hold(startsHold: false) : .drop(.notFloorHolder)

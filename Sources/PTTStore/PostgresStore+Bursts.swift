@@ -59,6 +59,19 @@ extension PostgresStore {
         }
     }
 
+    public func bursts(named name: String, except: ChannelID?, since: Date?, limit: Int) throws -> [RecordedBurst] {
+        try serially { session in
+            try session.run(
+                """
+                SELECT \(unescaped: Self.burstColumns) FROM burst
+                WHERE (channel_name = \(name) OR channel_id = \(name)) AND channel_id <> \(except?.description ?? "")
+                    AND started_at >= \(since?.timeIntervalSince1970 ?? 0)
+                ORDER BY started_at DESC, id DESC LIMIT \(limit)
+                """
+            ).compactMap(Self.burst)
+        }
+    }
+
     public func allBursts() throws -> [RecordedBurst] {
         try serially { session in
             try session.run("SELECT \(unescaped: Self.burstColumns) FROM burst ORDER BY started_at, id").compactMap(

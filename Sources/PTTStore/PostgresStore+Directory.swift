@@ -54,12 +54,19 @@ extension PostgresStore {
     }
 
     /// Writes the changes in one transaction; in a cluster the same transaction notifies the other nodes
-    /// (``directoryNotifications``), who reload the directory when it commits.
+    /// (``directoryNotifications``), who reload the directory when it commits. Throws ``StorageConflict`` when
+    /// another node changed what the changes were planned against (a channel of the same name created, a channel or
+    /// user deleted, the same membership stored): nothing is written, and planning again after a ``load()``
+    /// succeeds.
     public func write(_ changes: [DirectoryChange]) throws {
         guard !changes.isEmpty else { return }
         var statements = changes.map(Self.statement)
         if let node { statements.append("SELECT pg_notify(\(Self.directoryNotifications), \(node))") }
-        try pipelinedTransaction(statements)
+        do {
+            try pipelinedTransaction(statements)
+        } catch let failure as PostgresFailure where failure.isConflict {
+            throw StorageConflict(reason: failure.description)
+        }
     }
 
     static func statement(_ change: DirectoryChange) -> PostgresQuery {

@@ -114,7 +114,7 @@ public final class PostgresStore: Storage, @unchecked Sendable {
             for result in results {
                 if case .failure(let error) = result {
                     _ = try? session.run("ROLLBACK")
-                    throw error
+                    throw PostgresFailure.wrapping(error)
                 }
             }
             try session.run("COMMIT")
@@ -145,7 +145,7 @@ public final class PostgresStore: Storage, @unchecked Sendable {
         case .success(let value): return value
         case .failure(let error):
             if case PostgresStoreError.timedOut = error { let _: EventLoopFuture<Void>? = connection?.close() }
-            throw error
+            throw PostgresFailure.wrapping(error)
         }
     }
 
@@ -154,37 +154,36 @@ public final class PostgresStore: Storage, @unchecked Sendable {
     /// What a failed connection attempt to `location` says: unreachable, or refused with PostgreSQL's words (a
     /// wrong password, an unknown database or role).
     public static func connectionFailed(_ error: any Error, _ location: PostgresLocation) -> any Error {
-        guard let error = error as? PSQLError else { return error }
-        if error.code == .server {
-            let state = error.serverInfo?[.sqlState] ?? "?"
+        guard let failure = PostgresFailure.wrapping(error) as? PostgresFailure else { return error }
+        if let state = failure.sqlState {
             return PostgresStoreError.refused(
-                "\(location)", because: "\(error.serverInfo?[.message] ?? "no message") (SQLSTATE \(state))")
+                "\(location)", because: "\(failure.message ?? "no message") (SQLSTATE \(state))")
         }
-        return PostgresStoreError.unreachable("\(location)", because: error.underlying.map { "\($0)" })
+        return PostgresStoreError.unreachable("\(location)", because: failure.underlying)
     }
 
-    /// What went wrong, in words for a client or an operator.
+    /// What went wrong, in words for a client or an operator: PostgreSQL's own (``PostgresFailure``), with the
+    /// failures an operator must act on named as such.
     public func describe(_ error: any Error) -> String {
+        let error = PostgresFailure.wrapping(error)
         if let error = error as? PostgresStoreError { return error.description }
-        if let error = error as? PSQLError {
-            switch error.code {
-            case .server:
-                let state = error.serverInfo?[.sqlState] ?? "?"
-                let message = error.serverInfo?[.message] ?? "no message"
-                switch state {
-                case "53100": return "the database's disk is full"
-                case "53200": return "the database is out of memory"
-                case "57P01", "57P02", "57P03": return "the database is shutting down or starting (\(message))"
-                case "25006": return "the database is read-only (a standby?)"
-                default: return "database error \(state): \(message)"
-                }
-            case .connectionError, .serverClosedConnection, .uncleanShutdown, .clientClosedConnection:
+        if let conflict = error as? StorageConflict { return conflict.description }
+        guard let failure = error as? PostgresFailure else { return "\(error)" }
+        switch failure.sqlState {
+        case "53100": return "the database's disk is full"
+        case "53200": return "the database is out of memory"
+        case "57P01", "57P02", "57P03":
+            return "the database is shutting down or starting (\(failure.message ?? "no message"))"
+        case "25006": return "the database is read-only (a standby?)"
+        case .some: return failure.description
+        case nil:
+            switch failure.code {
+            case "connectionError", "serverClosedConnection", "uncleanShutdown", "clientClosedConnection":
                 return "the database at \(location) cannot be reached"
             default:
-                return "database error (\(error.code))"
+                return failure.description
             }
         }
-        return "\(error)"
     }
 }
 
@@ -200,7 +199,7 @@ struct PostgresSession {
     }
 }
 
-/// Failures of ``PostgresStore`` itself (PostgreSQL's own are `PSQLError`s).
+/// Failures of ``PostgresStore`` itself (PostgreSQL's own are ``PostgresFailure``s).
 public enum PostgresStoreError: Error, CustomStringConvertible, Equatable {
     case closed
     case timedOut(after: TimeAmount)

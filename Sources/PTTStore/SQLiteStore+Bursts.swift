@@ -65,6 +65,20 @@ extension SQLiteStore {
         }
     }
 
+    /// The bursts of channels named `name` (or whose id it is), except channel `except`'s, newest first.
+    public func bursts(named name: String, except: ChannelID?, since: Date?, limit: Int) throws -> [RecordedBurst] {
+        try queue.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM burst WHERE (channelName = ? OR channelId = ?) AND channelId != ? AND startedAt >= ?
+                    ORDER BY startedAt DESC, id DESC LIMIT ?
+                    """,
+                arguments: [name, name, except?.description ?? "", since?.timeIntervalSince1970 ?? 0, limit]
+            ).compactMap(Self.burst)
+        }
+    }
+
     /// Every burst, oldest first (retention, recovery).
     public func allBursts() throws -> [RecordedBurst] {
         try queue.read { db in

@@ -31,6 +31,10 @@ public protocol Storage: AnyObject, Sendable {
     func burst(_ id: Int64) throws -> RecordedBurst?
     /// A channel's bursts started at or after `since`, newest first, at most `limit`.
     func bursts(in channel: ChannelID, since: Date?, limit: Int) throws -> [RecordedBurst]
+    /// The bursts of channels named `name` (or whose id is `name`) when recorded, except those of channel `except`
+    /// (the live channel of that name): a deleted channel's recordings, found by its old name until retention
+    /// removes them. Started at or after `since`, newest first, at most `limit`.
+    func bursts(named name: String, except: ChannelID?, since: Date?, limit: Int) throws -> [RecordedBurst]
     /// Every burst, oldest first (retention, recovery).
     func allBursts() throws -> [RecordedBurst]
     /// The size of every recording together, and when the oldest started.

@@ -39,8 +39,8 @@ struct Talk: AsyncParsableCommand {
         do {
             try await member.takeFloor(waitingAtMost: wait)
             let (packets, seconds, revoked) = try await send(input, over: member)
-            // The kit releases once the queued packets went out, and a frame time later (the release travels
-            // over TCP, the audio over UDP).
+            // The kit releases once the queued packets went out; the server still relays packets the release
+            // overtakes (TCP against UDP) for a moment after it.
             if revoked == nil { try await member.handle.releaseFloor() }
             let reopens = member.handle.mediaSocketReopens
             stderr(

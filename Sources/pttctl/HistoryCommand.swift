@@ -21,12 +21,15 @@ struct HistoryCommand: AsyncParsableCommand {
     @Argument(help: "Channel name or id.") var channel: String
     @Option(help: "Only bursts started within this span: 90s, 30m, 1h, 2d.") var since: TimeSpan?
     @Option(help: "At most this many bursts.") var limit = 100
+    @Flag(help: "The recordings of deleted channels that had this name (kept until retention removes them).")
+    var deleted = false
     @Flag(help: "Print JSON.") var json = false
 
     func run() async throws {
         let client = try admin.client()
         var path = "/api/channels/\(AdminClient.segment(channel))/bursts?limit=\(limit)"
         if let since { path += "&since=\(since.seconds)" }
+        if deleted { path += "&deleted=true" }
         let bursts: [RecordedBurstInfo] = try await adminCall { try await client.get(path) }
         if json { return try printJSON(bursts) }
         if bursts.isEmpty { return print("no recorded bursts") }
@@ -51,12 +54,15 @@ struct ExportCommand: AsyncParsableCommand {
     @Argument(help: "Channel name or id (not with --burst).") var channel: String?
     @Option(help: "Bursts started within this span: 90s, 30m, 1h, 2d (default: all kept).") var since: TimeSpan?
     @Option(help: "One recorded burst by id (pttctl history).") var burst: Int64?
+    @Flag(help: "The recordings of deleted channels that had this name.") var deleted = false
     @Option(name: .customLong("gap-ms"), help: "Silence between two bursts is shortened to this.") var gapMs = 500
     @Option(name: .shortAndLong, help: "The file to write.") var output: String
 
     func validate() throws {
         if (channel == nil) == (burst == nil) { throw ValidationError("name a channel, or give --burst ID") }
-        if burst != nil, since != nil { throw ValidationError("--since goes with a channel, not --burst") }
+        if burst != nil, since != nil || deleted {
+            throw ValidationError("--since and --deleted go with a channel, not --burst")
+        }
         guard (0...60_000).contains(gapMs) else { throw ValidationError("--gap-ms must be 0...60000") }
     }
 
@@ -68,6 +74,7 @@ struct ExportCommand: AsyncParsableCommand {
         } else {
             var query = "/api/channels/\(AdminClient.segment(channel!))/export?gapMs=\(gapMs)"
             if let since { query += "&since=\(since.seconds)" }
+            if deleted { query += "&deleted=true" }
             path = query
         }
         let bytes = try await adminCall { try await client.getBytes(path) }

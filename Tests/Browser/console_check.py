@@ -1,6 +1,7 @@
 """The operator console next to a browser member: the console shows the page's member, its floor and talk
 time; revoking from the console takes the floor away from the page; kicking a member from the console
-ends its membership. Also a wrong token.
+ends its membership; ordinary clicks (pressed about 120 ms) on a button are not lost when the console renders
+while the button is held; the drop counters say what they count. Also a wrong token.
 
 Modes and arguments:
   live WEB_URL USER SECRET ADMIN_URL TOKEN CHANNEL KICK_USER
@@ -17,6 +18,36 @@ def open_console(page, admin_url, token):
     page.goto(admin_url + "/console")
     page.fill("#token", token)
     page.click("button[type=submit]")
+
+
+# Counts the clicks that reach a Kick button, and stops them there (so the button does not act).
+COUNT_CLICKS = """() => {
+  window.kickClicks = 0;
+  window.countKickClicks = (event) => {
+    if (!event.target.closest || !event.target.closest("[data-testid^='kick-']")) return;
+    window.kickClicks++;
+    event.stopPropagation();
+  };
+  document.addEventListener("click", window.countKickClicks, true);
+}"""
+
+
+def clicks_across_renders(console, selector, presses=10, hold_ms=120):
+    """Presses the button `presses` times, each held until the console has rendered at least once and then
+    about `hold_ms`, as a person's ordinary click spans one of the console's renders. Returns how many clicks
+    reached the button."""
+    console.evaluate(COUNT_CLICKS)
+    for _ in range(presses):
+        box = console.locator(selector).bounding_box()
+        console.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        before = console.evaluate("window.pttConsole.renders")
+        console.mouse.down()
+        wait_for(console, f"window.pttConsole.renders > {before}", what="a render while the button is held")
+        console.wait_for_timeout(hold_ms)
+        console.mouse.up()
+    landed = console.evaluate("window.kickClicks")
+    console.evaluate("document.removeEventListener('click', window.countKickClicks, true)")
+    return landed
 
 
 def main():
@@ -65,6 +96,10 @@ def main():
                      what="the console to show the floor idle")
             member = console.evaluate(
                 f"window.pttConsole.channels.find(c => c.name === '{channel}').members.find(m => m.user === '{kick_user}').id")
+            seen["clicksLanded"] = clicks_across_renders(console, f"[data-testid='kick-{member}']")
+            wait_for(console, "document.getElementById('figure-notes').textContent.length > 0", what="the drop notes")
+            seen["droppedTitle"] = console.get_attribute("[data-testid='figure-packets dropped']", "title")
+            seen["dropNotes"] = console.inner_text("#figure-notes")
             kick = console.locator(f"[data-testid='kick-{member}']")
             kick.click()
             kick.click()

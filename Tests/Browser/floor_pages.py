@@ -8,18 +8,7 @@ Prints one JSON line with what each page showed at each step.
 
 import sys
 
-from pttbrowser import emit, launch, log, new_page, sync_playwright, wait_for
-
-
-def sign_in_and_join(page, url, user, secret, channel):
-    page.goto(url)
-    page.fill("#user", user)
-    page.fill("#secret", secret)
-    page.click("#signin-button")
-    wait_for(page, "window.pttPage.state.connection === 'online'", what=f"{user} to sign in")
-    page.fill("#channel-name", channel)
-    page.click("#join-button")
-    wait_for(page, "window.pttPage.state.screen === 'talk'", what=f"{user} to join")
+from pttbrowser import emit, launch, log, new_page, sign_in_and_join, sync_playwright, wait_for
 
 
 def main():

@@ -64,3 +64,25 @@ def log(*parts):
 def fail(message):
     emit({"error": message})
     sys.exit(2)
+
+
+def try_wait(page, expression, timeout_s=10.0):
+    """Like `wait_for`, but returns whether `expression` became truthy instead of failing: for what the Swift test
+    judges (a bug shows as False in the result, not as a script error)."""
+    try:
+        page.wait_for_function(expression, timeout=timeout_s * 1000)
+        return True
+    except Exception:  # Playwright's TimeoutError
+        return False
+
+
+def sign_in_and_join(page, url, user, secret, channel):
+    """Opens `url`, signs in with the form, and joins `channel` by name."""
+    page.goto(url)
+    page.fill("#user", user)
+    page.fill("#secret", secret)
+    page.click("#signin-button")
+    wait_for(page, "window.pttPage.state.connection === 'online'", what=f"{user} to sign in")
+    page.fill("#channel-name", channel)
+    page.click("#join-button")
+    wait_for(page, "window.pttPage.state.screen === 'talk'", what=f"{user} to join")

@@ -3,6 +3,7 @@ without WebCodecs.
 
 Modes and arguments:
   link LINK_URL CHANNEL      open the link, join CHANNEL; then open the same link in a fresh browser profile
+  again LINK_URL CHANNEL     open the link, join CHANNEL; then open the same link again in the same browser (a new tab)
   expired LINK_URL           open a link past its deadline
   wrong URL USER SECRET      sign in with a wrong secret
   nowebcodecs URL            a browser where AudioEncoder and AudioDecoder do not exist
@@ -11,7 +12,7 @@ Prints one JSON line with what the pages showed.
 
 import sys
 
-from pttbrowser import emit, fail, launch, log, new_page, sync_playwright, wait_for
+from pttbrowser import emit, fail, launch, log, new_page, sync_playwright, try_wait, wait_for
 
 
 def signin_error(page):
@@ -43,6 +44,28 @@ def main():
             second.goto(link)
             seen["secondError"] = signin_error(second)
             seen["secondScreen"] = second.evaluate("window.pttPage.state.screen")
+        elif mode == "again":
+            link, channel = sys.argv[2:4]
+            first = new_page(browser, logs)
+            first.goto(link)
+            wait_for(first, "window.pttPage.state.connection === 'online'", what="the link to sign the page in")
+            first.fill("#channel-name", channel)
+            first.click("#join-button")
+            wait_for(first, "window.pttPage.state.screen === 'talk'", what="the page to join")
+            first.close()
+            again = first.context.new_page()  # the same browser profile: its stored credential is there
+            again.on("console", lambda message: logs.append(f"[{message.type}] {message.text}"))
+            again.goto(link)
+            try_wait(
+                again,
+                "window.pttPage.state.screen === 'talk' && window.pttPage.state.connection === 'online'"
+                " || document.getElementById('signin-error').textContent.length > 0",
+            )
+            seen["screen"] = again.evaluate("window.pttPage.state.screen")
+            seen["connection"] = again.evaluate("window.pttPage.state.connection")
+            seen["signinError"] = again.inner_text("#signin-error")
+            seen["notice"] = again.evaluate("(document.getElementById('page-note') || {}).textContent || ''")
+            seen["channel"] = again.inner_text("#channel-title")
         elif mode == "expired":
             page = new_page(browser, logs)
             page.goto(sys.argv[2])

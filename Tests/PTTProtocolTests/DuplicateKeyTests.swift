@@ -19,6 +19,30 @@ struct DuplicateKeyTests {
         }
     }
 
+    @Test("a duplicate is named even where the fields it leaves would not decode (PROTOCOL section 2's own example)")
+    func beforeFields() {
+        #expect(throws: ControlFrameError.malformed("duplicate key 'type'")) {
+            try decode(#"{"type":"heartbeat","type":"join"}"#)
+        }
+        #expect(throws: ControlFrameError.malformed("duplicate key 'seq'")) {
+            try decode(#"{"type":"heartbeat","seq":"one","seq":2}"#)
+        }
+        #expect(throws: ControlFrameError.malformed("duplicate key 'type'")) {
+            try decode(#"{"type":"no-such-type","type":"heartbeat"}"#)
+        }
+    }
+
+    @Test("a body that is not JSON is reported as such, whatever keys it repeats")
+    func notJSONFirst() {
+        do {
+            _ = try decode(#"{"type":"heartbeat","type":"join""#)
+            Issue.record("decoded a body that is not JSON")
+        } catch {
+            #expect(error.code == .malformedFrame)
+            #expect(!error.description.contains("duplicate"), "\(error)")
+        }
+    }
+
     @Test("a repeated key written with an escape is still the same key")
     func escaped() {
         #expect(throws: ControlFrameError.malformed("duplicate key 'type'")) {

@@ -19,6 +19,8 @@ struct BrowserSignInTests {
         var screen: String?
         var notice: String?
         var signinHidden: Bool?
+        var connection: String?
+        var signinError: String?
     }
 
     @Test("a sign-in link signs a browser in once: the page joins, stays signed in; the same link again is refused")
@@ -35,6 +37,21 @@ struct BrowserSignInTests {
         }
     }
 
+    @Test("a used link opened again in the browser it signed in: still signed in, told the link was not needed")
+    func usedLinkInSignedInBrowser() async throws {
+        try await withTestServer(configure: { $0.tls = true }) { server in
+            try await server.addUser("jane")
+            let link: SignInLinkResponse = try await server.admin.post(
+                "/api/users/jane/links", body: SignInLinkRequest())
+            let seen = try await Browser.run("signin_checks.py", ["again", link.url, "deck"], as: Seen.self)
+            #expect(seen.screen == "talk" && seen.connection == "online", "screen \(seen.screen ?? "-")")
+            #expect(seen.channel == "deck")
+            #expect(seen.signinError?.isEmpty == true, "sign-in error: \(seen.signinError ?? "-")")
+            let notice = seen.notice ?? ""
+            #expect(notice.contains("already signed in as jane") && notice.contains("not needed"), "notice: \(notice)")
+        }
+    }
+
     @Test("an expired link, and a wrong secret, get a clear message")
     func refusals() async throws {
         let clock = ManualWallClock()
@@ -48,7 +65,9 @@ struct BrowserSignInTests {
             let web = try require_(server.server.runtimeInfo?.webURL)
             let wrong = try await Browser.run(
                 "signin_checks.py", ["wrong", web, "jane", "not-the-secret"], as: Seen.self)
-            #expect(wrong.message?.hasPrefix("Wrong user or secret") == true, "wrong secret: \(wrong.message ?? "-")")
+            #expect(
+                wrong.message?.hasPrefix("Wrong user name or password") == true, "wrong secret: \(wrong.message ?? "-")"
+            )
             #expect(wrong.screen == "signin")
         }
     }

@@ -45,11 +45,13 @@ struct ClusterTests {
             }
         }
 
-        func connect(_ user: String, secret: String, role: ClientRole = .app) async throws -> Peer {
+        func connect(
+            _ user: String, secret: String, device: String = "phone", role: ClientRole = .app
+        ) async throws -> Peer {
             Peer(
                 client: try await ControlClient.connect(
                     to: ServerEndpoint(host: "127.0.0.1", port: info.controlPort),
-                    hello: Hello(user: user, secret: secret, device: "phone", role: role, client: "tests"),
+                    hello: Hello(user: user, secret: secret, device: device, role: role, client: "tests"),
                     security: .tls(KnownHosts(path: TestServer.temporaryDirectory() + "/known_hosts")),
                     timeout: .seconds(10).scaled))
         }

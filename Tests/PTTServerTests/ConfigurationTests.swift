@@ -104,6 +104,118 @@ struct ConfigurationTests {
         #expect(throws: ConfigurationError.self) { try ServerConfiguration.load(from: "/nonexistent/config.json") }
     }
 
+    @Test(
+        "a key that is not a setting is refused, naming its path and the nearest known key",
+        arguments: [
+            (
+                #"{"floor": {"maxTalkTimeMS": 15000}}"#,
+                "unknown key 'floor.maxTalkTimeMS' (did you mean floor.maxTalkTimeMs?)"
+            ),
+            (#"{"maxTalkTimeMs": 15000}"#, "unknown key 'maxTalkTimeMs' (did you mean floor.maxTalkTimeMs?)"),
+            (#"{"adminport": 7801}"#, "unknown key 'adminport' (did you mean adminPort?)"),
+            (
+                #"{"limits": {"helloTimeout": 3000}}"#,
+                "unknown key 'limits.helloTimeout' (did you mean limits.helloTimeoutMs?)"
+            ),
+            (
+                #"{"apns": {"keyFile": "k.p8", "keyId": "KEY1234567", "teamId": "TEAM123456", "bundleId": "b", "cafile": "ca.pem"}}"#,
+                "unknown key 'apns.cafile' (did you mean apns.caFile?)"
+            ),
+            (#"{"catchUp": {"mode": "off"}, "zebra": 1}"#, "unknown key 'zebra'; "),
+            (
+                #"{"zebra": 1, "wake": {"maxDelay": 1}}"#,
+                "unknown key 'wake.maxDelay' (did you mean wake.maxDelayMs?); unknown key 'zebra'"
+            ),
+        ])
+    func unknownKey(text: String, message: String) throws {
+        let path = try write(text)
+        do {
+            _ = try ServerConfiguration.load(from: path)
+            Issue.record("accepted \(text)")
+        } catch {
+            #expect(error.description.hasPrefix(path + ": "), "\(error)")
+            #expect((error.description + "; ").contains(message), "\(error)")
+            if !message.contains("did you mean") { #expect(!error.description.contains("did you mean"), "\(error)") }
+        }
+    }
+
+    @Test("every key the configuration writes is a known key, and a file with all of them reads back")
+    func everyKeyKnown() throws {
+        let known = ConfigurationKeys.known.paths.map { $0.joined(separator: ".") }
+        for path in [
+            "controlPort", "floor", "floor.maxTalkTimeMs", "limits.adminRequestTimeoutMs", "catchUp.speed",
+            "recording.channels", "wake.apnsConcurrency", "apns.caFile", "apns.endpoint", "cluster.address",
+            "cluster.linkPort", "tlsCertificate", "tlsKey", "logLevel", "webMaxConnections",
+        ] {
+            #expect(known.contains(path), "\(path) is not known")
+        }
+        #expect(!known.contains("recording.channels.deck"))
+        let path = try write(
+            String(decoding: try JSONEncoder().encode(ServerConfiguration.everySetting), as: UTF8.self))
+        #expect(try ServerConfiguration.load(from: path) == .everySetting)
+    }
+
+    @Test("the packaged config and every config example in the docs load")
+    func documentedExamples() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        _ = try ServerConfiguration.load(from: root.appendingPathComponent("Docs/packaging/config.json").path)
+        let documents =
+            ["README.md"]
+            + (try FileManager.default.contentsOfDirectory(atPath: root.path + "/Docs"))
+            .filter { $0.hasSuffix(".md") }.map { "Docs/" + $0 }
+        var examples = 0
+        for document in documents {
+            let text = try String(contentsOfFile: root.path + "/" + document, encoding: .utf8)
+            for (index, block) in Self.jsonBlocks(text).enumerated() {
+                // A fragment (`"apns": {...}`) is a part of the top-level object.
+                let object = block.hasPrefix("{") ? block : "{" + block + "}"
+                do {
+                    _ = try ServerConfiguration.load(from: try write(object))
+                    examples += 1
+                } catch {
+                    Issue.record("\(document), JSON block \(index + 1): \(error)")
+                }
+            }
+        }
+        #expect(examples >= 4, "README's two, CLUSTER's, OPERATIONS' certificate files: found \(examples)")
+    }
+
+    @Test("pttd does not start with a misspelt key: it exits 64 and says which key, and the one it meant")
+    func startRefused() async throws {
+        let path = try write(#"{"controlHost": "127.0.0.1", "floor": {"maxTalkTimeMS": 15000}}"#)
+        let daemon = try Subprocess(
+            "pttd",
+            [
+                "--data", TestServer.temporaryDirectory(), "--config", path, "--no-tls", "--control-port", "0",
+                "--media-port", "0", "--admin-port", "0", "--web-port", "0", "--web-host", "127.0.0.1",
+            ])
+        #expect(try await daemon.waitForExit() == 64, "stderr: \(daemon.standardError)")
+        #expect(
+            daemon.standardError.contains(
+                "\(path): unknown key 'floor.maxTalkTimeMS' (did you mean floor.maxTalkTimeMs?)"),
+            "\(daemon.standardError)")
+        #expect(!daemon.standardError.contains("pttd listening"))
+    }
+
+    /// The contents of the Markdown code blocks marked `json`.
+    static func jsonBlocks(_ markdown: String) -> [String] {
+        var blocks: [String] = []
+        var current: [Substring]?
+        for line in markdown.split(separator: "\n", omittingEmptySubsequences: false) {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if current == nil, trimmed == "```json" {
+                current = []
+            } else if let lines = current, trimmed.hasPrefix("```") {
+                blocks.append(lines.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines))
+                current = nil
+            } else {
+                current?.append(line)
+            }
+        }
+        return blocks
+    }
+
     @Test("the encoded defaults read back as the defaults, with and without APNs")
     func roundTrip() throws {
         let data = try JSONEncoder().encode(ServerConfiguration())

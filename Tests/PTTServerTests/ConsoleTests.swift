@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import NIOPosix
 import PTTKit
 import PTTProtocol
 import TestSupport
@@ -20,10 +21,16 @@ struct ConsoleTests {
         var message: String?
         var channels: Int?
         var overviewHidden: Bool?
+        var clicksLanded: Int?
+        var droppedTitle: String?
+        var dropNotes: String?
     }
 
     @Test(
-        "the console shows a page's member and its floor; revoke takes the floor from the page; kick ends a membership",
+        """
+        the console shows a page's member and its floor; revoke takes the floor from the page; kick ends a membership; \
+        clicks held across a render land; a drop counter says what it counts and why
+        """,
         .enabled(if: Browser.available, Browser.unavailableReason))
     func live() async throws {
         // T1 is long here: this test is about the operator's revoke, and a loaded machine can delay the
@@ -38,6 +45,11 @@ struct ConsoleTests {
             let bob = try await server.connect("bob", secret: bobSecret)
             _ = try await bob.request(.join(Join(channel: "deck")))
             let token = try require_(server.server.adminToken)
+            // One datagram the relay drops (too short to be RTP: `malformed`), for the console to explain.
+            try await Self.sendJunk(toMediaPort: try require_(info.mediaPort))
+            try await eventually("the drop to be counted") {
+                try await server.metric(#"ptt_media_packets_dropped_total{reason="malformed"}"#) == 1
+            }
             let seen = try await Browser.run(
                 "console_check.py",
                 ["live", try require_(info.webURL), "jane", janeSecret, info.adminURL, token, "deck", "bob"],
@@ -47,10 +59,27 @@ struct ConsoleTests {
             #expect(seen.memberRow?.contains("reachable") == true && seen.memberRow?.contains("app") == true)
             #expect(seen.figures?.contains("packets dropped") == true)
             #expect(seen.confirmText == "Click again to revoke the floor")
-            #expect(seen.pageNote == "The floor was taken away (revoked-by-operator).", "\(seen.pageNote ?? "-")")
+            #expect(seen.clicksLanded == 10, "clicks held across a render that reached the Kick button")
+            #expect(
+                seen.droppedTitle?.contains("ptt_media_packets_dropped_total") == true, "\(seen.droppedTitle ?? "-")")
+            #expect(
+                seen.dropNotes?.contains("Relay dropped 1 packet (malformed): not an audio packet at all.") == true,
+                "\(seen.dropNotes ?? "-")")
+            #expect(seen.pageNote == "An operator ended your turn.", "\(seen.pageNote ?? "-")")
             guard case .left(let left) = try await bob.next("left") else { throw TestFailure("expected left") }
             #expect(left.reason == "kicked")
         }
+    }
+
+    /// Sends 3 bytes to the relay's UDP port from a socket of its own.
+    static func sendJunk(toMediaPort port: Int) async throws {
+        let channel = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(host: "127.0.0.1", port: 0).get()
+        let junk = AddressedEnvelope(
+            remoteAddress: try SocketAddress(ipAddress: "127.0.0.1", port: port),
+            data: channel.allocator.buffer(bytes: [1, 2, 3]))
+        try await channel.writeAndFlush(junk)
+        try await channel.close()
     }
 
     @Test(

@@ -116,6 +116,78 @@ struct PackagingTests {
         #expect(daemon.standardError.contains("pttd stopped"))
     }
 
+    @Test("the programs are stripped, and their debug information is in pttd-dbgsym, found by build-id and debuglink")
+    func debugSymbolsApart() async throws {
+        let deb = try await Self.buildPackage()
+        defer { Self.remove(deb) }
+        let dbgsym = try require_(
+            try FileManager.default.contentsOfDirectory(atPath: (deb as NSString).deletingLastPathComponent)
+                .first { $0.hasPrefix("pttd-dbgsym_0.0.1-test_") && $0.hasSuffix(".deb") }
+                .map { ((deb as NSString).deletingLastPathComponent as NSString).appendingPathComponent($0) },
+            "no pttd-dbgsym package beside \(deb)")
+        let control = try await Self.tool("dpkg-deb", ["--field", dbgsym])
+        #expect(control.contains("Package: pttd-dbgsym") && control.contains("Version: 0.0.1-test"))
+        #expect(control.contains("Depends: pttd (= 0.0.1-test)") && control.contains("Section: debug"))
+        let root = try await Self.unpack(deb)
+        let debugRoot = try await Self.unpack(dbgsym)
+        defer {
+            Self.remove(root)
+            Self.remove(debugRoot)
+        }
+        var buildIDs: [String] = []
+        for program in ["pttd", "pttctl", "ptt"] {
+            let binary = root + "/usr/bin/" + program
+            let sections = try await Self.sectionNames(binary)
+            #expect(!sections.contains { $0.hasPrefix(".debug_") }, "\(program) still has debug sections")
+            #expect(!sections.contains(".symtab"), "\(program) still has its symbol table")
+            #expect(sections.contains(".gnu_debuglink"), "\(program) has no debuglink")
+            let buildID = try await Self.buildID(binary)
+            buildIDs.append(buildID)
+            // Where gdb, the Swift backtracer and debuginfod clients look: /usr/lib/debug/.build-id/xx/rest.debug.
+            let debugFile =
+                debugRoot + "/usr/lib/debug/.build-id/\(buildID.prefix(2))/\(buildID.dropFirst(2)).debug"
+            #expect(FileManager.default.fileExists(atPath: debugFile), "\(program): no \(debugFile)")
+            #expect(try await Self.buildID(debugFile) == buildID, "\(program)'s debug file is another build's")
+            #expect(try await Self.sectionNames(debugFile).contains(".debug_info"))
+            let link = try await Self.debugLink(binary)
+            #expect(link == "\(buildID.dropFirst(2)).debug", "\(program)'s debuglink names \(link)")
+        }
+        #expect(Set(buildIDs).count == 3)
+        for buildID in buildIDs { #expect(control.contains(buildID), "Build-Ids should list \(buildID)") }
+    }
+
+    /// The names of an ELF file's sections.
+    static func sectionNames(_ path: String) async throws -> [String] {
+        try await tool("readelf", ["--section-headers", "--wide", path]).split(separator: "\n").compactMap { line in
+            guard let open = line.firstIndex(of: "]") else { return nil }
+            return line[line.index(after: open)...].split(separator: " ").first.map(String.init)
+        }
+    }
+
+    /// The file name in an ELF file's `.gnu_debuglink` section (the name, NUL, padding, then a CRC: read as hex,
+    /// as the CRC's bytes are not text).
+    static func debugLink(_ path: String) async throws -> String {
+        let dump = try await tool("readelf", ["--hex-dump=.gnu_debuglink", path])
+        let hex = dump.split(separator: "\n").filter { $0.trimmingCharacters(in: .whitespaces).hasPrefix("0x") }
+            .flatMap { $0.split(separator: " ").dropFirst().prefix(4) }.joined()
+        var bytes: [UInt8] = []
+        var index = hex.startIndex
+        while let end = hex.index(index, offsetBy: 2, limitedBy: hex.endIndex), index < hex.endIndex,
+            let byte = UInt8(hex[index..<end], radix: 16), byte != 0
+        {
+            bytes.append(byte)
+            index = end
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// An ELF file's GNU build-id, in hex.
+    static func buildID(_ path: String) async throws -> String {
+        let notes = try await tool("readelf", ["--notes", path])
+        let line = try require_(notes.split(separator: "\n").first { $0.contains("Build ID:") }, "\(path): no build-id")
+        return String(try require_(line.split(separator: " ").last))
+    }
+
     /// A package (its directory) or an unpacked root: the debug binaries make them hundreds of MB.
     static func remove(_ path: String) {
         let directory = path.hasSuffix(".deb") ? (path as NSString).deletingLastPathComponent : path

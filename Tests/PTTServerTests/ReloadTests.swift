@@ -109,6 +109,10 @@ struct ReloadTests {
             (#"{"floor": {"maxTalkTimeMs": "long"}}"#, "floor.maxTalkTimeMs"),
             (#"{"tlsCertificate": "/nonexistent.pem"}"#, "tlsKey"),
             (#"{"floor": {"maxTalkTimeMs": 1000"#, "not valid JSON"),
+            (
+                #"{"floor": {"maxTalkTimeMS": 1000}, "logLevel": "debug"}"#,
+                "unknown key 'floor.maxTalkTimeMS' (did you mean floor.maxTalkTimeMs?)"
+            ),
         ])
     func badConfigRefused(text: String, named: String) async throws {
         let file = try ConfigFile(["floor": ["maxTalkTimeMs": 20_000]])

@@ -71,9 +71,10 @@ struct WebListenerTests {
 
             let first = try await Self.request(web + "/api/sign-in", method: .POST, body: #"{"link":"\#(link.token)"}"#)
             #expect(first.status == 200)
-            let answer = try JSONDecoder().decode([String: String].self, from: Data(first.body.utf8))
-            #expect(answer["user"] == "jane")
-            browserSecret = try require_(answer["secret"])
+            struct SignedIn: Decodable { var user: String, secret: String, channels: [String] }
+            let answer = try JSONDecoder().decode(SignedIn.self, from: Data(first.body.utf8))
+            #expect(answer.user == "jane" && answer.channels.isEmpty)
+            browserSecret = answer.secret
             #expect(browserSecret != janeSecret)
             // Both the browser's credential and the user's own secret sign in.
             let browser = try await server.connect("jane", secret: browserSecret, device: "browser")

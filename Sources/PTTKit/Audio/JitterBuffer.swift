@@ -9,6 +9,12 @@
 /// the packets behind it wait until the oldest of them has waited `delay`, then the hole is reported as
 /// a ``Output/gap(lost:)`` and they are released. At most `capacity` packets are held: one more gives up
 /// on the oldest hole at once.
+///
+/// A stream can start again (pttd restarted: the relay numbers a listener's packets from its first number again).
+/// The buffer then takes the new stream rather than dropping it as late packets or duplicates of the old one: when
+/// told (``restart()``, after a new `joined`), when the SSRC changes, on a jump of more than
+/// ``resynchronizeDistance`` numbers, and on two packets in sequence more than ``misorderDistance`` behind the
+/// stream.
 public struct JitterBuffer<Packet> {
     /// What ``release(now:)`` hands on, in sequence order.
     public enum Output {
@@ -28,6 +34,9 @@ public struct JitterBuffer<Packet> {
         case duplicate
         /// Dropped: its place was already reported as a gap.
         case late
+        /// Held apart: far behind the stream (more than ``JitterBuffer/misorderDistance``), it starts a new stream
+        /// if the next packet follows it, and is dropped as late otherwise.
+        case probation
     }
 
     /// Counts since the buffer was made.
@@ -55,6 +64,9 @@ public struct JitterBuffer<Packet> {
 
     /// A jump of more than this many sequence numbers (forwards or backwards) is a new stream, not loss.
     public static var resynchronizeDistance: Int64 { 3_000 }
+    /// A packet more than this many numbers behind the next one expected (RFC 3550 A.1's MAX_MISORDER; far
+    /// outside any jitter window) is on probation: a new stream if the next packet follows it.
+    public static var misorderDistance: Int64 { 100 }
 
     fileprivate struct Held {
         var index: Int64
@@ -70,6 +82,13 @@ public struct JitterBuffer<Packet> {
     private var highest: Int64 = 0
     /// Output waiting for `release`: packets flushed by a resynchronisation.
     private var pending: [Output] = []
+    /// Where the next stream's extended numbers start: above every number used so far, so that nothing of an old
+    /// stream can be taken for a duplicate.
+    private var streamBase: Int64 = 1 << 32
+    /// The SSRC of the stream, when the caller tells it.
+    private var ssrc: UInt32?
+    /// A packet far behind the stream that may be the first of a new one.
+    private var probe: (sequence: UInt16, packet: Packet, arrival: UInt64)?
     /// The extended numbers of recently released packets, by `index % count`: tells duplicates from late ones.
     private var recentlyReleased = [Int64](repeating: -1, count: 1_024)
 
@@ -91,19 +110,49 @@ public struct JitterBuffer<Packet> {
         return held.map(\.arrival).min()! &+ delay
     }
 
+    /// The stream starts again (a new `joined` after a reconnect: pttd may have restarted): what is held is handed
+    /// on at the next ``release(now:)``, and the next packet is the first of a new stream, whatever its number.
+    public mutating func restart() {
+        pending += drain(force: true)
+        if let next { streamBase = ((max(highest, next) >> 16) + 2) << 16 }
+        next = nil
+        probe = nil
+    }
+
+    /// Takes one packet of the stream `ssrc` as it arrived: a packet of another SSRC than the last starts a new
+    /// stream (``restart()``). Call ``release(now:)`` afterwards.
+    @discardableResult
+    public mutating func insert(_ packet: Packet, sequence: UInt16, ssrc: UInt32, arrival: UInt64) -> Arrival {
+        if let current = self.ssrc, current != ssrc { restart() }
+        self.ssrc = ssrc
+        return insert(packet, sequence: sequence, arrival: arrival)
+    }
+
     /// Takes one packet as it arrived. Call ``release(now:)`` afterwards.
     @discardableResult
     public mutating func insert(_ packet: Packet, sequence: UInt16, arrival: UInt64) -> Arrival {
+        if let probe {
+            self.probe = nil
+            if sequence == probe.sequence &+ 1 {
+                // Two packets in sequence far behind: a new stream, from the first of them.
+                restart()
+                _ = start(at: streamBase | Int64(probe.sequence), probe.packet, arrival: probe.arrival)
+            } else {
+                statistics.late += 1
+            }
+        }
         guard let expected = next else {
-            let index = Int64(1) << 32 | Int64(sequence)
-            return start(at: index, packet, arrival: arrival)
+            return start(at: streamBase | Int64(sequence), packet, arrival: arrival)
         }
         let index = highest + Int64(Int16(bitPattern: sequence &- UInt16(truncatingIfNeeded: highest)))
         if abs(index - highest) > Self.resynchronizeDistance {
-            // A new stream (e.g. the relay restarted): hand on what is held, then start again above every
-            // number used so far, so that nothing of the old stream can be taken for a duplicate.
-            pending += drain(force: true)
-            return start(at: ((highest >> 16) + 2) << 16 | Int64(sequence), packet, arrival: arrival)
+            // A new stream (e.g. the relay restarted): hand on what is held, then start again.
+            restart()
+            return start(at: streamBase | Int64(sequence), packet, arrival: arrival)
+        }
+        if expected - index > Self.misorderDistance {
+            probe = (sequence, packet, arrival)
+            return .probation
         }
         if index < expected {
             if recentlyReleased[slot(index)] == index {
@@ -137,6 +186,8 @@ public struct JitterBuffer<Packet> {
 
     /// Releases everything held, reporting every hole as a gap: the end of the stream.
     public mutating func flush() -> [Output] {
+        if probe != nil { statistics.late += 1 }
+        probe = nil
         var output = pending
         pending = []
         output += drain(force: true)

@@ -36,12 +36,26 @@ final class Playout: Sendable {
                 startsSpurt: audio.marker, speakerSSRC: audio.speakerSSRC, speaker: state.speaker,
                 arrival: audio.arrival)
             var items: [PlayoutItem] = []
-            if state.jitter.insert(packet, sequence: packet.sequence, arrival: packet.arrival) == .late {
+            let arrival = state.jitter.insert(
+                packet, sequence: packet.sequence, ssrc: audio.ssrc, arrival: packet.arrival)
+            if arrival == .late {
                 items.append(.late(packet))
             }
             items += Self.items(state.jitter.release(now: ReceivedAudio.clock()))
             schedule(&state, on: loop)
             return items
+        }
+        for item in output { continuation.yield(item) }
+    }
+
+    /// The membership was attached again (a new `joined`): the relay's stream may start again from its first
+    /// number (pttd restarted). What is held is played out now, and the next packet starts a new stream.
+    func restart() {
+        let output = state.withLockedValue { state -> [PlayoutItem] in
+            state.timer?.cancel()
+            state.timer = nil
+            state.jitter.restart()
+            return Self.items(state.jitter.release(now: ReceivedAudio.clock()))
         }
         for item in output { continuation.yield(item) }
     }

@@ -68,14 +68,13 @@ public final class ChannelHandle: Sendable {
     }
 
     /// Releases the floor (or leaves the queue) once the audio already handed to ``send(opus:samples:)`` has gone
-    /// out, and a little later: the last packets travel over UDP, the release over TCP, and a release that overtook
-    /// them would cut the end of the burst for everyone.
+    /// out. No wait after the last packet: a release that overtakes it (TCP against UDP) does not cut it, the server
+    /// still relays the former holder's packets for a moment (Docs/PROTOCOL.md 7.5).
     public func releaseFloor() async throws {
         let drainBy = ContinuousClock.now + .seconds(2)
         while state.withLockedValue({ $0.queued > 0 }), ContinuousClock.now < drainBy {
             try await Task.sleep(for: .milliseconds(5))
         }
-        try await Task.sleep(for: .milliseconds(60))
         state.withLockedValue { $0.pacer.endSpurt() }
         _ = try await request(.floorRelease(FloorCommand(channel: id)), againAfterReconnect: true)
     }
@@ -169,6 +168,8 @@ public final class ChannelHandle: Sendable {
             return (state.media, same)
         }
         playout.setSpeaker(joined.floor.holder)
+        // pttd may have restarted: its relay then numbers this listener's stream from the start again.
+        playout.restart()
         if same {
             old.sendKeepAlives(at: [0, 50, 200, 500])
             return

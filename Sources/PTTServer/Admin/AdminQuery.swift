@@ -25,6 +25,16 @@ struct AdminQuery {
         return value
     }
 
+    /// A yes/no parameter: `true` or `1` (or the name alone), `false` or `0`; false when absent, `bad-request`
+    /// naming it otherwise.
+    func flag(_ name: String) throws(AdminError) -> Bool {
+        switch values[name] {
+        case nil, "false", "0": return false
+        case "", "true", "1": return true
+        default: throw AdminError(.badRequest, "\(name) must be true or false")
+        }
+    }
+
     /// `since`: seconds back from now; nil when absent.
     func since(now: Date = Date()) throws(AdminError) -> Date? {
         try integer("since", in: 0...(100 * 365 * 86_400)).map { now.addingTimeInterval(-Double($0)) }

@@ -59,7 +59,7 @@ package struct AdminRouter {
         do {
             switch (method, segments.count, segments.first, segments.count > 1 ? segments[1] : "") {
             case (.GET, 4, "api", "channels") where segments[3] == "export":
-                let channel = try plane.admin.channel(segments[2])
+                let channel = try recorded(segments[2], query)
                 let gap = try query.integer("gapMs", in: 0...60_000) ?? 500
                 return plane.recordings.export(channel, since: try query.since(), gap: .milliseconds(gap))
             case (.GET, 2, "api", "backup"):
@@ -103,6 +103,8 @@ package struct AdminRouter {
                 return AdminResponse(status: .ok, contentType: "text/plain; version=0.0.4", body: metrics.exposition())
             case (.GET, 2, "api", "health"):
                 return .json(["status": "ok"])
+            case (.GET, 2, "api", "openapi.json"):
+                return AdminAPIDescription.response
             case (.GET, 2, "api", "nodes"):
                 return .json(try plane.admin.nodes())
             case (.GET, 2, "api", "channels"):
@@ -121,7 +123,7 @@ package struct AdminRouter {
                 return .json(
                     try plane.admin.announce(segments[2], decode(AnnounceRequest.self, body)), status: .created)
             case (.GET, 4, "api", "channels") where segments[3] == "bursts":
-                let channel = try plane.admin.channel(segments[2])
+                let channel = try recorded(segments[2], query)
                 let limit = try query.integer("limit", in: 1...10_000) ?? 1000
                 return .json(try plane.recordings.history(channel, since: try query.since(), limit: limit))
             case (.PUT, 4, "api", "channels") where segments[3] == "recording":
@@ -147,6 +149,15 @@ package struct AdminRouter {
             }
         } catch {
             return .error(error)
+        }
+    }
+
+    /// Whose recordings a history or export reads: the live channel, or with `deleted=true` the deleted ones that
+    /// had this name.
+    private func recorded(_ name: String, _ query: AdminQuery) throws(AdminError) -> RecordedChannel {
+        if try query.flag("deleted") { return .deleted(name) }
+        do { return .live(try plane.admin.channel(name)) } catch {
+            throw AdminError(.notFound, "\(error.message); the recordings of a deleted channel: deleted=true")
         }
     }
 

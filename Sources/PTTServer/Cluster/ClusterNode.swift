@@ -270,7 +270,8 @@ package final class ClusterNode: Sendable {
             return connection
         } catch {
             logger.warning(
-                "cannot reach the cluster database", metadata: ["node": "\(name)", "error": "\(error)"])
+                "cannot reach the cluster database",
+                metadata: ["node": "\(name)", "error": "\(PostgresFailure.wrapping(error))"])
             return nil
         }
     }

@@ -191,6 +191,18 @@ extension ServerConfiguration: Codable {
         try cluster?.validate()
     }
 
+    /// Decodes a config file's JSON, refusing a key that is not a setting (naming its path and the nearest known
+    /// key): a misspelt key would otherwise be ignored without a word. Ranges are ``validate()``'s.
+    static func decode(_ data: Data) throws -> ServerConfiguration {
+        let config = try JSONDecoder().decode(ServerConfiguration.self, from: data)
+        let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+        let unknown = ConfigurationKeys.known.unknownKeys(in: object)
+        guard unknown.isEmpty else {
+            throw ConfigurationError.invalid(unknown.map(\.description).joined(separator: "; "))
+        }
+        return config
+    }
+
     /// Reads a JSON config file; errors say which file and what is wrong in it.
     public static func load(from path: String) throws(ConfigurationError) -> ServerConfiguration {
         let data: Data
@@ -198,7 +210,7 @@ extension ServerConfiguration: Codable {
             throw .invalid("cannot read config file \(path): \(error.localizedDescription)")
         }
         do {
-            let config = try JSONDecoder().decode(ServerConfiguration.self, from: data)
+            let config = try decode(data)
             try config.validate()
             return config
         } catch let error as ConfigurationError {

@@ -13,7 +13,12 @@ final class AdminOperations: @unchecked Sendable {
         self.plane = plane
     }
 
-    var directory: ChannelDirectory { plane.directory }
+    /// The directory with the joins waiting in a batch stored first: an operation sees every member told it
+    /// joined (a channel deleted just after a join tells that member too).
+    var directory: ChannelDirectory {
+        plane.memberships.flushJoins()
+        return plane.directory
+    }
 
     /// A channel by name or id, or `not-found`.
     func channel(_ reference: String) throws(AdminError) -> Channel {
@@ -129,8 +134,13 @@ final class AdminOperations: @unchecked Sendable {
         plane.logger.info("user removed", metadata: ["user": "\(name)", "memberships": "\(memberships.count)"])
     }
 
+    /// Stores `changes` and applies them. Another node's change to the same rows (a cluster: the same channel created
+    /// on two nodes at once, say) is a 409 `conflict`: the directory is loaded again, so that a retry plans against it.
     private func commit(_ changes: [DirectoryChange]) throws(AdminError) {
-        do { try plane.commit(changes) } catch {
+        do { try plane.commit(changes) } catch let conflict as StorageConflict {
+            try? plane.reloadStoredDirectory()
+            throw AdminError(.conflict, "\(conflict); try again")
+        } catch {
             throw AdminError(.internal, "could not store the change: \(plane.store.describe(error))")
         }
     }

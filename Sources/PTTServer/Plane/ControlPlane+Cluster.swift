@@ -22,14 +22,20 @@ extension ControlPlane {
         eventLoop.preconditionInEventLoop()
         storedDirectoryReloadPending.withLockedValue { $0 = false }
         memberships.flushJoins()
-        let fresh: ChannelDirectory
-        do { fresh = try store.load() } catch {
+        do { try reloadStoredDirectory() } catch {
             logger.warning(
                 "cannot reload the directory another node changed: trying again in 1 s",
                 metadata: ["error": "\(store.describe(error))"])
             eventLoop.scheduleTask(in: .seconds(1)) { self.storedDirectoryChanged() }
-            return
         }
+    }
+
+    /// Loads the stored directory and applies what changed, telling this node's sessions (as
+    /// ``followStoredDirectory()``); throws, changing nothing, if storage fails. Joins waiting in a batch are not
+    /// stored first: a batch that met another node's change (``StorageConflict``) calls this before planning again.
+    func reloadStoredDirectory() throws {
+        eventLoop.preconditionInEventLoop()
+        let fresh = try store.load()
         context.metrics.cluster.directoryReloads.increment()
         let before = directory
         let changes = before.changes(to: fresh)

@@ -32,6 +32,8 @@ public final class ControlPlane: @unchecked Sendable {
     /// Channels, users and memberships as stored. Changed only by ``commit(_:)``.
     private(set) var directory: ChannelDirectory
     var sessions = SessionTable()
+    /// Numbers for new connections, control and WebSocket alike (read from any thread).
+    let sessionNumbers = SessionNumbers()
     /// A reload of the stored directory is on its way to the plane's loop (a cluster node's notifications come in
     /// bursts: one reload serves them all). Touched from any thread.
     let storedDirectoryReloadPending = NIOLockedValueBox(false)

@@ -46,7 +46,11 @@ final class Floors: @unchecked Sendable {
         let actions = event(&floor, context.clock.now())
         floors[channel] = floor
         if floor.holder != holderBefore {
-            plane.relayLink.syncFloor(channel, holder: floor.holder)
+            if let released = holderBefore, floor.releaseGrace?.member == released {
+                plane.relayLink.released(channel, by: released)
+            } else {
+                plane.relayLink.syncFloor(channel, holder: floor.holder)
+            }
             if let holder = floor.holder { plane.recordings.burstStarted(in: channel, speaker: holder) }
         }
         var frames = FloorActionFrames(plane: plane, channel: channel, requester: requester)
@@ -62,10 +66,10 @@ final class Floors: @unchecked Sendable {
         plane.notifier.burstEnded(in: channel)
     }
 
-    /// Keeps the channel's one timer at its floor's next deadline; an event that left the deadline as it was (a
-    /// report of someone talking without the floor, say) leaves the armed timer alone.
+    /// Keeps the channel's one timer at its floor's next deadline (or the end of a release's grace); an event that
+    /// left the deadline as it was (a report of someone talking without the floor, say) leaves the armed timer alone.
     private func armTimer(_ channel: ChannelID) {
-        guard let deadline = floors[channel]?.nextDeadline else {
+        guard let deadline = floors[channel]?.nextDeadline ?? floors[channel]?.releaseGrace?.until else {
             timers.removeValue(forKey: channel)?.task.cancel()
             if floors[channel]?.holder == nil { floors[channel] = nil }  // idle floors hold no state worth keeping
             return

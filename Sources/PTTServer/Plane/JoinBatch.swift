@@ -11,6 +11,11 @@ import PTTProtocol
 struct JoinBatch {
     struct Entry {
         var session: ControlSession
+        /// The request and who sent it: a batch that met another node's change is planned again from them.
+        var request: Join
+        var device: SessionTable.DeviceKey
+        /// Set when planning again refused the join: it is answered with this error, in its place.
+        var refusal: JoinPlan.Refusal?
         var channel: Channel
         var membership: Membership
         var isNew: Bool
@@ -33,6 +38,18 @@ struct JoinBatch {
     mutating func takeDirectory() -> ChannelDirectory? {
         defer { directory = nil }
         return directory
+    }
+
+    /// What to store, as one transaction: the channels the batch creates first, by name, then the memberships in
+    /// order. Two nodes creating some of the same channels then take the database's locks on their names in the
+    /// same order: one waits for the other (and adopts its channels), where in any order they could deadlock.
+    var write: [DirectoryChange] {
+        var channels: [Channel] = []
+        var rest: [DirectoryChange] = []
+        for change in changes {
+            if case .putChannel(let channel) = change { channels.append(channel) } else { rest.append(change) }
+        }
+        return channels.sorted { $0.name < $1.name }.map(DirectoryChange.putChannel) + rest
     }
 
     mutating func add(_ entry: Entry, changes: [DirectoryChange], directory: ChannelDirectory) {

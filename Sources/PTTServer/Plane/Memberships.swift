@@ -15,7 +15,7 @@ final class Memberships: @unchecked Sendable {
         self.plane = plane
     }
 
-    private var context: PlaneContext { plane.context }
+    var context: PlaneContext { plane.context }
 
     /// Finds the channel and this device's membership in it, or answers with an error.
     func lookup(
@@ -54,7 +54,8 @@ final class Memberships: @unchecked Sendable {
         let answer = joined(for: plan.membership, re: join.id, in: planning)
         batch.add(
             JoinBatch.Entry(
-                session: session, channel: plan.channel, membership: plan.membership, isNew: plan.isNew,
+                session: session, request: join, device: device, channel: plan.channel, membership: plan.membership,
+                isNew: plan.isNew,
                 createdChannel: plan.createdChannel, answer: answer, others: plan.others),
             changes: plan.changes, directory: planning)
         if !batch.flushQueued {
@@ -65,15 +66,16 @@ final class Memberships: @unchecked Sendable {
     }
 
     /// Stores the batched joins in one transaction, then answers each and tells the other members, in the order
-    /// the joins arrived. On a storage failure each is answered with the error and nothing changes.
+    /// the joins arrived. A batch that met another node's change is planned again (``store(_:)``). On a storage
+    /// failure each is answered with the error and nothing changes.
     func flushJoins() {
         context.eventLoop.preconditionInEventLoop()
         batch.flushQueued = false
         guard !batch.entries.isEmpty else { return }
-        let flushing = batch
+        var flushing = batch
         batch = JoinBatch()
         do {
-            try plane.commit(flushing.changes)
+            flushing = try store(flushing)
         } catch {
             for entry in flushing.entries {
                 plane.sendError(
@@ -85,6 +87,11 @@ final class Memberships: @unchecked Sendable {
         }
         context.metrics.channels.joinBatches.increment()
         for entry in flushing.entries {
+            if let refusal = entry.refusal {
+                plane.sendError(entry.session, re: entry.answer.re, refusal.code, refusal.message)
+                entry.session.requestDone()
+                continue
+            }
             context.metrics.channels.joins.increment()
             if entry.createdChannel {
                 plane.logger.info(
@@ -179,7 +186,7 @@ final class Memberships: @unchecked Sendable {
             re: re, channel: ChannelInfo(channel), member: MemberInfo(m), media: mediaParameters(m),
             floor: plane.floors.state(of: channel.id), members: listed,
             memberCount: directory.memberCount(of: channel.id),
-            memberEvents: m.memberEvents)
+            memberEvents: m.memberEvents, recorded: plane.recordings.isRecorded(channel))
     }
 
     /// How a member sends and receives audio: its SSRCs, the relay's port, and its SRTP key when media is secured.

@@ -110,20 +110,20 @@ final class Recordings: @unchecked Sendable {
         return ChannelRecording(channel: channel.name, recording: on, configured: isConfigured(channel))
     }
 
-    /// `GET /api/channels/NAME/bursts`: newest first.
-    func history(_ channel: PTTCore.Channel, since: Date?, limit: Int) throws(AdminError) -> [RecordedBurstInfo] {
+    /// `GET /api/channels/NAME/bursts` (with `deleted=true`, a deleted channel's): newest first.
+    func history(_ channel: RecordedChannel, since: Date?, limit: Int) throws(AdminError) -> [RecordedBurstInfo] {
         do {
-            return try plane.store.bursts(in: channel.id, since: since, limit: limit).map(Self.info)
+            return try channel.bursts(in: plane.store, live: plane.directory, since: since, limit: limit).map(Self.info)
         } catch {
             throw AdminError(.internal, "cannot read the recordings: \(plane.store.describe(error))")
         }
     }
 
     /// `GET /api/channels/NAME/export`: the bursts since then, oldest first, in one Ogg Opus stream.
-    func export(_ channel: PTTCore.Channel, since: Date?, gap: Duration) -> EventLoopFuture<AdminResponse> {
+    func export(_ channel: RecordedChannel, since: Date?, gap: Duration) -> EventLoopFuture<AdminResponse> {
         let bursts: [RecordedBurst]
         do {
-            bursts = try plane.store.bursts(in: channel.id, since: since, limit: 100_000).filter {
+            bursts = try channel.bursts(in: plane.store, live: plane.directory, since: since, limit: 100_000).filter {
                 $0.state != .recording
             }.reversed()
         } catch {
@@ -132,7 +132,7 @@ final class Recordings: @unchecked Sendable {
         }
         guard let recorder, !bursts.isEmpty else {
             return plane.eventLoop.makeSucceededFuture(
-                .error(AdminError(.notFound, "no recorded bursts in '\(channel.name)' for that time")))
+                .error(AdminError(.notFound, "no recorded bursts in \(channel.name) for that time")))
         }
         return Self.audio(recorder.export(bursts, gap: gap), on: plane.eventLoop)
     }

@@ -43,6 +43,11 @@ final class RelayLink: @unchecked Sendable {
         relay?.apply([.floor(channel, holder: holder)])
     }
 
+    /// Tells the relay the holder released the floor: idle, with its late packets still forwarded for a moment.
+    func released(_ channel: ChannelID, by member: MemberID) {
+        relay?.apply([.released(channel, by: member)])
+    }
+
     /// Tells the relay which members were woken for the burst the channel's holder starts (they may catch up with it).
     func woken(_ channel: ChannelID, _ members: [MemberID]) {
         guard !members.isEmpty else { return }

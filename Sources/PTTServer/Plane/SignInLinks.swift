@@ -95,7 +95,7 @@ final class SignInLinks {
         var list = credentials[credential.user, default: []]
         list.append(credential)
         credentials[credential.user] = Array(list.suffix(Self.keepPerUser))
-        return .signedIn(user: credential.user, secret: secret)
+        return .signedIn(user: credential.user, secret: secret, channels: channels(offeredTo: credential.user))
     }
 
     static func hash(_ token: String) -> [UInt8] { Array(SHA256.hash(data: Array(token.utf8))) }

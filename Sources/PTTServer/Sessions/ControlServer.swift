@@ -24,7 +24,6 @@ final class ControlServer: Sendable {
     ) async throws -> ControlServer {
         let admission = NIOLockedValueBox(
             AdmissionControl(limits: configuration.limits, maxConnections: maxConnections))
-        let nextSessionID = Atomic<UInt64>(0)
         let gate = HelloGate(limit: configuration.limits.maxPendingHellos)
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 1024)
@@ -64,7 +63,7 @@ final class ControlServer: Sendable {
                     return child.close()
                 }
                 metrics.control.connectionsAccepted.increment()
-                let id = nextSessionID.add(1, ordering: .relaxed).newValue
+                let id = plane.sessionNumbers.next()
                 let outcome = ConnectionOutcome()
                 child.closeFuture.whenComplete { _ in
                     let authenticated = outcome.authenticated.load(ordering: .relaxed)

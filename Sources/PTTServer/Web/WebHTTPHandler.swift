@@ -63,7 +63,7 @@ final class WebHTTPHandler: ChannelInboundHandler, RemovableChannelHandler, @unc
         }
     }
 
-    /// `POST /api/sign-in` `{"link": TOKEN}` → `{"user", "secret"}`: a credential of the link's user for this
+    /// `POST /api/sign-in` `{"link": TOKEN}` → `{"user", "secret", "channels"}`: a credential of the link's user for this
     /// browser, or 401/410 with a message the page shows.
     private func signIn(context: ChannelHandlerContext, head: HTTPRequestHead) {
         struct Request: Decodable { var link: String }
@@ -78,10 +78,11 @@ final class WebHTTPHandler: ChannelInboundHandler, RemovableChannelHandler, @unc
         redeem(request.link).hop(to: context.eventLoop).whenComplete { result in
             let (handler, context) = loopBound.value
             switch result {
-            case .success(.signedIn(let user, let secret)):
+            case .success(.signedIn(let user, let secret, let channels)):
                 handler.metrics.signIn(.signedIn)
                 handler.logger.info("signed in with a link", metadata: ["user": "\(user)"])
-                handler.write(context: context, head: head, .json(.ok, ["user": user, "secret": secret]))
+                handler.write(
+                    context: context, head: head, .json(.ok, SignedIn(user: user, secret: secret, channels: channels)))
             case .success(.refused(let outcome, let message)):
                 handler.metrics.signIn(outcome)
                 handler.logger.notice(
@@ -126,10 +127,17 @@ final class WebHTTPHandler: ChannelInboundHandler, RemovableChannelHandler, @unc
     }
 }
 
+/// The body of a good `POST /api/sign-in`.
+struct SignedIn: Encodable {
+    var user: String
+    var secret: String
+    var channels: [String]
+}
+
 /// What redeeming a sign-in link gave.
 enum SignInAnswer: Sendable {
-    /// A new credential for the link's user (the link is used up).
-    case signedIn(user: String, secret: String)
+    /// A new credential for the link's user (the link is used up), and the channels the page offers it.
+    case signedIn(user: String, secret: String, channels: [String])
     case refused(SignInOutcome, String)
 }
 
@@ -143,7 +151,7 @@ struct WebAnswer {
         WebAnswer(status: status, contentType: "text/plain; charset=utf-8", body: Array(text.utf8))
     }
 
-    static func json(_ status: HTTPResponseStatus, _ fields: [String: String]) -> WebAnswer {
+    static func json(_ status: HTTPResponseStatus, _ fields: some Encodable) -> WebAnswer {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         return WebAnswer(

@@ -9,8 +9,9 @@ import PTTCore
 import Synchronization
 
 /// The web listener: the browser walkie-talkie's files over HTTPS (the control certificate), sign-in links,
-/// and `/ws`, where a browser becomes a member: TLS → HTTP → WebSocket → ``WebSocketControlBridge`` →
-/// ``ControlSessionHandler``, the same session handler and control plane as a control connection.
+/// and `/ws`, where a browser becomes a member: TLS → HTTP → WebSocket → ``WebSocketMessageHandler`` (RFC 6455's
+/// rules, whole messages) → ``WebSocketControlBridge`` → ``ControlSessionHandler``, the same session handler and
+/// control plane as a control connection.
 ///
 /// A port of its own rather than ALPN on the control port: the control port's protocol stays a plain frame
 /// stream that any TLS client speaks, and the operator can open (or close) the web port on its own.
@@ -21,6 +22,8 @@ import Synchronization
 final class WebServer: Sendable {
     let channel: NIOCore.Channel
     private let admission: NIOLockedValueBox<AdmissionControl>
+    /// The connections open now, for ``closeConnections(grace:logger:)``.
+    private let connections: WebConnections
 
     /// The largest WebSocket message: a control frame's body limit (64 KiB).
     static let maxMessageBytes = 64 * 1024
@@ -40,8 +43,8 @@ final class WebServer: Sendable {
         let configuration = setup.configuration
         let admission = NIOLockedValueBox(
             AdmissionControl(limits: configuration.limits, maxConnections: configuration.webMaxConnections))
-        let nextSessionID = Atomic<UInt64>(1 << 48)  // apart from control connections' ids, in logs
         let gate = HelloGate(limit: configuration.limits.maxPendingHellos)
+        let connections = WebConnections()
         let redeem: WebHTTPHandler.Redeem = { token in
             plane.eventLoop.submit { plane.signInLinks.redeem(token) }
         }
@@ -67,11 +70,11 @@ final class WebServer: Sendable {
                 metrics.web.connectionsOpen.increment()
                 let outcome = ConnectionOutcome()
                 // A page load is not a failed hello: only a WebSocket that never authenticates counts as one.
-                let upgraded = Atomic<Bool>(false)
+                let connection = connections.opened(child)
                 child.closeFuture.whenComplete { _ in
                     metrics.web.connectionsOpen.decrement()
                     let authenticated =
-                        outcome.authenticated.load(ordering: .relaxed) || !upgraded.load(ordering: .relaxed)
+                        outcome.authenticated.load(ordering: .relaxed) || !connection.upgraded.load(ordering: .relaxed)
                     _ = admission.withLockedValue {
                         $0.connectionClosed(
                             from: address, loopback: loopback, authenticated: authenticated, now: clock.now())
@@ -88,27 +91,28 @@ final class WebServer: Sendable {
                     try sync.addHandler(deadlines)
                     let http = WebHTTPHandler(redeem: redeem, metrics: metrics.web, logger: logger)
                     let upgrader = NIOWebSocketServerUpgrader(
-                        maxFrameSize: Self.maxMessageBytes, automaticErrorHandling: true,
+                        // Errors of the frame decoder go to WebSocketMessageHandler, which counts them.
+                        maxFrameSize: Self.maxMessageBytes, automaticErrorHandling: false,
                         shouldUpgrade: { channel, head in
                             let path = head.uri.split(separator: "?", maxSplits: 1).first ?? ""
                             return channel.eventLoop.makeSucceededFuture(path == "/ws" ? HTTPHeaders() : nil)
                         },
                         upgradePipelineHandler: { channel, _ in
-                            upgraded.store(true, ordering: .relaxed)
+                            connection.upgraded.store(true, ordering: .relaxed)
                             return channel.eventLoop.makeCompletedFuture {
                                 let sync = channel.pipeline.syncOperations
                                 try sync.removeHandler(deadlines).whenFailure { _ in }
                                 try sync.addHandler(
-                                    NIOWebSocketFrameAggregator(
-                                        minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 64,
-                                        maxAccumulatedFrameSize: Self.maxMessageBytes))
+                                    WebSocketMessageHandler(
+                                        maxMessageBytes: Self.maxMessageBytes, metrics: metrics,
+                                        closeGrace: accepted.session.closeGrace, logger: logger))
                                 try sync.addHandler(
                                     WebSocketControlBridge(
                                         relayHost: setup.relayHost, metrics: metrics.web, logger: logger))
                                 try sync.addHandler(
                                     ControlSessionHandler(
                                         plane: plane, metrics: metrics,
-                                        sessionID: nextSessionID.add(1, ordering: .relaxed).newValue,
+                                        sessionID: plane.sessionNumbers.next(),
                                         heartbeatInterval: accepted.heartbeatInterval,
                                         heartbeatMissLimit: accepted.heartbeatMissLimit, limits: accepted.session,
                                         outcome: outcome, gate: gate, logger: logger))
@@ -126,15 +130,33 @@ final class WebServer: Sendable {
                 }
             }
             .bind(host: setup.host, port: setup.port).get()
-        return WebServer(channel: channel, admission: admission)
+        return WebServer(channel: channel, admission: admission, connections: connections)
     }
 
     /// A configuration reload: per-address limits and blocks apply to connections accepted from now on.
     func update(limits: ConnectionLimits) { admission.withLockedValue { $0.limits = limits } }
 
-    private init(channel: NIOCore.Channel, admission: NIOLockedValueBox<AdmissionControl>) {
+    private init(
+        channel: NIOCore.Channel, admission: NIOLockedValueBox<AdmissionControl>, connections: WebConnections
+    ) {
         self.channel = channel
         self.admission = admission
+        self.connections = connections
+    }
+
+    /// At shutdown, after the plane has told every browser session and closed it: closes the other connections,
+    /// and cuts off below TLS whatever is still open after `grace` (see ``WebConnections``). Logs how long it took.
+    func closeConnections(grace: TimeAmount, logger: Logger) async {
+        let start = ContinuousClock.now
+        let closed = await connections.close(grace: grace, on: channel.eventLoop)
+        guard closed.count > 0 else { return }
+        let elapsed = ContinuousClock.now - start
+        logger.info(
+            "web connections closed",
+            metadata: [
+                "count": "\(closed.count)", "cutOff": "\(closed.cutOff)",
+                "ms": "\(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)",
+            ])
     }
 
     var port: Int { channel.localAddress?.port ?? 0 }

@@ -3,6 +3,15 @@
 import { $, state } from "./app-state.js";
 import { talk } from "./app-talk.js";
 
+const REORDER_WINDOW = 50; // packets (1 s of 20 ms frames): one this far behind the newest is late, not a new stream
+const STREAM_JUMP = 3000; // packets ahead (a minute): the stream started again
+const ONSETS_KEPT = 400; // [Date.now(), zero crossings 10–30 ms after] of sounds after silence, on each side
+
+// The audio path's own counts, beside the page's (`window.pttPage.state.stats`).
+Object.assign(state.stats, {
+  streams: 0, bufferedMs: 0, cushionMs: 0, underruns: 0, captureOnsets: [], playOnsets: [],
+});
+
 // ---------------------------------------------------------------------------------------------------------
 // Audio: microphone → Opus → RTP, RTP → Opus → speaker (WebCodecs and two AudioWorklets)
 
@@ -15,7 +24,7 @@ export const audio = {
   decoder: null,
   encoding: false,
   frameTime: 0,
-  decodeTime: 0,
+  stream: null, // the stream being heard: { media (the joined's), ssrc, lastSeq, lastTs, mediaTs }
 
   /** Creates the AudioContext, worklets, microphone and codecs once (the first Join or press is a user gesture). */
   prepare() {
@@ -27,6 +36,7 @@ export const audio = {
       await context.audioWorklet.addModule("/playback-worklet.js");
       this.playback = new AudioWorkletNode(context, "ptt-playback", { outputChannelCount: [1] });
       this.playback.connect(context.destination);
+      this.playback.port.onmessage = (event) => this.played(event.data);
       this.decoder = new AudioDecoder({
         output: (data) => this.decoded(data),
         error: (error) => { state.stats.decodeErrors++; console.warn("decoder", error); this.resetDecoder(); },
@@ -63,6 +73,7 @@ export const audio = {
   stopEncoding() { this.encoding = false; },
 
   captured(samples) {
+    if (samples.onset !== undefined) return keep(state.stats.captureOnsets, samples.onset);
     state.stats.framesCaptured++;
     const level = rms(samples);
     state.stats.micLevel = level;
@@ -99,20 +110,46 @@ export const audio = {
     if (packet[0] & 0x20) end -= packet[packet.length - 1];
     if (offset >= end) return;
     const sequence = view.getUint16(2);
+    const timestamp = view.getUint32(4);
+    const ssrc = view.getUint32(8);
     const stats = state.stats;
     stats.packetsReceived++;
-    if (stats.lastSeq !== null) {
-      const step = (sequence - stats.lastSeq) & 0xffff;
-      if (step === 0) { stats.duplicates++; return; }
-      if (step > 0x8000) { stats.outOfOrder++; return; } // older than the last one: too late to play
+    const stream = this.stream;
+    const media = state.channel && state.channel.media;
+    if (!stream || stream.media !== media || stream.ssrc !== ssrc) {
+      this.newStream(sequence, timestamp, ssrc, media);
     } else {
-      stats.firstSeq = sequence;
+      const step = (sequence - stream.lastSeq) & 0xffff;
+      if (step === 0) { stats.duplicates++; return; }
+      const behind = 0x10000 - step;
+      if (step > 0x8000 && behind <= REORDER_WINDOW) { stats.outOfOrder++; return; } // too late to play
+      // Far behind or far ahead: the relay started again (a restart counts from its first number again).
+      if (step > 0x8000 || step > STREAM_JUMP) this.newStream(sequence, timestamp, ssrc, media);
     }
-    stats.lastSeq = sequence;
+    this.advance(sequence, timestamp);
     if (!this.decoder || this.decoder.state !== "configured") return;
-    const chunk = new EncodedAudioChunk({ type: "key", timestamp: this.decodeTime, data: packet.subarray(offset, end) });
-    this.decodeTime += 20000;
+    // The chunk's timestamp is the packet's media time: the decoded frame carries it to the jitter buffer.
+    const micros = Math.round((this.stream.mediaTs * 1e6) / 48000);
+    const chunk = new EncodedAudioChunk({ type: "key", timestamp: micros, data: packet.subarray(offset, end) });
     try { this.decoder.decode(chunk); } catch (error) { stats.decodeErrors++; }
+  },
+
+  /** A stream starts: the first packet ever, after a `joined` (a join, or a reconnect that joined again), from
+   * another SSRC, or sequence numbers far from the last (a restarted relay counts again from its first number). */
+  newStream(sequence, timestamp, ssrc, media) {
+    this.stream = { media, ssrc, lastSeq: sequence, lastTs: timestamp, mediaTs: 0 };
+    state.stats.streams++;
+    state.stats.firstSeq = sequence;
+    if (this.playback) this.playback.port.postMessage({ reset: true });
+  },
+
+  /** The packet is the stream's newest: its sequence number is the last, its timestamp extends the timeline. */
+  advance(sequence, timestamp) {
+    const stream = this.stream;
+    stream.mediaTs += (timestamp - stream.lastTs) | 0; // RTP timestamps wrap at 2^32
+    stream.lastTs = timestamp;
+    stream.lastSeq = sequence;
+    state.stats.lastSeq = sequence;
   },
 
   decoded(data) {
@@ -120,14 +157,26 @@ export const audio = {
     const samples = new Float32Array(data.numberOfFrames);
     data.copyTo(samples, { planeIndex: 0, format: "f32-planar" });
     const rate = data.sampleRate;
+    const media = data.timestamp / 1e6;
     data.close();
     const level = rms(samples);
-    state.stats.outLevel = level;
     state.stats.outPeak = Math.max(state.stats.outPeak, level);
-    meter("out-meter", level);
     if (!this.playback) return;
     const out = rate === this.context.sampleRate ? samples : resample(samples, rate, this.context.sampleRate);
-    this.playback.port.postMessage(out, [out.buffer]);
+    this.playback.port.postMessage({ samples: out, media }, [out.buffer]);
+  },
+
+  /** What the playback worklet says: the level of what it played (the meter shows what is heard, and drops to
+   * zero when the burst has been played), the buffer, and onsets. */
+  played(report) {
+    const stats = state.stats;
+    if (report.onset !== undefined) return keep(stats.playOnsets, report.onset);
+    stats.bufferedMs = report.bufferedMs;
+    stats.cushionMs = report.cushionMs;
+    stats.underruns = report.underruns;
+    stats.outLevel = report.playing ? report.level : 0;
+    if (report.playing) meter("out-meter", report.level);
+    else clearMeter("out-meter");
   },
 
   resetDecoder() {
@@ -157,6 +206,11 @@ function resample(samples, from, to) {
   return out;
 }
 
+function keep(list, value) {
+  list.push(value);
+  if (list.length > ONSETS_KEPT) list.shift();
+}
+
 let meterDecay = {};
 function meter(id, level) {
   // Speech RMS is small: show it on a square-root scale, with a short hold so the bar is readable.
@@ -165,4 +219,9 @@ function meter(id, level) {
   const value = Math.max(shown, previous * 0.85);
   meterDecay[id] = value;
   $(id).value = value;
+}
+
+function clearMeter(id) {
+  meterDecay[id] = 0;
+  $(id).value = 0;
 }

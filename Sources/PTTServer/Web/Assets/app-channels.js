@@ -44,9 +44,10 @@ export const channels = {
     for (const member of message.members || []) members.set(member.id, member);
     state.channel = {
       name: message.channel.name, id: message.channel.id, media: message.media, member: message.member, members,
-      memberCount: message.memberCount,
+      memberCount: message.memberCount, recorded: message.recorded === true, // replay is offered where recorded
     };
     store.lastChannel = message.channel.name;
+    store.knownChannels = [...store.knownChannels, message.channel.name];
     if (!state.memberships.includes(message.channel.name)) state.memberships.push(message.channel.name);
     talk.reset();
     clearInterval(this.presenceTimer);

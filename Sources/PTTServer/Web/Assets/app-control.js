@@ -4,7 +4,7 @@ import { $, state, store } from "./app-state.js";
 import { channels } from "./app-channels.js";
 import { talk } from "./app-talk.js";
 import { audio } from "./app-audio.js";
-import { render, show } from "./app-view.js";
+import { render, show, words } from "./app-view.js";
 
 const RECONNECT_DELAYS_MS = [500, 1000, 2000, 5000];
 
@@ -108,6 +108,9 @@ function onControl(message) {
   switch (message.type) {
     case "welcome":
       control.retry = 0;
+      // Back online: what was said about the connection that ended (shutting down, gone quiet) is over.
+      $("talk-error").textContent = "";
+      $("join-error").textContent = "";
       control.watch(message.heartbeatIntervalMs || 10000);
       state.connection = "online";
       state.memberships = (message.memberships || []).map((m) => m.channel.name);
@@ -126,7 +129,7 @@ function onControl(message) {
       if (state.channel && message.channel.id === state.channel.id) {
         state.channel = null;
         talk.reset();
-        $("join-error").textContent = message.reason === "left" ? "" : `You left the channel (${message.reason}).`;
+        $("join-error").textContent = message.reason === "left" ? "" : words.left(message.reason);
         show("channels");
       }
       break;
@@ -172,7 +175,7 @@ function onError(message) {
   if (message.code === "bad-credentials") {
     store.credentials = null;
     control.closedByUs = true;
-    $("signin-error").textContent = "Wrong user or secret: check them, or ask your operator for a new sign-in link.";
+    $("signin-error").textContent = "Wrong user name or password: check them, or ask your operator for a new sign-in link.";
     state.connection = "offline";
     return show("signin");
   }
@@ -181,11 +184,7 @@ function onError(message) {
     $("talk-error").textContent = "This browser was signed in again somewhere else (another tab?): reload to use it here.";
     return render();
   }
-  const friendly = {
-    "no-such-recording": "Nothing recorded on this channel yet (it is not recorded, or nobody has talked).",
-    "channel-busy": "Someone is talking now: live audio comes first.",
-  };
   const where = state.screen === "talk" ? "talk-error" : "join-error";
-  $(where).textContent = friendly[message.code] || message.message || message.code;
+  $(where).textContent = words.error(message.code, message.message);
   render();
 }

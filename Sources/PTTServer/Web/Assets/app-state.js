@@ -19,6 +19,7 @@ export const state = {
   pressed: false,
   replay: null, // { speaker, durationMs } while a recorded message plays
   lastError: null,
+  pageNote: null, // something about this browser worth saying on every screen (a sign-in link that was not needed)
   stats: {
     framesCaptured: 0, framesEncoded: 0, packetsSent: 0, packetsReceived: 0, framesDecoded: 0,
     decodeErrors: 0, outOfOrder: 0, duplicates: 0, lastSeq: null, firstSeq: null, micLevel: 0, outLevel: 0,
@@ -59,6 +60,15 @@ export const store = {
     }
     return id;
   },
+  /** Channel names to offer: the user's channels the server named when a link signed this browser in, and every
+   * channel joined here since. */
+  get knownChannels() {
+    try { return JSON.parse(localStorage.getItem("ptt.channels") || "[]"); } catch { return []; }
+  },
+  set knownChannels(names) {
+    if (names && names.length) localStorage.setItem("ptt.channels", JSON.stringify([...new Set(names)].slice(0, 64)));
+    else localStorage.removeItem("ptt.channels");
+  },
   get lastChannel() { return localStorage.getItem("ptt.channel"); },
   set lastChannel(name) {
     if (name) localStorage.setItem("ptt.channel", name); else localStorage.removeItem("ptt.channel");
@@ -71,6 +81,10 @@ export async function redeemLink(token) {
     method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ link: token }),
   });
   const body = await response.json().catch(() => ({}));
-  if (!response.ok) throw new Error(body.error || `sign-in failed (HTTP ${response.status})`);
-  return { user: body.user, secret: body.secret };
+  if (!response.ok) {
+    const error = new Error(body.error || `sign-in failed (HTTP ${response.status})`);
+    error.status = response.status; // 401 used or unknown, 410 expired
+    throw error;
+  }
+  return { user: body.user, secret: body.secret, channels: Array.isArray(body.channels) ? body.channels : [] };
 }

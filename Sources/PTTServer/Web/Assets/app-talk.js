@@ -3,7 +3,7 @@
 import { $, state } from "./app-state.js";
 import { control } from "./app-control.js";
 import { audio } from "./app-audio.js";
-import { render } from "./app-view.js";
+import { render, words } from "./app-view.js";
 
 const HOLD_PREROLL_PACKETS = 25; // what is said between the press and the grant (500 ms) is kept, then sent
 const FRAME_SAMPLES = 960; // 20 ms at 48 kHz
@@ -13,6 +13,7 @@ const FRAME_SAMPLES = 960; // 20 ms at 48 kHz
 
 export const talk = {
   preroll: [],
+  request: null, // the id of the floor-request of the press now held: answers to older requests are stale
   sequence: Math.floor(Math.random() * 65536),
   timestamp: Math.floor(Math.random() * 0xffffffff) >>> 0,
   markerNext: true,
@@ -26,10 +27,10 @@ export const talk = {
     this.preroll = [];
     this.markerNext = true;
     audio.prepare().then(() => audio.startEncoding()).catch((error) => { $("talk-error").textContent = `Microphone: ${error.message}`; });
-    if (state.floor !== "granted") {
-      state.floor = "requested";
-      control.send({ type: "floor-request", channel: state.channel.id });
-    }
+    // Every press asks, even if the page still believes it holds the floor: a release just before this press may
+    // not be answered yet (its floor-idle is on its way), and the server answers a holder's request with a grant.
+    state.floor = "requested";
+    this.request = control.send({ type: "floor-request", channel: state.channel.id });
     render();
   },
 
@@ -41,9 +42,9 @@ export const talk = {
     if (state.channel && (state.floor === "granted" || state.floor === "requested" || state.floor === "queued")) {
       control.send({ type: "floor-release", channel: state.channel.id });
     }
-    if (state.floor === "requested" || state.floor === "queued" || state.floor === "denied" || state.floor === "revoked") {
-      state.floor = state.speaker ? "taken" : "idle";
-    }
+    this.request = null; // answers to the requests before this release no longer concern the page
+    if (state.floor === "granted") state.speaker = null; // given back: the floor-idle or the hand-off follows
+    if (state.floor !== "idle" && state.floor !== "taken") state.floor = state.speaker ? "taken" : "idle";
     render();
   },
 
@@ -72,6 +73,9 @@ export const talk = {
 
   floorEvent(message) {
     if (!state.channel || !message.channel || message.channel.id !== state.channel.id) return;
+    // An answer to a request made before the last release: that press is over (its release follows the answer on
+    // the server), so it changes nothing here.
+    if (message.re !== undefined && message.re !== this.request && message.type !== "floor-released") return;
     switch (message.type) {
       case "floor-granted":
         state.talkTimeMs = message.talkTimeMs;
@@ -88,7 +92,7 @@ export const talk = {
       case "floor-denied":
         state.floor = "denied";
         state.deniedCause = message.cause;
-        state.notice = `Floor denied (${message.cause}): someone else is talking.`;
+        state.notice = words.denied(message.cause);
         this.preroll = [];
         audio.stopEncoding();
         break;
@@ -105,7 +109,8 @@ export const talk = {
         state.speaker = message.member.name;
         state.stats.speakers.push(message.member.name);
         if (message.member.id === state.channel.member.id) {
-          state.floor = "granted";
+          // Follows this page's floor-granted, which decided; after a release it is the old burst's, and stale.
+          if (!state.pressed) state.speaker = null;
         } else if (state.floor !== "queued" && state.floor !== "denied") {
           state.floor = "taken";
         }
@@ -120,7 +125,7 @@ export const talk = {
       case "floor-revoked":
         state.floor = "revoked";
         state.deniedCause = message.cause;
-        state.notice = `The floor was taken away (${message.cause}).`;
+        state.notice = words.revoked(message.cause);
         audio.stopEncoding();
         break;
       case "floor-revoke-pending":

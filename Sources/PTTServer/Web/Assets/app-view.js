@@ -1,7 +1,49 @@
 // The screens: sign-in, channels, talk; everything shown comes from `state`.
 
-import { $, state, missingFeatures } from "./app-state.js";
+import { $, state, store, missingFeatures } from "./app-state.js";
 import { channels } from "./app-channels.js";
+
+// ---------------------------------------------------------------------------------------------------------
+// Words: what the server's codes mean to a person (the codes themselves never reach the screen)
+
+export const words = {
+  denied(cause) {
+    return {
+      "receive-only": "Floor denied: you can listen on this channel, not talk.",
+      "only-one-participant": "Floor denied: nobody else is in this channel yet.",
+      "queue-full": "Floor denied: too many people are waiting to talk. Try again in a moment.",
+    }[cause] || "Floor denied: someone else is talking. Try again when they stop.";
+  },
+  revoked(cause) {
+    return {
+      "end-of-media": "Your turn ended: the channel heard no sound from you for a while.",
+      "talk-time-exceeded": "Your turn ended: that was the longest anyone may talk at once.",
+      "preempted": "Your turn ended: someone with priority needed to talk.",
+      "revoked-by-operator": "An operator ended your turn.",
+    }[cause] || "Your turn ended.";
+  },
+  left(reason) {
+    return {
+      "kicked": "An operator took you out of this channel. You can join it again.",
+      "channel-deleted": "An operator deleted this channel.",
+      "user-removed": "Your account was removed.",
+    }[reason] || "You are no longer in this channel.";
+  },
+  error(code, message) {
+    return {
+      "no-such-recording": "Nothing recorded on this channel yet.",
+      "channel-busy": "Someone is talking now: live audio comes first.",
+      "shutting-down": "The server is restarting or stopping: the page reconnects by itself.",
+      "heartbeat-timeout": "The connection went quiet: reconnecting.",
+      "no-such-channel": "There is no channel of that name.",
+      "not-a-member": "You are not in this channel any more: join it again.",
+      "internal": "The server could not do that just now: try again.",
+    }[code] || message || "Something went wrong: try again.";
+  },
+};
+
+/** Phones and tablets: the primary pointer is a finger and nothing hovers, so there is no space bar to mention. */
+const touchOnly = () => window.matchMedia("(pointer: coarse) and (hover: none)").matches;
 
 // ---------------------------------------------------------------------------------------------------------
 // Screens
@@ -22,11 +64,17 @@ export function render() {
   const badge = $("connection");
   badge.textContent = state.connection;
   badge.className = `badge ${state.connection}`;
+  $("page-note").textContent = state.pageNote || "";
 
   if (state.screen === "channels") {
     $("whoami").textContent = state.user || "";
+    // This browser's memberships first, then the user's other channels the server named at sign-in.
+    const offered = [...new Set([...state.memberships, ...store.knownChannels])];
+    $("channel-picks").hidden = offered.length === 0;
+    $("channel-name-label").textContent = offered.length ? "Another channel, by name" : "Channel name";
+    $("known-channels").replaceChildren(...offered.map((name) => Object.assign(document.createElement("option"), { value: name })));
     const list = $("membership-list");
-    list.replaceChildren(...state.memberships.map((name) => {
+    list.replaceChildren(...offered.map((name) => {
       const item = document.createElement("li");
       const button = document.createElement("button");
       button.type = "button";
@@ -58,10 +106,16 @@ export function render() {
     button.disabled = receiveOnly || state.connection !== "online";
     button.classList.toggle("pressed", state.pressed && state.floor !== "granted");
     button.classList.toggle("talking", state.floor === "granted");
-    button.classList.toggle("blocked", state.pressed && (state.floor === "denied" || state.floor === "revoked"));
+    const blocked = state.pressed && (state.floor === "denied" || state.floor === "revoked");
+    button.classList.toggle("blocked", blocked);
     button.setAttribute("aria-pressed", state.pressed ? "true" : "false");
-    button.querySelector(".talk-label").textContent = receiveOnly ? "Listen only" :
-      state.floor === "granted" ? "Talking… release to stop" : "Hold to talk";
+    button.querySelector(".talk-label").textContent = receiveOnly ? "Listen only"
+      : state.floor === "granted" ? "Talking… release to stop"
+      : blocked && state.floor === "revoked" ? "Your turn is over: let go"
+      : blocked ? "Not now: let go"
+      : "Hold to talk";
+    button.querySelector(".talk-hint").hidden = touchOnly() || receiveOnly || blocked;
+    $("replay-button").hidden = !state.channel.recorded;
 
     const members = [...state.channel.members.values()];
     $("member-count").textContent = `(${Math.max(members.length, state.channel.memberCount || 0)})`;

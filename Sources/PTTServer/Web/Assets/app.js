@@ -23,15 +23,18 @@ function wire() {
   });
   $("join-form").addEventListener("submit", (event) => {
     event.preventDefault();
+    state.pageNote = null;
     channels.join($("channel-name").value);
   });
-  $("leave-button").addEventListener("click", () => channels.leave());
+  $("leave-button").addEventListener("click", () => { state.pageNote = null; channels.leave(); });
   $("replay-button").addEventListener("click", () => talk.replayLast());
   $("signout").addEventListener("click", (event) => {
     event.preventDefault();
     store.credentials = null;
     store.lastChannel = null;
+    store.knownChannels = null;
     state.channel = null;
+    state.pageNote = null;
     control.close();
     show("signin");
   });
@@ -79,11 +82,20 @@ async function start() {
   const link = new URLSearchParams(location.hash.slice(1)).get("link");
   if (link) {
     history.replaceState(null, "", location.pathname); // the link works once: never keep it in the address bar
+    const signedIn = store.credentials;
     try {
-      store.credentials = await redeemLink(link);
+      const answer = await redeemLink(link);
+      store.credentials = { user: answer.user, secret: answer.secret };
+      store.knownChannels = answer.channels;
     } catch (error) {
-      $("signin-error").textContent = error.message;
-      return show("signin");
+      if (!signedIn) {
+        $("signin-error").textContent = error.message;
+        return show("signin");
+      }
+      // This browser holds a credential of its own already (the link signed it in before, or another did): it is
+      // used, and the person is told why the link was not needed.
+      const why = error.status === 410 ? "it has expired" : error.status === 401 ? "it was used already" : "the server did not take it";
+      state.pageNote = `This browser is already signed in as ${signedIn.user}: the sign-in link was not needed (${why}).`;
     }
   }
   if (store.credentials) control.open(); else show("signin");

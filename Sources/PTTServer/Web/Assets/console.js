@@ -1,7 +1,8 @@
 // The operator console of pttrelay: every channel, live, from the admin API (Docs/PROTOCOL.md section 9).
 // Plain JavaScript. The admin token is asked for once and kept in this tab's sessionStorage; every call sends it
 // as `Authorization: Bearer`. The console polls about once a second (not while the tab is hidden), backs off
-// while the server is unreachable, and counts talk time down between polls.
+// while the server is unreachable, and counts talk time down between polls. Each render updates the page in place
+// (`morph`): elements, buttons above all, stay the same nodes, so a click that spans a render is not lost.
 "use strict";
 
 const POLL_MS = 1000;
@@ -14,10 +15,12 @@ const $ = (id) => document.getElementById(id);
 const view = {
   ready: false,
   polls: 0,
+  renders: 0,
   lastError: null,
   channels: [], // ChannelDetail objects
   wakes: null,
   figures: {},
+  drops: { relay: {}, browser: {} }, // reason → count, for the notes under the figures
   polledAt: 0,
 };
 
@@ -57,7 +60,11 @@ async function poll() {
       .catch(() => null)));
     view.channels = details.filter(Boolean);
     view.wakes = await api.call("GET", "/api/wakes");
-    if (view.polls % METRICS_EVERY === 0) view.figures = parseMetrics(await api.call("GET", "/metrics", { text: true }));
+    if (view.polls % METRICS_EVERY === 0) {
+      const sums = metricSums(await api.call("GET", "/metrics", { text: true }));
+      view.figures = figuresFrom(sums);
+      view.drops = dropsFrom(sums);
+    }
     view.polls++;
     view.polledAt = Date.now();
     view.ready = true;
@@ -80,8 +87,8 @@ async function poll() {
   }
 }
 
-/** The figures the console shows, from the Prometheus text of `/metrics`. */
-function parseMetrics(text) {
+/** Every series of the Prometheus text of `/metrics` by name with labels, and each name's sum over its labels. */
+function metricSums(text) {
   const sums = {};
   for (const line of text.split("\n")) {
     if (!line || line.startsWith("#")) continue;
@@ -91,6 +98,11 @@ function parseMetrics(text) {
     sums[name] = (sums[name] || 0) + Number(value);
     sums[name + labels] = Number(value);
   }
+  return sums;
+}
+
+/** The figures the console shows. */
+function figuresFrom(sums) {
   const sum = (name) => sums[name] || 0;
   return {
     "control connections": sum("ptt_control_connections"),
@@ -103,6 +115,74 @@ function parseMetrics(text) {
     "browser audio dropped": sum("ptt_web_media_dropped_total"),
     "connections refused": sum("ptt_control_connections_refused_total") + sum("ptt_web_connections_refused_total"),
   };
+}
+
+/** The drop counters by reason (non-zero only): `{relay: {reason: n}, browser: {reason: n}}`. */
+function dropsFrom(sums) {
+  const byReason = (metric) => {
+    const found = {};
+    for (const [series, value] of Object.entries(sums)) {
+      const match = new RegExp(`^${metric}\\{reason="([a-z-]+)"\\}$`).exec(series);
+      if (match && value > 0) found[match[1]] = value;
+    }
+    return found;
+  };
+  return { relay: byReason("ptt_media_packets_dropped_total"), browser: byReason("ptt_web_media_dropped_total") };
+}
+
+// What each figure counts, in an operator's words (the tooltip of the figure; Docs/PROTOCOL.md 8.11, 9.5, 12.4).
+const FIGURE_HELP = {
+  "control connections": "Apps, ptt clients and browsers connected to the server now (ptt_control_connections).",
+  "browser members": "Browsers connected through the walkie-talkie page now (ptt_web_sessions).",
+  "members": "Memberships in all channels, connected or not (ptt_members).",
+  "packets relayed": "Audio packets the relay sent to listeners since the server started, one per listener " +
+    "(ptt_media_packets_forwarded_total).",
+  "packets dropped": "Audio packets the relay received and did not pass on since the server started " +
+    "(ptt_media_packets_dropped_total, all reasons). A few are normal: someone pressing while another talks. " +
+    "The line under the figures says why they were dropped.",
+  "dropped: not holder": "Audio from a member who did not hold the floor, for instance talking while someone else " +
+    "talked (ptt_media_packets_dropped_total, reason not-floor-holder).",
+  "dropped: authentication": "Audio that failed its SRTP check: an old key (a device that did not join again " +
+    "after a server restart), a replayed or forged packet (ptt_media_packets_dropped_total, reason authentication).",
+  "browser audio dropped": "Audio to or from browsers that the page bridge dropped (ptt_web_media_dropped_total): " +
+    "the line under the figures says why.",
+  "connections refused": "Connections turned away when they arrived: the server or one address at its limit, or " +
+    "an address blocked after failed sign-ins (ptt_control_connections_refused_total, " +
+    "ptt_web_connections_refused_total).",
+};
+
+// Why the relay drops a packet (ptt_media_packets_dropped_total, Docs/PROTOCOL.md 8.11).
+const RELAY_DROP_WHY = {
+  "not-floor-holder": "sent without the floor (a member talking while someone else talked)",
+  "authentication": "failed the SRTP check (an old key after a server restart, or a replayed or forged packet)",
+  "unknown-ssrc": "from a sender that is no member's (an old membership, or not ours)",
+  "malformed": "not an audio packet at all",
+  "payload-type": "not Opus",
+  "opus": "an Opus payload that is not valid",
+  "receive-only": "sent by a member who only listens",
+  "protect-failed": "could not be encrypted for a listener (not expected: report it)",
+  "socket-error": "the network reported an error, usually for a listener that has gone away",
+};
+
+// Why the browser bridge drops a packet (ptt_web_media_dropped_total, Docs/PROTOCOL.md 12.4).
+const BROWSER_DROP_WHY = {
+  "slow-browser": "for a browser that did not read fast enough (a slow network or a busy device)",
+  "unknown-ssrc": "from a page, with another member's sender id",
+  "malformed": "from a page, not an audio packet",
+  "unauthenticated": "for a browser, failed the relay's SRTP check",
+};
+
+/** A sentence per non-zero drop counter: how many, the counter's reason, and what it means. */
+function dropNotes() {
+  const plural = (n) => `${n} packet${n === 1 ? "" : "s"}`;
+  const notes = [];
+  for (const [reason, count] of Object.entries(view.drops.relay)) {
+    notes.push(`Relay dropped ${plural(count)} (${reason}): ${RELAY_DROP_WHY[reason] || "see ptt_media_packets_dropped_total"}.`);
+  }
+  for (const [reason, count] of Object.entries(view.drops.browser)) {
+    notes.push(`Browser bridge dropped ${plural(count)} (${reason}): ${BROWSER_DROP_WHY[reason] || "see ptt_web_media_dropped_total"}.`);
+  }
+  return notes;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -137,7 +217,55 @@ function kick(channel, member) {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Rendering
+// Rendering: each render builds the wanted tree and `morph` makes the page match it, keeping the nodes it has
+
+/** An element's identity across renders: its `data-testid`, if any. */
+function keyOf(node) {
+  return node.nodeType === Node.ELEMENT_NODE ? node.getAttribute("data-testid") : null;
+}
+
+/** Makes `node` look like `wanted` (the same kind of node), keeping `node` and its matching children. */
+function morph(node, wanted) {
+  if (node.nodeName !== wanted.nodeName) { node.replaceWith(wanted); return; }
+  if (node.nodeType !== Node.ELEMENT_NODE) {
+    if (node.nodeValue !== wanted.nodeValue) node.nodeValue = wanted.nodeValue;
+    return;
+  }
+  for (const { name } of Array.from(node.attributes)) if (!wanted.hasAttribute(name)) node.removeAttribute(name);
+  for (const { name, value } of Array.from(wanted.attributes)) {
+    if (node.getAttribute(name) !== value) node.setAttribute(name, value);
+  }
+  if (node.onclick !== wanted.onclick) node.onclick = wanted.onclick;
+  morphChildren(node, wanted);
+}
+
+/** Makes `parent`'s children those of `wanted`: children with the same key (or, unkeyed, the same tag at the same
+ *  place) are kept and updated; the others are added or removed. */
+function morphChildren(parent, wanted) {
+  const next = Array.from(wanted.childNodes);
+  const wantedKeys = new Set(next.map(keyOf).filter(Boolean));
+  for (const child of Array.from(parent.childNodes)) if (keyOf(child) && !wantedKeys.has(keyOf(child))) child.remove();
+  const keyed = new Map();
+  for (const child of parent.childNodes) if (keyOf(child)) keyed.set(keyOf(child), child);
+  next.forEach((child, index) => {
+    const current = parent.childNodes[index] || null;
+    const key = keyOf(child);
+    let match = key ? keyed.get(key) : null;
+    if (!key && current && !keyOf(current) && current.nodeName === child.nodeName) match = current;
+    if (match) {
+      if (match !== current) parent.insertBefore(match, current);
+      morph(match, child);
+    } else {
+      parent.insertBefore(child, current);
+    }
+  });
+  while (parent.childNodes.length > next.length) parent.lastChild.remove();
+}
+
+/** Updates `parent` in place to hold `children`. */
+function show(parent, ...children) {
+  morphChildren(parent, element("div", {}, ...children));
+}
 
 function element(tag, attributes = {}, ...children) {
   const node = document.createElement(tag);
@@ -166,17 +294,23 @@ function ago(iso) {
 }
 
 function render() {
+  view.renders++;
   $("signin").hidden = true;
   $("overview").hidden = false;
-  $("figures").replaceChildren(...Object.entries(view.figures).map(([name, value]) =>
-    element("div", { class: `figure ${/dropped|refused/.test(name) && value > 0 ? "bad" : ""}`, "data-figure": name },
-      element("div", { class: "value" }, String(value)), element("div", { class: "name" }, name))));
+  show($("figures"), ...Object.entries(view.figures).map(([name, value]) =>
+    element("div", {
+      class: `figure ${/dropped|refused/.test(name) && value > 0 ? "bad" : ""}`, "data-figure": name,
+      "data-testid": `figure-${name}`, title: FIGURE_HELP[name] || "",
+    }, element("div", { class: "value" }, String(value)), element("div", { class: "name" }, name))));
+  show($("figure-notes"), ...dropNotes().map((note) => element("li", {}, note)));
   if (view.channels.length === 0) {
-    $("channels").replaceChildren(element("p", { class: "hint" }, "No channels yet: they appear when someone joins one."));
+    show($("channels"), element("p", { class: "hint" }, "No channels yet: they appear when someone joins one."));
     return;
   }
-  $("channels").replaceChildren(...view.channels.map(renderChannel));
+  show($("channels"), ...view.channels.map(renderChannel));
 }
+
+const DROPPED_COLUMN_HELP = "Audio packets this member sent while another member held the floor (droppedNotHolder)";
 
 function renderChannel(channel) {
   const elapsed = Date.now() - view.polledAt;
@@ -196,7 +330,9 @@ function renderChannel(channel) {
       revokeButton.textContent = "Click again to revoke the floor";
       revokeButton.classList.add("confirm");
     }
-    revokeButton.onclick = () => confirmThen(revokeButton, revokeKey, "revoke the floor", () => revoke(channel));
+    // The button on the page (kept across renders), not this render's copy.
+    revokeButton.onclick = (event) =>
+      confirmThen(event.currentTarget, revokeKey, "revoke the floor", () => revoke(channel));
   }
   const queue = channel.queue.length
     ? element("div", { class: "queue", "data-testid": `queue-${channel.name}` },
@@ -216,7 +352,7 @@ function renderChannel(channel) {
       kickButton.textContent = "Click again to kick";
       kickButton.classList.add("confirm");
     }
-    kickButton.onclick = () => confirmThen(kickButton, key, "kick", () => kick(channel, member));
+    kickButton.onclick = (event) => confirmThen(event.currentTarget, key, "kick", () => kick(channel, member));
     const wake = member.lastWake ? `${member.lastWake.kind} ${member.lastWake.outcome} via ${member.lastWake.transport}, ${ago(member.lastWake.at)}` : "–";
     return element("tr", { "data-testid": `member-${member.id}`, "data-user": member.user },
       element("td", {}, member.name, member.receiveOnly ? " (listens)" : ""),
@@ -226,13 +362,15 @@ function renderChannel(channel) {
         member.audioReachable ? "reachable" : "not reachable"),
       element("td", {}, member.wakeRoute),
       element("td", { class: "hide-narrow" }, wake),
-      element("td", { class: "hide-narrow" }, String(member.droppedNotHolder)),
+      element("td", { class: "hide-narrow", title: DROPPED_COLUMN_HELP }, String(member.droppedNotHolder)),
       element("td", {}, kickButton));
   });
   const table = element("table", {},
     element("thead", {}, element("tr", {},
       ...["member", "user · device", "connections", "audio", "wake route", "last wake", "dropped", ""].map((title, index) =>
-        element("th", { class: [1, 5, 6].includes(index) ? "hide-narrow" : "" }, title)))),
+        element("th", {
+          class: [1, 5, 6].includes(index) ? "hide-narrow" : "", title: index === 6 ? DROPPED_COLUMN_HELP : "",
+        }, title)))),
     element("tbody", {}, ...rows));
   return element("div", { class: "channel", "data-testid": `channel-${channel.name}` }, head, queue, table);
 }

@@ -1,41 +1,224 @@
-// Playback for the walkie-talkie: a small jitter buffer of decoded samples. Playing starts once 60 ms are
-// buffered (and again after running dry); at most 1 s is kept, the oldest dropped, so a stalled tab never
-// plays old audio late.
+// Playback for the walkie-talkie: an adaptive jitter buffer of decoded samples.
+//
+// Each frame arrives with its media time (the RTP timestamp in seconds). How late a frame is, compared with the
+// earliest of the last 150 frames, is its jitter; the buffer keeps a cushion a little above the 95th percentile of
+// those jitters (grow on jitter), and plays a burst once the cushion and one frame are buffered. When more
+// is buffered than the cushion needs for a while (a stall's audio arrived in a rush, or the link calmed down),
+// it plays a little faster, and skips quiet stretches, until the excess is gone (shrink back). A new stream (a
+// reconnect, a restarted server) flushes what is buffered. At most 1 s is kept, the oldest dropped.
+//
+// Every ~20 ms while it plays (and once when it stops) it tells the page the level of what it played, how much
+// is buffered and the cushion; it also reports the onset of each sound that follows a silence (for measuring
+// mouth-to-ear delay with chirps).
+
+const JITTER_FRAMES = 150; // the jitter of the last 150 frames (3 s of 20 ms), across bursts, sets the cushion
+const JITTER_QUANTILE = 0.95; // the cushion covers 95 % of them: a rare stall costs a gap, not lasting delay
+const MIN_CUSHION_S = 0.01;
+const MARGIN_S = 0.006; // on top of that jitter (about two render quanta)
+const MAX_CUSHION_S = 0.5;
+const FRAME_S = 0.02; // what one packet brings
+const EXCESS_WINDOW_S = 0.3; // the lowest level over this long (twice) tells how much is buffered beyond need
+const MAX_SPEED_UP = 0.12; // at most 12 % faster while draining an excess (quiet stretches are skipped outright)
+const QUIET = 0.004; // below this a render quantum is silence (skippable, and what precedes an onset)
+const REPORT_EVERY = 1024; // samples between reports to the page
+const ONSET = 0.1;
+
+/** The time of each sound after 0.15 s of silence (the first render quantum above ONSET within 30 ms of the
+ * silence's end: a chirp's ramp may span two quanta), and its zero crossings from 10 to 30 ms after, which tell
+ * one chirp's tone from another's. The same class is in capture-worklet.js: each worklet is one file the page loads. */
+class OnsetDetector {
+  constructor(report) {
+    this.report = report;
+    this.quietFor = 0;
+    this.armedFor = -1; // samples since a silence ended, or -1
+    this.measured = -1; // samples of the sound whose crossings are being counted, or -1
+    this.crossings = 0;
+    this.sign = 0;
+    this.at = 0;
+  }
+
+  observe(samples) {
+    if (this.measured >= 0) this.count(samples);
+    let peak = 0;
+    for (let i = 0; i < samples.length; i++) peak = Math.max(peak, Math.abs(samples[i]));
+    if (peak < QUIET) {
+      this.quietFor += samples.length;
+      this.armedFor = -1;
+      return;
+    }
+    if (this.quietFor >= 0.15 * sampleRate) this.armedFor = 0;
+    this.quietFor = 0;
+    if (this.armedFor < 0) return;
+    if (peak > ONSET) {
+      this.at = Date.now();
+      this.armedFor = -1;
+      this.measured = 0;
+      this.crossings = 0;
+      this.sign = 0;
+      this.count(samples);
+    } else {
+      this.armedFor += samples.length;
+      if (this.armedFor > 0.03 * sampleRate) this.armedFor = -1;
+    }
+  }
+
+  /** Counts the crossings from 10 to 30 ms after the onset (past the ramp and what audio processing does to it). */
+  count(samples) {
+    for (let i = 0; i < samples.length && this.measured < 0.03 * sampleRate; i++, this.measured++) {
+      if (this.measured < 0.01 * sampleRate) continue;
+      const sign = samples[i] > 0.001 ? 1 : samples[i] < -0.001 ? -1 : 0;
+      if (sign !== 0 && this.sign !== 0 && sign !== this.sign) this.crossings++;
+      if (sign !== 0) this.sign = sign;
+    }
+    if (this.measured >= 0.03 * sampleRate) {
+      this.report(this.at, this.crossings);
+      this.measured = -1;
+    }
+  }
+}
+
 class PTTPlayback extends AudioWorkletProcessor {
   constructor() {
     super();
     this.capacity = sampleRate; // 1 s
     this.ring = new Float32Array(this.capacity);
+    this.read = 0; // fractional read position in the ring
+    this.count = 0; // samples buffered (from `read`)
+    this.playing = false;
+    this.arrivals = []; // the transits of the last JITTER_FRAMES frames
+    this.cushion = 0.02;
+    this.frame = Math.round(FRAME_S * sampleRate); // the length of the last frame (a packet may hold 20–120 ms)
+    this.lastArrival = -1;
+    this.draining = false;
+    this.underruns = 0; // times the buffer ran dry before the next frame of the same burst came
+    this.mediaEnd = null; // the media time where the buffered audio ends
+    this.dryAt = null; // the media time where it ran dry
+    this.lowest = [Infinity, Infinity]; // lowest buffered level in this and the previous EXCESS_WINDOW_S
+    this.lowestSince = 0;
+    this.reportedPlaying = false; // what the last report said
+    this.levelSum = 0;
+    this.levelCount = 0;
+    this.onsets = new OnsetDetector((at, crossings) => this.port.postMessage({ onset: [at, crossings] }));
+    this.port.onmessage = (event) => this.received(event.data);
+  }
+
+  received(message) {
+    if (message.reset) return this.flush();
+    this.arrived(message.media);
+    this.frame = message.samples.length;
+    this.push(message.samples);
+    if (typeof message.media === "number") this.mediaEnd = message.media + this.frame / sampleRate;
+  }
+
+  /** A new stream: what is buffered belongs to the old one. */
+  flush() {
     this.read = 0;
     this.count = 0;
     this.playing = false;
-    this.start = Math.round(sampleRate * 0.06);
-    this.port.onmessage = (event) => this.push(event.data);
+    this.arrivals = [];
+    this.lowest = [Infinity, Infinity];
+    this.mediaEnd = null;
+    this.dryAt = null;
+  }
+
+  /** Measures the frame's jitter: its transit (arrival minus media time) above the smallest one lately. */
+  arrived(media) {
+    const now = currentTime;
+    this.lastArrival = now;
+    if (typeof media !== "number") return;
+    const transit = now - media;
+    const arrivals = this.arrivals;
+    // A timeline that jumped (a new stream whose reset was missed) starts the window again.
+    if (arrivals.length && Math.abs(transit - arrivals[arrivals.length - 1]) > 2) arrivals.length = 0;
+    arrivals.push(transit);
+    if (arrivals.length > JITTER_FRAMES) arrivals.shift();
+    if (this.dryAt !== null && Math.abs(media - this.dryAt) < 0.03) this.underruns++;
+    this.dryAt = null;
+    const sorted = arrivals.slice().sort((a, b) => a - b);
+    const jitter = sorted[Math.floor(JITTER_QUANTILE * (sorted.length - 1))] - sorted[0];
+    this.cushion = Math.min(MAX_CUSHION_S, Math.max(MIN_CUSHION_S, jitter + MARGIN_S));
   }
 
   push(samples) {
     for (let i = 0; i < samples.length; i++) {
-      if (this.count === this.capacity) { this.read = (this.read + 1) % this.capacity; this.count--; }
-      this.ring[(this.read + this.count) % this.capacity] = samples[i];
+      if (this.count >= this.capacity - 1) { this.read = (this.read + 1) % this.capacity; this.count--; }
+      this.ring[(Math.floor(this.read) + this.count) % this.capacity] = samples[i];
       this.count++;
     }
   }
 
   process(inputs, outputs) {
     const out = outputs[0][0];
-    if (!this.playing && this.count >= this.start) this.playing = true;
+    const cushion = Math.round(this.cushion * sampleRate);
+    if (!this.playing && this.count > 1) {
+      // A burst starts once the cushion and a frame are here; a short tail (the end of a burst) plays when
+      // nothing more came for as long.
+      const waited = currentTime - this.lastArrival;
+      if (this.count >= cushion + this.frame || waited > this.cushion + this.frame / sampleRate) this.playing = true;
+    }
+    const speed = this.playing ? this.speed(cushion) : 1;
+    let level = 0;
     for (let i = 0; i < out.length; i++) {
-      if (this.playing && this.count > 0) {
-        out[i] = this.ring[this.read];
-        this.read = (this.read + 1) % this.capacity;
-        this.count--;
+      if (this.playing && this.count > 1) {
+        const at = Math.floor(this.read);
+        const fraction = this.read - at;
+        out[i] = this.ring[at] * (1 - fraction) + this.ring[(at + 1) % this.capacity] * fraction;
+        const step = this.quietAhead(at) ? 2 * speed : speed;
+        const next = this.read + step;
+        const used = Math.floor(next) - at;
+        this.read = next % this.capacity;
+        this.count -= used;
       } else {
         out[i] = 0;
-        this.playing = false;
+        if (this.playing) {
+          // Ran dry: wait for the cushion again (a late frame has raised it), unless this was the burst's end.
+          this.playing = false;
+          this.read = Math.floor(this.read);
+          this.dryAt = this.mediaEnd;
+        }
       }
+      level += out[i] * out[i];
     }
     for (let c = 1; c < outputs[0].length; c++) outputs[0][c].set(out);
+    this.observe(out, level);
     return true;
+  }
+
+  /** Faster than real time while the lowest recent level is above the cushion (an excess to drain). */
+  speed(cushion) {
+    this.lowest[0] = Math.min(this.lowest[0], this.count);
+    if (currentTime - this.lowestSince > EXCESS_WINDOW_S) {
+      this.lowest = [Infinity, this.lowest[0]];
+      this.lowestSince = currentTime;
+    }
+    const excess = (Math.min(this.lowest[0], this.lowest[1]) - cushion) / sampleRate;
+    this.draining = Number.isFinite(excess) && excess > 0.005;
+    return this.draining ? 1 + Math.min(MAX_SPEED_UP, excess) : 1;
+  }
+
+  /** Whether the stretch about to be played is silence that may be skipped (only while draining an excess). */
+  quietAhead(at) {
+    if (!this.draining) return false;
+    const sample = this.ring[at];
+    return sample < QUIET && sample > -QUIET && this.count > Math.round(this.cushion * sampleRate) + 256;
+  }
+
+  /** Reports levels, the buffer and onsets to the page: every REPORT_EVERY samples while playing, and once when
+   * it stops (the meter then falls to zero). */
+  observe(out, level) {
+    this.draining = false;
+    this.onsets.observe(out);
+    if (!this.playing && !this.reportedPlaying) return;
+    this.levelSum += level;
+    this.levelCount += out.length;
+    if (this.playing && this.levelCount < REPORT_EVERY) return;
+    this.port.postMessage({
+      level: Math.sqrt(this.levelSum / this.levelCount), playing: this.playing,
+      bufferedMs: (this.count / sampleRate) * 1000, cushionMs: this.cushion * 1000, underruns: this.underruns,
+    });
+    this.reportedPlaying = this.playing;
+    this.levelSum = 0;
+    this.levelCount = 0;
   }
 }
 registerProcessor("ptt-playback", PTTPlayback);

@@ -1,0 +1,21 @@
+import NIOCore
+import PTTCore
+
+extension MediaRelay {
+    /// The holder released the floor: idle, with its late packets forwarded for ``FloorControl/releaseGrace``; the
+    /// burst (kept, recorded) ends with the grace.
+    func release(_ channel: ChannelID, by member: MemberID) {
+        let grace = TimeAmount.nanoseconds(FloorControl.releaseGrace.nanoseconds)
+        let until = clock() + grace
+        channels[channel, default: RelayChannelState(channel: channel)].release(by: member, until: until)
+        settleBurst(channel)
+        releaseHeldPackets(channel)
+        guard channels[channel]?.lateAudio != nil else { return }
+        // One task per release, none per packet.
+        eventLoop.scheduleTask(in: grace) { [weak self] in
+            guard let self, self.channels[channel] != nil else { return }
+            self.channels[channel]!.endLateAudio(until: until)
+            self.settleBurst(channel)
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import Testing
+
+@testable import PTTCore
+
+/// After a voluntary release, the former holder's late audio (packets the release overtook, reports already on
+/// their way) is no implicit floor request for ``FloorControl/releaseGrace``: it would take the floor again and
+/// wake everyone a second time.
+@Suite("Floor control: the grace after a release")
+struct FloorReleaseGraceTests: FloorTesting {
+    // takenFloor: alice (1) holds since 1000; T1 due at 3000, T2 at 31000. The grace is 500 ms.
+
+    @Test func lateAudioFromTheFormerHolderIsNoImplicitRequest() {
+        var floor = takenFloor()
+        #expect(floor.release(alice, now: at(2000)) == [.idle])
+        #expect(floor.releaseGrace == FloorControl.ReleaseGrace(member: alice, until: at(2500)))
+        #expect(floor.talkHeard(from: candidate(alice, 1), memberCount: 5, implicitRequest: true, now: at(2000)) == [])
+        #expect(floor.talkHeard(from: candidate(alice, 1), memberCount: 5, implicitRequest: true, now: at(2499)) == [])
+        #expect(floor.isIdle)
+        #expect(floor.nextDeadline == nil, "no floor timer runs on an idle floor")
+    }
+
+    @Test func afterTheGraceTheFormerHolderTalkingTakesTheFloorAgain() {
+        var floor = takenFloor()
+        _ = floor.release(alice, now: at(2000))
+        #expect(
+            floor.talkHeard(from: candidate(alice, 1), memberCount: 5, implicitRequest: true, now: at(2500))
+                == [.granted(alice, talkTime: fullTalk), .taken(by: alice)])
+        #expect(floor.releaseGrace == nil)
+    }
+
+    @Test func anotherMemberTalkingDuringTheGraceTakesTheFloor() {
+        var floor = takenFloor()
+        _ = floor.release(alice, now: at(2000))
+        #expect(
+            floor.talkHeard(from: candidate(bob), memberCount: 5, implicitRequest: true, now: at(2100))
+                == [.granted(bob, talkTime: fullTalk), .taken(by: bob)])
+        #expect(floor.releaseGrace == nil, "the grace ends when someone else holds the floor")
+    }
+
+    @Test func anExplicitRequestFromTheFormerHolderIsGrantedAtOnce() {
+        var floor = takenFloor()
+        _ = floor.release(alice, now: at(2000))
+        #expect(
+            floor.request(candidate(alice, 1), memberCount: 5, now: at(2100))
+                == [.granted(alice, talkTime: fullTalk), .taken(by: alice)])
+        #expect(floor.releaseGrace == nil)
+    }
+
+    @Test func aHandOffToTheQueueLeavesNoGrace() {
+        var floor = queuedFloor()
+        _ = floor.release(alice, now: at(2000))
+        #expect(floor.holder == carol)
+        #expect(floor.releaseGrace == nil)
+    }
+
+    @Test func aRevokeOrADepartureLeavesNoGrace() {
+        var revoked = takenFloor()
+        _ = revoked.revoke(now: at(2000))
+        #expect(revoked.releaseGrace == nil)
+        var expired = takenFloor()
+        _ = expired.timersExpired(now: at(3000))
+        #expect(expired.releaseGrace == nil)
+        var left = takenFloor()
+        _ = left.memberLeft(alice, now: at(2000))
+        #expect(left.releaseGrace == nil)
+        #expect(
+            left.talkHeard(from: candidate(alice, 1), memberCount: 5, implicitRequest: true, now: at(2100))
+                == [.granted(alice, talkTime: fullTalk), .taken(by: alice)])
+    }
+
+    @Test func theTimerAtTheGracesEndClearsIt() {
+        var floor = takenFloor()
+        _ = floor.release(alice, now: at(2000))
+        #expect(floor.timersExpired(now: at(2499)) == [])
+        #expect(floor.releaseGrace != nil)
+        #expect(floor.timersExpired(now: at(2500)) == [])
+        #expect(floor.releaseGrace == nil)
+    }
+}

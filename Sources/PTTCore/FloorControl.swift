@@ -70,6 +70,16 @@ public struct FloorControl: Sendable {
         self.configuration = configuration
     }
 
+    /// Takes `configuration` (a reload's) for the grants to come, if the floor is idle: an idle floor kept for a
+    /// ``releaseGrace`` is the same as a new one. A taken floor keeps its own until it goes idle; returns whether
+    /// the configuration was taken.
+    @discardableResult
+    public mutating func adopt(_ configuration: FloorConfiguration) -> Bool {
+        guard isIdle else { return false }
+        self.configuration = configuration
+        return true
+    }
+
     // MARK: - Reading
 
     /// Who holds the floor, nil when idle.

@@ -50,8 +50,8 @@ extension MediaRelay {
     }
 
     /// A datagram on a channel's link (its SSRC is the link's): authenticated with the pair's key, taken only from
-    /// the owner when another node owns the channel, and only with the floor holder as its speaker (the CSRC);
-    /// then fanned out as if the holder had sent it here.
+    /// the owner when another node owns the channel, and only with the floor holder as its speaker (the CSRC), or
+    /// the member that released the floor within its grace; then fanned out as if the speaker had sent it here.
     func receiveFromLink(
         _ link: RelayMember, _ bytes: UnsafeMutableRawBufferPointer, isRTCP: Bool, now: NIODeadline,
         via handler: MediaRelayHandler
@@ -69,7 +69,11 @@ extension MediaRelay {
             return metrics.dropped(.notFloorHolder)
         }
         let speakerSSRC = header.csrc(at: 0, in: UnsafeRawBufferPointer(packet))
-        guard speakerSSRC == state.holderSSRC, let speaker = membersBySSRC[speakerSSRC], speaker.linkPeer == nil,
+        // The holder's, or (on an idle floor) the late packets of the one who just released it (the release grace).
+        let fromHolder =
+            speakerSSRC == state.holderSSRC
+            || (state.holderSSRC == nil && state.lateAudio.map { $0.ssrc == speakerSSRC && now < $0.until } == true)
+        guard fromHolder, let speaker = membersBySSRC[speakerSSRC], speaker.linkPeer == nil,
             speaker.channel == link.channel
         else { return metrics.dropped(.notFloorHolder) }
         guard header.payloadType == RelayRules.opusPayloadType else { return metrics.dropped(.payloadType) }

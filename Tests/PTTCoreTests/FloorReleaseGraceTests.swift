@@ -76,4 +76,18 @@ struct FloorReleaseGraceTests: FloorTesting {
         #expect(floor.timersExpired(now: at(2500)) == [])
         #expect(floor.releaseGrace == nil)
     }
+
+    @Test func aFloorInItsGraceTakesAReloadsSettingsForTheNextGrant() {
+        var floor = takenFloor()
+        var shorter = floor.configuration
+        shorter.maxTalkTime = .milliseconds(1500)
+        let adoptedWhileTaken = floor.adopt(shorter)
+        #expect(!adoptedWhileTaken, "a taken floor keeps its own settings")
+        _ = floor.release(alice, now: at(2000))
+        let adoptedWhileIdle = floor.adopt(shorter)
+        #expect(adoptedWhileIdle)
+        #expect(
+            floor.request(candidate(alice, 1), memberCount: 5, now: at(2100))
+                == [.granted(alice, talkTime: .milliseconds(1500)), .taken(by: alice)])
+    }
 }

@@ -256,8 +256,12 @@ struct UpgradeTests {
             let signIn = try await WebListenerTests.request(
                 web + "/api/sign-in", method: .POST, body: #"{"link":"\#(link.token)"}"#)
             #expect(signIn.status == 200, "\(signIn.body)")
-            let answer = try JSONDecoder().decode([String: String].self, from: Data(signIn.body.utf8))
-            let browserSecret = try require_(answer["secret"])
+            struct SignedIn: Decodable { var user: String, secret: String, channels: [String] }
+            let answer = try JSONDecoder().decode(SignedIn.self, from: Data(signIn.body.utf8))
+            #expect(answer.user == "alice")
+            #expect(
+                Set(["bridge", "engine"]).isSubset(of: answer.channels), "her channels come first: \(answer.channels)")
+            let browserSecret = answer.secret
             #expect(browserSecret != secrets["alice"])
             let browser = try await server.connect("alice", secret: browserSecret, device: "alice-phone")
             #expect(Set(browser.welcome.memberships.map(\.channel.name)) == ["bridge", "engine"])

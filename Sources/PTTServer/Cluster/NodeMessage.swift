@@ -100,6 +100,9 @@ struct NodeFloorEvent: Codable, Sendable, Equatable {
     var state: FloorState
     /// The request this event answers, when a node forwarded one: its node and ticket, and the member who asked.
     var requester: NodeRequester?
+    /// Set when the holder let go of the floor and it went idle: that member's late packets are still forwarded for
+    /// a moment on every node (the release grace, Docs/PROTOCOL.md 7.5). Absent from older nodes: no grace there.
+    var releasedBy: MemberID? = nil
 }
 
 struct NodeRequester: Codable, Sendable, Equatable {

@@ -243,7 +243,8 @@ extension ControlPlane {
         else { return }
         let event = NodeFloorEvent(
             channel: channel, holder: holder, actions: actions, state: floors.state(of: channel),
-            requester: requester?.remote)
+            requester: requester?.remote,
+            releasedBy: holder == nil ? floors[channel]?.releaseGrace?.member : nil)
         for link in links.links.values where link.listening.contains(channel) || link.peer == requester?.remote?.node {
             links.send(.floorEvent(event), to: link.peer)
         }

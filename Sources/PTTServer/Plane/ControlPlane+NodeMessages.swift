@@ -60,7 +60,13 @@ extension ControlPlane {
         }
         let before = cluster.remoteFloors[event.channel]?.holder
         cluster.remoteFloors[event.channel] = event
-        if event.holder != before { relayLink.syncFloor(event.channel, holder: event.holder) }
+        if event.holder != before {
+            if let released = before, event.holder == nil, event.releasedBy == released {
+                relayLink.released(event.channel, by: released)
+            } else {
+                relayLink.syncFloor(event.channel, holder: event.holder)
+            }
+        }
         var requester: Floors.Requester?
         if let asked = event.requester, asked.node == cluster.node {
             requester = cluster.tickets.removeValue(forKey: asked.ticket)?.requester

@@ -42,6 +42,7 @@ final class Floors: @unchecked Sendable {
     ) {
         guard plane.remoteOwner(of: channel) == nil else { return }
         var floor = floors[channel] ?? FloorControl(configuration: context.configuration.floor)
+        floor.adopt(context.configuration.floor)  // an idle floor (in a release's grace) takes a reload's settings
         let holderBefore = floor.holder
         let actions = event(&floor, context.clock.now())
         floors[channel] = floor

@@ -45,9 +45,15 @@ final class Recordings: @unchecked Sendable {
 
     // MARK: Replay
 
+    /// How long a `replay` of the last burst waits for a burst that is still ending (the release grace, then the
+    /// recorder's end of the file) before it plays the last finished one.
+    static let lastBurstWait: Duration = FloorControl.releaseGrace + .seconds(1)
+
     /// `replay`: a recorded burst of the channel (the last by default) to the asking member alone, on its stream;
     /// refused while a burst is live (live audio wins).
-    func replay(_ request: Replay, device: SessionTable.DeviceKey, from session: ControlSession) {
+    func replay(
+        _ request: Replay, device: SessionTable.DeviceKey, from session: ControlSession, waited: Duration = .zero
+    ) {
         guard
             let (channel, membership) = plane.memberships.lookup(
                 request.channel, device: device, re: request.id, session: session)
@@ -61,7 +67,16 @@ final class Recordings: @unchecked Sendable {
             if let id = request.burst {
                 found = try plane.store.burst(id).flatMap { $0.channel == channel.id ? $0 : nil }
             } else {
-                found = try plane.store.bursts(in: channel.id, limit: 8).first { $0.state != .recording }
+                let recent = try plane.store.bursts(in: channel.id, limit: 8)
+                // The last burst is still being finished (its release's grace, then its file's end): it is the one
+                // asked for, so wait for it, a bounded time, rather than play the one before.
+                if recent.first?.state == .recording, waited < Self.lastBurstWait {
+                    plane.eventLoop.scheduleTask(in: .milliseconds(50)) { [self] in
+                        replay(request, device: device, from: session, waited: waited + .milliseconds(50))
+                    }
+                    return
+                }
+                found = recent.first { $0.state != .recording }
             }
         } catch {
             return plane.sendError(session, re: request.id, .internal, "cannot read the recordings: \(error)")

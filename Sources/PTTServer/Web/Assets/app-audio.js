@@ -189,10 +189,15 @@ export const audio = {
   },
 };
 
+// The level of a block of samples; 0 for an empty block or one with a non-number in it (a NaN level would stick
+// in every peak after it, and is not JSON).
 function rms(samples) {
+  const count = samples.length || 0;
+  if (count === 0) return 0;
   let sum = 0;
-  for (let i = 0; i < samples.length; i++) sum += samples[i] * samples[i];
-  return Math.sqrt(sum / Math.max(1, samples.length));
+  for (let i = 0; i < count; i++) sum += samples[i] * samples[i];
+  const level = Math.sqrt(sum / count);
+  return Number.isFinite(level) ? level : 0;
 }
 
 function resample(samples, from, to) {

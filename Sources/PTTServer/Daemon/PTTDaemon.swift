@@ -272,8 +272,11 @@ public final class PTTDaemon: Service, @unchecked Sendable {
             await running.recorder.close()
             let plane = running.plane
             try? await plane.eventLoop.submit { plane.stop() }.get()
-            // Browsers were told; a tab that no longer reads never answers TLS's close_notify: cut off after 0.1 s.
+            // Clients and browsers were told; one that no longer reads never answers TLS's close_notify: cut off
+            // after 0.1 s, on both listeners at once.
+            async let controlClosed: Void = running.control.closeConnections(grace: .milliseconds(100), logger: logger)
             await running.web?.closeConnections(grace: .milliseconds(100), logger: logger)
+            await controlClosed
             // The APNs client in use (a reload may have replaced the first), and those replaced.
             let clients = live.withLockedValue { live in
                 defer { live.retiredAPNs = [] }

@@ -16,6 +16,8 @@ import Synchronization
 final class ControlServer: Sendable {
     let channel: NIOCore.Channel
     private let admission: NIOLockedValueBox<AdmissionControl>
+    /// The connections open now, for ``closeConnections(grace:logger:)``.
+    private let connections: OpenConnections
 
     static func bind(
         host: String, port: Int, group: EventLoopGroup, settings: ListenerSettings, plane: ControlPlane,
@@ -25,6 +27,7 @@ final class ControlServer: Sendable {
         let admission = NIOLockedValueBox(
             AdmissionControl(limits: configuration.limits, maxConnections: maxConnections))
         let gate = HelloGate(limit: configuration.limits.maxPendingHellos)
+        let connections = OpenConnections()
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.maxMessagesPerRead, value: 16)
@@ -63,6 +66,7 @@ final class ControlServer: Sendable {
                     return child.close()
                 }
                 metrics.control.connectionsAccepted.increment()
+                connections.opened(child, closedByPlane: true)
                 let id = plane.sessionNumbers.next()
                 let outcome = ConnectionOutcome()
                 child.closeFuture.whenComplete { _ in
@@ -96,12 +100,25 @@ final class ControlServer: Sendable {
                 }
             }
             .bind(host: host, port: port).get()
-        return ControlServer(channel: channel, admission: admission)
+        return ControlServer(channel: channel, admission: admission, connections: connections)
     }
 
-    private init(channel: NIOCore.Channel, admission: NIOLockedValueBox<AdmissionControl>) {
+    private init(
+        channel: NIOCore.Channel, admission: NIOLockedValueBox<AdmissionControl>, connections: OpenConnections
+    ) {
         self.channel = channel
         self.admission = admission
+        self.connections = connections
+    }
+
+    /// At shutdown, after the plane has told every session and closed it: cuts off below TLS whatever is still
+    /// open after `grace` (a client that stopped reading never answers TLS's `close_notify`; see
+    /// ``OpenConnections``). Logs how many there were.
+    func closeConnections(grace: TimeAmount, logger: Logger) async {
+        let closed = await connections.close(grace: grace, on: channel.eventLoop)
+        guard closed.cutOff > 0 else { return }
+        logger.info(
+            "control connections cut off", metadata: ["count": "\(closed.count)", "cutOff": "\(closed.cutOff)"])
     }
 
     /// A configuration reload: per-address limits and blocks apply to connections accepted from now on.

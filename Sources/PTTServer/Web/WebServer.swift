@@ -23,7 +23,7 @@ final class WebServer: Sendable {
     let channel: NIOCore.Channel
     private let admission: NIOLockedValueBox<AdmissionControl>
     /// The connections open now, for ``closeConnections(grace:logger:)``.
-    private let connections: WebConnections
+    private let connections: OpenConnections
 
     /// The largest WebSocket message: a control frame's body limit (64 KiB).
     static let maxMessageBytes = 64 * 1024
@@ -44,7 +44,7 @@ final class WebServer: Sendable {
         let admission = NIOLockedValueBox(
             AdmissionControl(limits: configuration.limits, maxConnections: configuration.webMaxConnections))
         let gate = HelloGate(limit: configuration.limits.maxPendingHellos)
-        let connections = WebConnections()
+        let connections = OpenConnections()
         let redeem: WebHTTPHandler.Redeem = { token in
             plane.eventLoop.submit { plane.signInLinks.redeem(token) }
         }
@@ -73,8 +73,8 @@ final class WebServer: Sendable {
                 let connection = connections.opened(child)
                 child.closeFuture.whenComplete { _ in
                     metrics.web.connectionsOpen.decrement()
-                    let authenticated =
-                        outcome.authenticated.load(ordering: .relaxed) || !connection.upgraded.load(ordering: .relaxed)
+                    let webSocket = connection.closedByPlane.load(ordering: .relaxed)  // set at the upgrade
+                    let authenticated = outcome.authenticated.load(ordering: .relaxed) || !webSocket
                     _ = admission.withLockedValue {
                         $0.connectionClosed(
                             from: address, loopback: loopback, authenticated: authenticated, now: clock.now())
@@ -98,7 +98,7 @@ final class WebServer: Sendable {
                             return channel.eventLoop.makeSucceededFuture(path == "/ws" ? HTTPHeaders() : nil)
                         },
                         upgradePipelineHandler: { channel, _ in
-                            connection.upgraded.store(true, ordering: .relaxed)
+                            connection.closedByPlane.store(true, ordering: .relaxed)
                             return channel.eventLoop.makeCompletedFuture {
                                 let sync = channel.pipeline.syncOperations
                                 try sync.removeHandler(deadlines).whenFailure { _ in }
@@ -137,7 +137,7 @@ final class WebServer: Sendable {
     func update(limits: ConnectionLimits) { admission.withLockedValue { $0.limits = limits } }
 
     private init(
-        channel: NIOCore.Channel, admission: NIOLockedValueBox<AdmissionControl>, connections: WebConnections
+        channel: NIOCore.Channel, admission: NIOLockedValueBox<AdmissionControl>, connections: OpenConnections
     ) {
         self.channel = channel
         self.admission = admission
@@ -145,7 +145,7 @@ final class WebServer: Sendable {
     }
 
     /// At shutdown, after the plane has told every browser session and closed it: closes the other connections,
-    /// and cuts off below TLS whatever is still open after `grace` (see ``WebConnections``). Logs how long it took.
+    /// and cuts off below TLS whatever is still open after `grace` (see ``OpenConnections``). Logs how long it took.
     func closeConnections(grace: TimeAmount, logger: Logger) async {
         let start = ContinuousClock.now
         let closed = await connections.close(grace: grace, on: channel.eventLoop)

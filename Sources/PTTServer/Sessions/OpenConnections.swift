@@ -3,27 +3,33 @@ import NIOCore
 import NIOSSL
 import Synchronization
 
-/// The web listener's open connections, so that a shutdown can close them all within a bound.
+/// A listener's open connections (the control and the web listener each have one), so that a shutdown closes them
+/// all within a bound.
 ///
-/// At shutdown the plane has already sent every browser session its `error` (`shutting-down`) and closed it;
-/// with TLS that close then waits for the peer's `close_notify` for up to `limits.closeGraceMs` (2 s), which a
-/// browser does not always send (a frozen tab, a phone asleep) and which nobody needs once the daemon is
-/// stopping. ``close(grace:on:)`` closes what is still open (page loads not upgraded), waits `grace` for the
+/// At shutdown the plane has already sent every session its `error` (`shutting-down`) and closed it; with TLS that
+/// close then waits for the peer's `close_notify` for up to `limits.closeGraceMs` (2 s), which a peer does not always
+/// send (a frozen tab, a phone asleep, a client that stopped reading) and which nobody needs once the daemon is
+/// stopping. ``close(grace:on:)`` closes what the plane does not (a page load, say), waits `grace` for the
 /// connections to finish by themselves, then cuts the rest off below TLS.
-final class WebConnections: Sendable {
-    /// One accepted connection, and whether it became a WebSocket.
+final class OpenConnections: Sendable {
+    /// One accepted connection, and whether the plane closes it at shutdown (a session: every control connection,
+    /// and a web connection once it became a WebSocket).
     final class Connection: Sendable {
         let channel: Channel
-        let upgraded = Atomic<Bool>(false)
+        let closedByPlane: Synchronization.Atomic<Bool>
 
-        init(channel: Channel) { self.channel = channel }
+        init(channel: Channel, closedByPlane: Bool) {
+            self.channel = channel
+            self.closedByPlane = Synchronization.Atomic(closedByPlane)
+        }
     }
 
     private let open = NIOLockedValueBox<[ObjectIdentifier: Connection]>([:])
 
     /// Tracks `channel` until it closes.
-    func opened(_ channel: Channel) -> Connection {
-        let connection = Connection(channel: channel)
+    @discardableResult
+    func opened(_ channel: Channel, closedByPlane: Bool = false) -> Connection {
+        let connection = Connection(channel: channel, closedByPlane: closedByPlane)
         let key = ObjectIdentifier(channel)
         open.withLockedValue { $0[key] = connection }
         channel.closeFuture.whenComplete { [open] _ in _ = open.withLockedValue { $0.removeValue(forKey: key) } }
@@ -38,13 +44,13 @@ final class WebConnections: Sendable {
         var cutOff = 0
     }
 
-    /// Closes every connection: those that are not WebSockets at once (the plane closes the others), then, after
+    /// Closes every connection: those the plane does not close at once, then, after
     /// `grace`, whatever is still open without waiting for TLS's `close_notify`. Returns once all are closed.
     func close(grace: TimeAmount, on eventLoop: EventLoop) async -> Closed {
         let connections = open.withLockedValue { Array($0.values) }
         guard !connections.isEmpty else { return Closed() }
         let cutOffCount = Atomic<Int>(0)
-        for connection in connections where !connection.upgraded.load(ordering: .relaxed) {
+        for connection in connections where !connection.closedByPlane.load(ordering: .relaxed) {
             connection.channel.close(promise: nil)
         }
         let all = EventLoopFuture.andAllComplete(connections.map(\.channel.closeFuture), on: eventLoop)

@@ -10,29 +10,8 @@ enum Browser {
             .appendingPathComponent("Browser")
     }
 
-    /// The Python that has Playwright: `$PTT_PYTHON` (the Makefile sets it to the `python3` it installed Playwright
-    /// for), else the first `python3` on PATH that can import it (`swift test` may put /usr/bin first). Nil if none.
-    static let python: String? = {
-        let environment = ProcessInfo.processInfo.environment
-        var candidates: [String] = []
-        if let chosen = environment["PTT_PYTHON"], !chosen.isEmpty { candidates.append(chosen) }
-        let directories = (environment["PATH"] ?? "").split(separator: ":").map(String.init) + ["/usr/bin"]
-        for directory in directories where FileManager.default.isExecutableFile(atPath: directory + "/python3") {
-            candidates.append(directory + "/python3")
-        }
-        var tried: Set<String> = []
-        for candidate in candidates where tried.insert(candidate).inserted {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: candidate)
-            process.arguments = ["-c", "import playwright.sync_api"]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            guard (try? process.run()) != nil else { continue }
-            process.waitUntilExit()
-            if process.terminationStatus == 0 { return candidate }
-        }
-        return nil
-    }()
+    /// The Python that has Playwright (see ``Tools/python(importing:)``). Nil if none.
+    static let python: String? = Tools.python(importing: "playwright.sync_api")
 
     /// Whether chromium and Playwright for Python are installed (`make test` installs both).
     static var available: Bool { Tools.have("chromium") && python != nil }

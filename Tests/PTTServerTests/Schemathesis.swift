@@ -11,29 +11,8 @@ enum Schemathesis {
         "not_a_server_error", "status_code_conformance", "content_type_conformance", "response_schema_conformance",
     ]
 
-    /// The Python that has schemathesis: `$PTT_PYTHON` (the Makefile's `python3`), else the first `python3` on PATH
-    /// that can import it. Nil if none.
-    static let python: String? = {
-        let environment = ProcessInfo.processInfo.environment
-        var candidates: [String] = []
-        if let chosen = environment["PTT_PYTHON"], !chosen.isEmpty { candidates.append(chosen) }
-        let directories = (environment["PATH"] ?? "").split(separator: ":").map(String.init) + ["/usr/bin"]
-        for directory in directories where FileManager.default.isExecutableFile(atPath: directory + "/python3") {
-            candidates.append(directory + "/python3")
-        }
-        var tried: Set<String> = []
-        for candidate in candidates where tried.insert(candidate).inserted {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: candidate)
-            process.arguments = ["-c", "import schemathesis.cli"]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            guard (try? process.run()) != nil else { continue }
-            process.waitUntilExit()
-            if process.terminationStatus == 0 { return candidate }
-        }
-        return nil
-    }()
+    /// The Python that has schemathesis (see ``Tools/python(importing:)``). Nil if none.
+    static let python: String? = Tools.python(importing: "schemathesis.cli")
 
     static let unavailableReason: Comment = "needs schemathesis for Python (make test-tools installs it)"
 

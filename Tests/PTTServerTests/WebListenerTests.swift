@@ -41,7 +41,7 @@ struct WebListenerTests {
             #expect(page.body.contains("Hold to talk"))
             for path in [
                 "/app.js", "/app-state.js", "/app-control.js", "/app-channels.js", "/app-talk.js", "/app-audio.js",
-                "/app-view.js", "/capture-worklet.js", "/playback-worklet.js",
+                "/app-view.js", "/capture-worklet.js", "/playback-worklet.js", "/onset-detector.js",
             ] {
                 let script = try await Self.request(web + path)
                 #expect(

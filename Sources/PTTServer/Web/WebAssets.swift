@@ -11,8 +11,8 @@ enum WebAssets {
     static let javaScript = "text/javascript; charset=utf-8"
     static let css = "text/css; charset=utf-8"
 
-    /// The walkie-talkie page and its scripts (ES modules, `app.js` first); the two worklets are loaded by the page's
-    /// AudioContext.
+    /// The walkie-talkie page and its scripts (ES modules, `app.js` first); the two worklets (which both import
+    /// `onset-detector.js`) are loaded by the page's AudioContext.
     static let page: [String: WebAsset] = [
         "/": WebAsset(contentType: html, bytes: PackageResources.index_html),
         "/index.html": WebAsset(contentType: html, bytes: PackageResources.index_html),
@@ -26,6 +26,7 @@ enum WebAssets {
         "/app.css": WebAsset(contentType: css, bytes: PackageResources.app_css),
         "/capture-worklet.js": WebAsset(contentType: javaScript, bytes: PackageResources.capture_worklet_js),
         "/playback-worklet.js": WebAsset(contentType: javaScript, bytes: PackageResources.playback_worklet_js),
+        "/onset-detector.js": WebAsset(contentType: javaScript, bytes: PackageResources.onset_detector_js),
     ]
 
     /// The operator console; it asks for the admin token and calls the admin API with it.

@@ -11,6 +11,8 @@
 // is buffered and the cushion; it also reports the onset of each sound that follows a silence (for measuring
 // mouth-to-ear delay with chirps).
 
+import { OnsetDetector, QUIET } from "./onset-detector.js"; // QUIET: skippable when draining
+
 const JITTER_FRAMES = 150; // the jitter of the last 150 frames (3 s of 20 ms), across bursts, sets the cushion
 const JITTER_QUANTILE = 0.95; // the cushion covers 95 % of them: a rare stall costs a gap, not lasting delay
 const MIN_CUSHION_S = 0.01;
@@ -19,63 +21,7 @@ const MAX_CUSHION_S = 0.5;
 const FRAME_S = 0.02; // what one packet brings
 const EXCESS_WINDOW_S = 0.3; // the lowest level over this long (twice) tells how much is buffered beyond need
 const MAX_SPEED_UP = 0.12; // at most 12 % faster while draining an excess (quiet stretches are skipped outright)
-const QUIET = 0.004; // below this a render quantum is silence (skippable, and what precedes an onset)
 const REPORT_EVERY = 1024; // samples between reports to the page
-const ONSET = 0.1;
-
-/** The time of each sound after 0.15 s of silence (the first render quantum above ONSET within 30 ms of the
- * silence's end: a chirp's ramp may span two quanta), and its zero crossings from 10 to 30 ms after, which tell
- * one chirp's tone from another's. The same class is in capture-worklet.js: each worklet is one file the page loads. */
-class OnsetDetector {
-  constructor(report) {
-    this.report = report;
-    this.quietFor = 0;
-    this.armedFor = -1; // samples since a silence ended, or -1
-    this.measured = -1; // samples of the sound whose crossings are being counted, or -1
-    this.crossings = 0;
-    this.sign = 0;
-    this.at = 0;
-  }
-
-  observe(samples) {
-    if (this.measured >= 0) this.count(samples);
-    let peak = 0;
-    for (let i = 0; i < samples.length; i++) peak = Math.max(peak, Math.abs(samples[i]));
-    if (peak < QUIET) {
-      this.quietFor += samples.length;
-      this.armedFor = -1;
-      return;
-    }
-    if (this.quietFor >= 0.15 * sampleRate) this.armedFor = 0;
-    this.quietFor = 0;
-    if (this.armedFor < 0) return;
-    if (peak > ONSET) {
-      this.at = Date.now();
-      this.armedFor = -1;
-      this.measured = 0;
-      this.crossings = 0;
-      this.sign = 0;
-      this.count(samples);
-    } else {
-      this.armedFor += samples.length;
-      if (this.armedFor > 0.03 * sampleRate) this.armedFor = -1;
-    }
-  }
-
-  /** Counts the crossings from 10 to 30 ms after the onset (past the ramp and what audio processing does to it). */
-  count(samples) {
-    for (let i = 0; i < samples.length && this.measured < 0.03 * sampleRate; i++, this.measured++) {
-      if (this.measured < 0.01 * sampleRate) continue;
-      const sign = samples[i] > 0.001 ? 1 : samples[i] < -0.001 ? -1 : 0;
-      if (sign !== 0 && this.sign !== 0 && sign !== this.sign) this.crossings++;
-      if (sign !== 0) this.sign = sign;
-    }
-    if (this.measured >= 0.03 * sampleRate) {
-      this.report(this.at, this.crossings);
-      this.measured = -1;
-    }
-  }
-}
 
 class PTTPlayback extends AudioWorkletProcessor {
   constructor() {

@@ -272,11 +272,9 @@ public final class PTTDaemon: Service, @unchecked Sendable {
             await running.recorder.close()
             let plane = running.plane
             try? await plane.eventLoop.submit { plane.stop() }.get()
-            // Clients and browsers were told; one that no longer reads never answers TLS's close_notify: cut off
-            // after 0.1 s, on both listeners at once.
+            // All were told; one that no longer reads never answers close_notify: cut off after 0.1 s, both listeners.
             async let controlClosed: Void = running.control.closeConnections(grace: .milliseconds(100), logger: logger)
-            await running.web?.closeConnections(grace: .milliseconds(100), logger: logger)
-            await controlClosed
+            await (running.web?.closeConnections(grace: .milliseconds(100), logger: logger), controlClosed)
             // The APNs client in use (a reload may have replaced the first), and those replaced.
             let clients = live.withLockedValue { live in
                 defer { live.retiredAPNs = [] }

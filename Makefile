@@ -142,32 +142,37 @@ docs:
 	  --output-path $(DOCS_OUT)
 	@echo "make: PTTKit documentation in $(DOCS_OUT)"
 
-## Every test (Swift Testing); ends with a plain "N passed, N failed" line. Four passes: every test but the
+## Every test (Swift Testing); ends with a plain "N passed, N failed" line. Five passes: every test but the
 ## heavy ones; then the suites that run Chromium or build a package (they take both cores and much disk I/O
 ## for seconds at a time), alone; then the cluster suite (several pttd processes and PostgreSQL at once), alone; then the stress suite (floods, churn, storms), alone: neither load disturbs
-## the timing of the others (real-time pace, catch-up).
+## the timing of the others (real-time pace, catch-up); last the page's mouth-to-ear measurement, alone (its
+## "quiet" phase needs a quiet machine).
 STRESS := PTTServerTests\.Stress
 # KitConsumerTests builds fixtures/kit-consumer: swift-nio, swift-nio-ssl and swift-crypto from scratch (minutes).
 HEAVY := PTTServerTests\.(Browser[A-Za-z]*Tests|ConsoleTests|PackagingTests|KitConsumerTests)
 CLUSTER := PTTServerTests\.ClusterTests
+# The page's mouth-to-ear delay: a measurement of time, with its own load; alone, after the others (about a minute).
+LATENCY := PTTServerTests\.PageLatencyTests
 # The browser tests run Playwright with the python3 that test-tools installed it for.
 export PTT_PYTHON := $(shell command -v python3 2>/dev/null)
 test: deps test-tools
 	$(SWIFT) build --build-tests
 	@set -o pipefail; status=0; \
-	$(SWIFT) test --skip-build --disable-xctest --skip '$(STRESS)|$(HEAVY)|$(CLUSTER)' 2>&1 | tee .build/test-output.txt || status=$$?; \
+	$(SWIFT) test --skip-build --disable-xctest --skip '$(STRESS)|$(HEAVY)|$(CLUSTER)|$(LATENCY)' 2>&1 | tee .build/test-output.txt || status=$$?; \
 	echo "make: the browser and packaging suites, alone"; \
 	$(SWIFT) test --skip-build --disable-xctest --filter '$(HEAVY)' 2>&1 | tee .build/test-heavy-output.txt || status=$$?; \
 	echo "make: the cluster suite, alone"; \
 	$(SWIFT) test --skip-build --disable-xctest --filter '$(CLUSTER)' 2>&1 | tee .build/test-cluster-output.txt || status=$$?; \
 	echo "make: the stress suite, alone"; \
 	$(SWIFT) test --skip-build --disable-xctest --filter '$(STRESS)' 2>&1 | tee .build/test-stress-output.txt || status=$$?; \
-	total=0; for f in .build/test-output.txt .build/test-heavy-output.txt .build/test-cluster-output.txt .build/test-stress-output.txt; do \
+	echo "make: the page's mouth-to-ear measurement, alone"; \
+	$(SWIFT) test --skip-build --disable-xctest --filter '$(LATENCY)' 2>&1 | tee .build/test-latency-output.txt || status=$$?; \
+	total=0; for f in .build/test-output.txt .build/test-heavy-output.txt .build/test-cluster-output.txt .build/test-stress-output.txt .build/test-latency-output.txt; do \
 	  n=$$(grep -E 'Test run with [0-9]+ tests?' $$f | tail -n 1 | sed -E 's/.*Test run with ([0-9]+) tests?.*/\1/'); \
 	  [ -n "$$n" ] || echo "make: $$f has no test summary: the test process crashed (see the backtrace above)"; \
 	  total=$$((total + $${n:-0})); \
 	done; \
-	failed=$$(cat .build/test-output.txt .build/test-heavy-output.txt .build/test-cluster-output.txt .build/test-stress-output.txt | grep -E '^✘ Test .* failed' | grep -vc '^✘ Test run with'); \
+	failed=$$(cat .build/test-output.txt .build/test-heavy-output.txt .build/test-cluster-output.txt .build/test-stress-output.txt .build/test-latency-output.txt | grep -E '^✘ Test .* failed' | grep -vc '^✘ Test run with'); \
 	echo "$$((total - failed)) passed, $$failed failed"; \
 	exit $$status
 
@@ -176,7 +181,8 @@ test: deps test-tools
 ## with "N passed, N failed" and the number of sanitizer reports; any failure or report fails the target.
 ## Reports from every process (tests and the executables they spawn) go to files through log_path and
 ## are printed at the end of the pass. Suppressions (each with its reason) are in Tests/Sanitizers/.
-## The stress suite is left out: it measures throughput and memory under load, which a sanitizer distorts.
+## The stress suite and the page's mouth-to-ear measurement are left out: they measure throughput, memory and
+## delay, which a sanitizer distorts.
 SANITIZER_DIR := $(CURDIR)/Tests/Sanitizers
 # Sanitized builds run 2–10× slower: tests multiply their waits by this (see TestTimeouts.swift).
 PTT_TEST_TIMEOUT_SCALE ?= 4
@@ -197,7 +203,7 @@ define sanitized-pass
 	$(SWIFT) build --build-tests --sanitize=$(1) --scratch-path $$scratch || exit $$?; \
 	built=$$(date +%s); rm -rf $$reports; mkdir -p $$reports; \
 	: > $$out; \
-	$(SANITIZER_ENV) $(SANITIZER_DIR)/test-pass.sh $$out $$reports -- $(NO_ASLR) $(SWIFT) test --skip-build --disable-xctest --sanitize=$(1) --scratch-path $$scratch --skip '$(STRESS)|$(HEAVY)|$(CLUSTER)'; status=$$?; \
+	$(SANITIZER_ENV) $(SANITIZER_DIR)/test-pass.sh $$out $$reports -- $(NO_ASLR) $(SWIFT) test --skip-build --disable-xctest --sanitize=$(1) --scratch-path $$scratch --skip '$(STRESS)|$(HEAVY)|$(CLUSTER)|$(LATENCY)'; status=$$?; \
 	echo "make: the browser and packaging suites, alone (sanitize=$(1))" | tee -a $$out; \
 	$(SANITIZER_ENV) $(SANITIZER_DIR)/test-pass.sh $$out $$reports -- $(NO_ASLR) $(SWIFT) test --skip-build --disable-xctest --sanitize=$(1) --scratch-path $$scratch --filter '$(HEAVY)' || status=1; \
 	echo "make: the cluster suite, alone (sanitize=$(1))" | tee -a $$out; \

@@ -62,7 +62,12 @@ struct ReleaseRaceTests {
         }
     }
 
-    @Test("late packets after a release start no implicit request and no second wake")
+    @Test(
+        "late packets after a release start no implicit request and no second wake",
+        .disabled(
+            if: TestTimeouts.scale > 1,
+            "timing: the late packets must reach the relay between 250 and 500 ms after the release, which a sanitized relay does not keep to"
+        ))
     func noSecondWake() async throws {
         try await withTestServer { server in
             let crew = try await RelayTests.crew(server, ["ann", "carol"])

@@ -19,7 +19,7 @@ struct ListenAcrossRestartTests {
     /// A server on `data`, on `port` when given, with heartbeats quick enough to notice a restart soon.
     static func start(_ data: String, port: Int? = nil) async throws -> TestServer {
         try await TestServer.start(data: data) {
-            $0.heartbeatInterval = .milliseconds(500)
+            $0.heartbeatInterval = Duration.milliseconds(500).scaled
             if let port { $0.controlPort = port }
         }
     }

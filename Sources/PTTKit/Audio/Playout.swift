@@ -13,7 +13,7 @@ final class Playout: Sendable {
     private struct State {
         var jitter: JitterBuffer<PlayoutPacket>
         var timer: Scheduled<Void>?
-        var speaker: MemberInfo?
+        var speakers = SpeakerMarks()
     }
 
     /// A play-out whose jitter buffer waits `delay` for a missing packet; at most `bound` items wait for the app.
@@ -22,8 +22,9 @@ final class Playout: Sendable {
         state = NIOLockedValueBox(State(jitter: JitterBuffer(delay: UInt64(delay.nanosecondsClamped))))
     }
 
-    /// Who holds the floor now (packets arriving from now on are marked with it).
-    func setSpeaker(_ speaker: MemberInfo?) { state.withLockedValue { $0.speaker = speaker } }
+    /// Who holds the floor now (packets arriving from now on are marked with it, and late packets of the one before
+    /// with theirs).
+    func setSpeaker(_ speaker: MemberInfo?) { state.withLockedValue { $0.speakers.floor(speaker) } }
 
     /// The jitter buffer's counts.
     var statistics: JitterBuffer<PlayoutPacket>.Statistics { state.withLockedValue { $0.jitter.statistics } }
@@ -33,7 +34,8 @@ final class Playout: Sendable {
         let output = state.withLockedValue { state -> [PlayoutItem] in
             let packet = PlayoutPacket(
                 opus: audio.payload, sequence: audio.sequenceNumber, timestamp: audio.timestamp,
-                startsSpurt: audio.marker, speakerSSRC: audio.speakerSSRC, speaker: state.speaker,
+                startsSpurt: audio.marker, speakerSSRC: audio.speakerSSRC,
+                speaker: state.speakers.mark(speakerSSRC: audio.speakerSSRC),
                 arrival: audio.arrival)
             var items: [PlayoutItem] = []
             let arrival = state.jitter.insert(

@@ -24,7 +24,8 @@ public struct PlayoutPacket: Sendable, Equatable {
     public var startsSpurt: Bool
     /// The speaker's SSRC, from the packet's CSRC list.
     public var speakerSSRC: UInt32?
-    /// Who held the floor when it arrived (the member to show as the active remote participant), if known.
+    /// Who spoke it (the member to show as the active remote participant), if known: the holder named by the floor
+    /// events when its SSRC was first heard, also for packets that arrive after the floor went idle.
     public var speaker: MemberInfo?
     /// When it arrived (monotonic nanoseconds).
     public var arrival: UInt64

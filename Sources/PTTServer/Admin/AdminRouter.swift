@@ -76,12 +76,44 @@ package struct AdminRouter {
                     throw AdminError(.badRequest, "'\(segments[2])' is not a burst id")
                 }
                 return plane.recordings.audio(id)
+            case (.GET, 4, "api", "channels") where segments[3] == "bursts":
+                let channel = try recorded(segments[2], query)
+                let limit = try query.integer("limit", in: 1...10_000) ?? 1000
+                return answer(plane.recordings.history(channel, since: try query.since(), limit: limit))
+            case (.POST, 2, "api", "channels"):
+                let request = try decode(CreateChannelRequest.self, body)
+                return answer(plane.admin.createChannel(request), status: .created)
+            case (.DELETE, 3, "api", "channels"):
+                return answer(plane.admin.deleteChannel(segments[2]))
+            case (.PUT, 4, "api", "channels") where segments[3] == "recording":
+                let on = try decode(ChannelRecording.self, body).recording
+                return answer(plane.recordings.setRecording(segments[2], on))
+            case (.DELETE, 5, "api", "channels") where segments[3] == "members":
+                return answer(plane.admin.kick(channel: segments[2], member: segments[4]))
+            case (.POST, 2, "api", "users"):
+                return answer(plane.admin.addUser(try decode(AddUserRequest.self, body)), status: .created)
+            case (.DELETE, 3, "api", "users"):
+                return answer(plane.admin.removeUser(segments[2]))
             default:
                 return plane.eventLoop.makeSucceededFuture(route(method: method, path: path, body: body))
             }
         } catch {
             return plane.eventLoop.makeSucceededFuture(
                 .error(error as? AdminError ?? AdminError(.internal, "\(error)")))
+        }
+    }
+
+    /// A change's answer once it is stored: its value as JSON, or its error.
+    private func answer<T: Encodable & SendableMetatype>(
+        _ future: EventLoopFuture<T>, status: HTTPResponseStatus = .ok
+    ) -> EventLoopFuture<AdminResponse> {
+        future.map { .json($0, status: status) }.recover { .error($0 as? AdminError ?? AdminError(.internal, "\($0)")) }
+    }
+
+    /// A change with no body to answer: 204 once stored, or its error.
+    private func answer(_ future: EventLoopFuture<Void>) -> EventLoopFuture<AdminResponse> {
+        future.map { AdminResponse(status: .noContent) }.recover {
+            .error($0 as? AdminError ?? AdminError(.internal, "\($0)"))
         }
     }
 
@@ -95,7 +127,7 @@ package struct AdminRouter {
     }
 
     func route(method: HTTPMethod, path: String, body: [UInt8]) -> AdminResponse {
-        let (segments, query) = Self.split(path)
+        let (segments, _) = Self.split(path)
         do {
             switch (method, segments.count, segments.first, segments.count > 1 ? segments[1] : "") {
             case (.GET, 1, "metrics", _):
@@ -109,41 +141,21 @@ package struct AdminRouter {
                 return .json(try plane.admin.nodes())
             case (.GET, 2, "api", "channels"):
                 return .json(plane.admin.listChannels())
-            case (.POST, 2, "api", "channels"):
-                return .json(try plane.admin.createChannel(decode(CreateChannelRequest.self, body)), status: .created)
             case (.GET, 3, "api", "channels"):
                 return .json(try plane.admin.channelDetail(segments[2]))
-            case (.DELETE, 3, "api", "channels"):
-                try plane.admin.deleteChannel(segments[2])
-                return AdminResponse(status: .noContent)
             case (.POST, 4, "api", "channels") where segments[3] == "revoke":
                 try plane.admin.revokeFloor(segments[2])
                 return AdminResponse(status: .noContent)
             case (.POST, 4, "api", "channels") where segments[3] == "announce":
                 return .json(
                     try plane.admin.announce(segments[2], decode(AnnounceRequest.self, body)), status: .created)
-            case (.GET, 4, "api", "channels") where segments[3] == "bursts":
-                let channel = try recorded(segments[2], query)
-                let limit = try query.integer("limit", in: 1...10_000) ?? 1000
-                return .json(try plane.recordings.history(channel, since: try query.since(), limit: limit))
-            case (.PUT, 4, "api", "channels") where segments[3] == "recording":
-                let channel = try plane.admin.channel(segments[2])
-                return .json(try plane.recordings.setRecording(channel, decode(ChannelRecording.self, body).recording))
             case (.GET, 2, "api", "wakes"):
                 return .json(plane.admin.wakeTotals())
-            case (.DELETE, 5, "api", "channels") where segments[3] == "members":
-                try plane.admin.kick(channel: segments[2], member: segments[4])
-                return AdminResponse(status: .noContent)
             case (.GET, 2, "api", "users"):
                 return .json(plane.admin.listUsers())
-            case (.POST, 2, "api", "users"):
-                return .json(try plane.admin.addUser(decode(AddUserRequest.self, body)), status: .created)
             case (.POST, 4, "api", "users") where segments[3] == "links":
                 let request = body.isEmpty ? SignInLinkRequest() : try decode(SignInLinkRequest.self, body)
                 return .json(try plane.signInLinks.make(user: segments[2], request), status: .created)
-            case (.DELETE, 3, "api", "users"):
-                try plane.admin.removeUser(segments[2])
-                return AdminResponse(status: .noContent)
             default:
                 return .error(AdminError(.notFound, "no route \(method.rawValue) \(path)"))
             }

@@ -291,6 +291,8 @@ public final class PTTDaemon: Service, @unchecked Sendable {
             try? await running.planeGroup.shutdownGracefully()
             try? await running.relayGroup.shutdownGracefully()
             try? await running.recordingGroup.shutdownGracefully()
+            // Writes handed over before the plane stopped are stored (their answers had nowhere to go).
+            await running.plane.storage.shutdown()
             (running.plane.store as? PostgresStore)?.close()
             state = .stopped
             logger.notice("pttd stopped")

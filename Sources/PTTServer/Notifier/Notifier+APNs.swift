@@ -71,15 +71,35 @@ extension Notifier {
     /// APNs says a token is dead (410, or 400 BadDeviceToken): it is removed from its membership, unless the member
     /// registered another one meanwhile.
     private func removeDeadToken(_ token: [UInt8], of member: MemberID, reason: APNsOutcome) {
-        guard var membership = plane.directory.memberships[member], membership.pushToken == token else { return }
-        membership.pushToken = nil
-        do {
-            try plane.commit([.putMembership(membership)])
-            plane.logger.notice(
-                "removed a push token APNs refused", metadata: ["member": "\(member)", "answer": "\(reason)"])
-        } catch {
-            plane.logger.error(
-                "could not remove a dead push token", metadata: ["member": "\(member)", "error": "\(error)"])
-        }
+        deadTokens[member] = token
+        let settled = { [self] in if deadTokens[member] == token { deadTokens[member] = nil } }
+        plane.writes.submit(
+            DirectoryOperation(
+                plan: { directory in
+                    guard var membership = directory.memberships[member], membership.pushToken == token else {
+                        return .nothing(then: settled)
+                    }
+                    membership.pushToken = nil
+                    directory.apply(.putMembership(membership))
+                    return PlannedChange(
+                        changes: [.putMembership(membership)],
+                        stored: {
+                            settled()
+                            self.plane.logger.notice(
+                                "removed a push token APNs refused",
+                                metadata: ["member": "\(member)", "answer": "\(reason)"])
+                        },
+                        failed: { error in
+                            settled()
+                            self.plane.logger.error(
+                                "could not remove a dead push token",
+                                metadata: ["member": "\(member)", "error": "\(error)"])
+                        })
+                },
+                refused: { error in
+                    settled()
+                    self.plane.logger.error(
+                        "could not remove a dead push token", metadata: ["member": "\(member)", "error": "\(error)"])
+                }))
     }
 }

@@ -17,6 +17,8 @@ final class Notifier: @unchecked Sendable {
     /// Since when the ledger counts.
     let startedAt: Date
     private var sweepTimer: Scheduled<Void>?
+    /// Tokens APNs refused as dead, by member, while their removal is being stored: no wake goes to them meanwhile.
+    var deadTokens: [MemberID: [UInt8]] = [:]
 
     init(plane: ControlPlane) {
         self.plane = plane
@@ -44,7 +46,13 @@ final class Notifier: @unchecked Sendable {
         WakeRoute.choose(
             localPushConnected: plane.sessions.pushProviderSession(of: membership) != nil
                 || plane.pushNode(of: membership.id) != nil,
-            hasPushToken: membership.pushToken != nil, apnsConfigured: context.apns != nil)
+            hasPushToken: pushToken(of: membership) != nil, apnsConfigured: context.apns != nil)
+    }
+
+    /// The member's APNs token, unless APNs refused it and its removal is on its way to storage.
+    func pushToken(of membership: Membership) -> [UInt8]? {
+        guard let token = membership.pushToken, deadTokens[membership.id] != token else { return nil }
+        return token
     }
 
     /// A member took the floor: a new talk burst. Members that cannot hear it are woken, once.
@@ -118,7 +126,7 @@ final class Notifier: @unchecked Sendable {
             // Its extension is connected to another node of the cluster: that node writes the wake (and records it).
             if let node = plane.pushNode(of: membership.id), plane.sendWake(item, to: node) { return }
         case .apns:
-            if let token = membership.pushToken {
+            if let token = pushToken(of: membership) {
                 return execute(
                     dispatcher.queueAPNs(item, token: token, now: context.clock.now(), wallNow: context.wallClock.now())
                 )
@@ -160,7 +168,10 @@ final class Notifier: @unchecked Sendable {
     func sessionClosed(_ session: ControlSession) { execute(dispatcher.connectionClosed(session.id)) }
 
     /// A membership ended: its last wake is forgotten.
-    func forget(_ member: MemberID) { ledger.forget(member) }
+    func forget(_ member: MemberID) {
+        ledger.forget(member)
+        deadTokens[member] = nil
+    }
 
     /// The server stops: the sweep timer is cancelled.
     func stop() {

@@ -69,7 +69,8 @@ extension AdminOperations {
         return MemberStatus(
             id: m.id.rawValue, name: m.displayName, user: m.user, device: m.device, priority: m.priority,
             receiveOnly: m.receiveOnly,
-            connected: roles.contains(.app), connections: roles.map(\.rawValue), pushToken: m.pushToken != nil,
+            connected: roles.contains(.app), connections: roles.map(\.rawValue),
+            pushToken: plane.notifier.pushToken(of: m) != nil,
             audioReachable: plane.audioReachable(m.id),
             droppedNotHolder: plane.relayLink.droppedPackets(of: m.id),
             lastHeartbeat: plane.sessions.lastHeartbeat[device]?.iso8601,

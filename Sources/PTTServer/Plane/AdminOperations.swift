@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import PTTCore
 import PTTProtocol
 import PTTStore
@@ -13,15 +14,16 @@ final class AdminOperations: @unchecked Sendable {
         self.plane = plane
     }
 
-    /// The directory with the joins waiting in a batch stored first: an operation sees every member told it
-    /// joined (a channel deleted just after a join tells that member too).
-    var directory: ChannelDirectory {
-        plane.memberships.flushJoins()
-        return plane.directory
-    }
+    /// The directory as stored: what the admin API reads. A change plans in its turn (``change(_:)``), after every
+    /// join and change made before it is stored.
+    var directory: ChannelDirectory { plane.directory }
 
     /// A channel by name or id, or `not-found`.
-    func channel(_ reference: String) throws(AdminError) -> Channel {
+    func channel(_ reference: String) throws(AdminError) -> PTTCore.Channel {
+        try Self.channel(reference, in: directory)
+    }
+
+    static func channel(_ reference: String, in directory: ChannelDirectory) throws(AdminError) -> PTTCore.Channel {
         guard let channel = directory.channel(named: reference) else {
             throw AdminError(.notFound, "no channel '\(reference)'")
         }
@@ -29,44 +31,68 @@ final class AdminOperations: @unchecked Sendable {
     }
 
     /// `POST /api/channels`.
-    func createChannel(_ request: CreateChannelRequest) throws(AdminError) -> ChannelSummary {
-        let channel: Channel
-        do {
-            channel = try directory.planCreateChannel(
-                name: request.name, imageURL: request.imageURL, now: plane.context.wallClock.now())
-        } catch {
-            if case .channelExists = error { throw AdminError(.conflict, error.description) }
-            throw AdminError(.badRequest, error.description)
+    func createChannel(_ request: CreateChannelRequest) -> EventLoopFuture<ChannelSummary> {
+        change { directory throws(AdminError) in
+            let channel: PTTCore.Channel
+            do {
+                channel = try directory.planCreateChannel(
+                    name: request.name, imageURL: request.imageURL, now: self.plane.context.wallClock.now())
+            } catch let error as DirectoryError {
+                if case .channelExists = error { throw AdminError(.conflict, error.description) }
+                throw AdminError(.badRequest, error.description)
+            } catch {
+                throw AdminError(.badRequest, "\(error)")
+            }
+            return (
+                [.putChannel(channel)],
+                {
+                    self.plane.logger.info(
+                        "channel created", metadata: ["channel": "\(channel.name)", "id": "\(channel.id)"])
+                    return ChannelSummary(
+                        id: channel.id.description, name: channel.name, imageURL: channel.imageURL, members: 0,
+                        connected: 0,
+                        floor: "idle", speaker: nil, queueLength: 0)
+                }
+            )
         }
-        try commit([.putChannel(channel)])
-        plane.logger.info("channel created", metadata: ["channel": "\(channel.name)", "id": "\(channel.id)"])
-        return ChannelSummary(
-            id: channel.id.description, name: channel.name, imageURL: channel.imageURL, members: 0, connected: 0,
-            floor: "idle", speaker: nil, queueLength: 0)
     }
 
     /// `DELETE /api/channels/NAME`: every member is told (`left`, or a leave push), the floor goes.
-    func deleteChannel(_ reference: String) throws(AdminError) {
-        let channel = try channel(reference)
-        let members = directory.members(of: channel.id)
-        try commit([.removeChannel(channel.id)])
-        plane.floors.remove(channel.id)
-        for member in members { plane.notifier.sendLeave(to: member, reason: "channel-deleted") }
-        let left = ControlMessage.left(Left(channel: ChannelInfo(channel), reason: "channel-deleted"))
-        for member in members { for session in plane.sessions.allSessions(of: member) { session.send(left) } }
-        plane.logger.info("channel deleted", metadata: ["channel": "\(channel.name)", "members": "\(members.count)"])
+    func deleteChannel(_ reference: String) -> EventLoopFuture<Void> {
+        change { directory throws(AdminError) in
+            let channel = try Self.channel(reference, in: directory)
+            let members = directory.members(of: channel.id)
+            return (
+                [.removeChannel(channel.id)],
+                {
+                    self.plane.floors.remove(channel.id)
+                    for member in members { self.plane.notifier.sendLeave(to: member, reason: "channel-deleted") }
+                    let left = ControlMessage.left(Left(channel: ChannelInfo(channel), reason: "channel-deleted"))
+                    for member in members {
+                        for session in self.plane.sessions.allSessions(of: member) { session.send(left) }
+                    }
+                    self.plane.logger.info(
+                        "channel deleted", metadata: ["channel": "\(channel.name)", "members": "\(members.count)"])
+                }
+            )
+        }
     }
 
     /// `DELETE /api/channels/NAME/members/MEMBER`.
-    func kick(channel reference: String, member memberReference: String) throws(AdminError) {
-        let channel = try channel(reference)
-        guard let member = directory.findMember(memberReference, in: channel.id) else {
-            throw AdminError(.notFound, "no single member '\(memberReference)' in channel '\(channel.name)'")
+    func kick(channel reference: String, member memberReference: String) -> EventLoopFuture<Void> {
+        change { directory throws(AdminError) in
+            let channel = try Self.channel(reference, in: directory)
+            guard let member = directory.findMember(memberReference, in: channel.id) else {
+                throw AdminError(.notFound, "no single member '\(memberReference)' in channel '\(channel.name)'")
+            }
+            return (
+                [.removeMembership(member.id)],
+                {
+                    self.plane.memberships.ended(member, in: channel, reason: "kicked")
+                    self.plane.context.metrics.channels.kicks.increment()
+                }
+            )
         }
-        do { try plane.memberships.end(member, in: channel, reason: "kicked") } catch {
-            throw AdminError(.internal, "could not store the change: \(plane.store.describe(error))")
-        }
-        plane.context.metrics.channels.kicks.increment()
     }
 
     /// `POST /api/channels/NAME/revoke`.
@@ -95,53 +121,91 @@ final class AdminOperations: @unchecked Sendable {
     }
 
     /// `POST /api/users`: the secret is returned once and stored only as a salted hash.
-    func addUser(_ request: AddUserRequest) throws(AdminError) -> AddUserResponse {
+    func addUser(_ request: AddUserRequest) -> EventLoopFuture<AddUserResponse> {
         let secret = SecretHasher.generateSecret()
         let salt = SecretHasher.makeSalt()
-        let user: User
-        do {
-            user = try directory.planAddUser(
-                User(
-                    name: request.name, secretHash: SecretHasher.hash(secret: secret, salt: salt), salt: salt,
-                    priority: request.priority ?? 0, receiveOnly: request.receiveOnly ?? false,
-                    createdAt: plane.context.wallClock.now()))
-        } catch {
-            if case .userExists = error { throw AdminError(.conflict, error.description) }
-            throw AdminError(.badRequest, error.description)
+        let hash = SecretHasher.hash(secret: secret, salt: salt)
+        return change { directory throws(AdminError) in
+            let user: User
+            do {
+                user = try directory.planAddUser(
+                    User(
+                        name: request.name, secretHash: hash, salt: salt, priority: request.priority ?? 0,
+                        receiveOnly: request.receiveOnly ?? false, createdAt: self.plane.context.wallClock.now()))
+            } catch let error as DirectoryError {
+                if case .userExists = error { throw AdminError(.conflict, error.description) }
+                throw AdminError(.badRequest, error.description)
+            } catch {
+                throw AdminError(.badRequest, "\(error)")
+            }
+            return (
+                [.putUser(user)],
+                {
+                    self.plane.logger.info(
+                        "user added",
+                        metadata: [
+                            "user": "\(user.name)", "priority": "\(user.priority)",
+                            "receiveOnly": "\(user.receiveOnly)",
+                        ])
+                    return AddUserResponse(name: user.name, secret: secret)
+                }
+            )
         }
-        try commit([.putUser(user)])
-        plane.logger.info(
-            "user added",
-            metadata: ["user": "\(user.name)", "priority": "\(user.priority)", "receiveOnly": "\(user.receiveOnly)"])
-        return AddUserResponse(name: user.name, secret: secret)
     }
 
     /// `DELETE /api/users/NAME`: its memberships end and its connections close.
-    func removeUser(_ name: String) throws(AdminError) {
-        let memberships: [Membership]
-        do { memberships = try directory.planRemoveUser(name) } catch { throw AdminError(.notFound, error.description) }
-        for membership in memberships {
-            guard let channel = directory.channels[membership.channel] else { continue }
-            do { try plane.memberships.end(membership, in: channel, reason: "user-removed") } catch {
-                throw AdminError(.internal, "could not store the change: \(plane.store.describe(error))")
+    func removeUser(_ name: String) -> EventLoopFuture<Void> {
+        change { directory throws(AdminError) in
+            let memberships: [Membership]
+            do { memberships = try directory.planRemoveUser(name) } catch {
+                throw AdminError(.notFound, "\(error)")
             }
+            let ended = memberships.compactMap { m in directory.channels[m.channel].map { (m, $0) } }
+            return (
+                memberships.map { .removeMembership($0.id) } + [.removeUser(name)],
+                {
+                    for (membership, channel) in ended {
+                        self.plane.memberships.ended(membership, in: channel, reason: "user-removed")
+                    }
+                    self.plane.signInLinks.userRemoved(name)
+                    for session in self.plane.sessions.sessions(ofUser: name) {
+                        session.close(with: ErrorFrame(code: .badCredentials, message: "user '\(name)' was removed"))
+                    }
+                    self.plane.logger.info(
+                        "user removed", metadata: ["user": "\(name)", "memberships": "\(memberships.count)"])
+                }
+            )
         }
-        try commit([.removeUser(name)])
-        plane.signInLinks.userRemoved(name)
-        for session in plane.sessions.sessions(ofUser: name) {
-            session.close(with: ErrorFrame(code: .badCredentials, message: "user '\(name)' was removed"))
-        }
-        plane.logger.info("user removed", metadata: ["user": "\(name)", "memberships": "\(memberships.count)"])
     }
 
-    /// Stores `changes` and applies them. Another node's change to the same rows (a cluster: the same channel created
-    /// on two nodes at once, say) is a 409 `conflict`: the directory is loaded again, so that a retry plans against it.
-    private func commit(_ changes: [DirectoryChange]) throws(AdminError) {
-        do { try plane.commit(changes) } catch let conflict as StorageConflict {
-            try? plane.reloadStoredDirectory()
-            throw AdminError(.conflict, "\(conflict); try again")
-        } catch {
-            throw AdminError(.internal, "could not store the change: \(plane.store.describe(error))")
+    /// Plans a change in its turn with every other directory write (``DirectoryWrites``), against the directory
+    /// as stored then; the future answers with what `plan`'s second part returns once the change is stored, or
+    /// fails with an ``AdminError``: the plan's own, 503 when storage is not keeping up, 409 when another node's
+    /// change wins every attempt, 500 when storage fails.
+    func change<T>(
+        _ plan: @escaping (ChannelDirectory) throws(AdminError) -> (changes: [DirectoryChange], stored: () -> T)
+    ) -> EventLoopFuture<T> {
+        let promise = plane.eventLoop.makePromise(of: T.self)
+        plane.writes.submit(
+            DirectoryOperation(
+                plan: { directory in
+                    let (changes, stored) = try plan(directory)
+                    directory.apply(changes)
+                    return PlannedChange(
+                        changes: changes, stored: { promise.succeed(stored()) },
+                        failed: { promise.fail(self.adminError($0)) })
+                },
+                refused: { promise.fail(self.adminError($0)) }))
+        return promise.futureResult
+    }
+
+    /// What an admin client is told when a change is refused or fails.
+    func adminError(_ error: any Error) -> AdminError {
+        switch error {
+        case let error as AdminError: error
+        case let conflict as StorageConflict: AdminError(.conflict, "\(conflict); try again")
+        case let busy as DirectoryWritesBusy: AdminError(.unavailable, busy.description)
+        default: AdminError(.internal, "could not store the change: \(plane.storage.describe(error))")
         }
     }
 }

@@ -15,27 +15,40 @@ extension ControlPlane {
         if schedule { eventLoop.execute { self.followStoredDirectory() } }
     }
 
-    /// Reloads the directory from storage and applies what changed; this node's sessions are told what they
-    /// would have been told had the change been made here: members that joined or left, memberships and channels
-    /// that ended, users removed. On a storage failure it tries again a second later.
+    /// Reloads the directory from storage, in turn with this node's own writes (``DirectoryWrites``), and applies
+    /// what changed; this node's sessions are told what they would have been told had the change been made here:
+    /// members that joined or left, memberships and channels that ended, users removed. On a storage failure it
+    /// tries again a second later.
     func followStoredDirectory() {
         eventLoop.preconditionInEventLoop()
         storedDirectoryReloadPending.withLockedValue { $0 = false }
-        memberships.flushJoins()
-        do { try reloadStoredDirectory() } catch {
-            logger.warning(
-                "cannot reload the directory another node changed: trying again in 1 s",
-                metadata: ["error": "\(store.describe(error))"])
-            eventLoop.scheduleTask(in: .seconds(1)) { self.storedDirectoryChanged() }
+        writes.reload { loaded in
+            guard !loaded else { return }
+            self.eventLoop.scheduleTask(in: .seconds(1)) { self.storedDirectoryChanged() }
         }
     }
 
-    /// Loads the stored directory and applies what changed, telling this node's sessions (as
-    /// ``followStoredDirectory()``); throws, changing nothing, if storage fails. Joins waiting in a batch are not
-    /// stored first: a batch that met another node's change (``StorageConflict``) calls this before planning again.
-    func reloadStoredDirectory() throws {
+    /// Loads the stored directory (on the storage's thread), applies what changed and tells this node's sessions
+    /// (as ``followStoredDirectory()``), then calls `done`; on a storage failure it changes nothing, logs, and calls
+    /// `done(false)`. Only ``DirectoryWrites`` calls this, between its writes.
+    func loadStoredDirectory(then done: @escaping (Bool) -> Void) {
         eventLoop.preconditionInEventLoop()
-        let fresh = try store.load()
+        storage.run { try $0.load() }.hop(to: eventLoop).whenComplete { result in
+            switch result {
+            case .success(let fresh):
+                self.follow(fresh)
+                done(true)
+            case .failure(let error):
+                self.logger.warning(
+                    "cannot reload the directory another node changed",
+                    metadata: ["error": "\(self.storage.describe(error))"])
+                done(false)
+            }
+        }
+    }
+
+    /// Applies what changed from the directory in memory to `fresh` (as stored), and tells this node's sessions.
+    private func follow(_ fresh: ChannelDirectory) {
         context.metrics.cluster.directoryReloads.increment()
         let before = directory
         let changes = before.changes(to: fresh)

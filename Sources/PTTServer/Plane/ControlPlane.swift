@@ -28,15 +28,23 @@ import PTTStore
 public final class ControlPlane: @unchecked Sendable {
     // @unchecked: every mutable property is touched only on `eventLoop` (checked with preconditions).
     var context: PlaneContext
+    /// The storage itself: read synchronously only while the plane is built, before it serves anything.
     let store: any Storage
-    /// Channels, users and memberships as stored. Changed only by ``commit(_:)``.
+    /// Every storage call once the plane serves: on a thread of its own, so that the plane never waits for one.
+    let storage: StorageQueue
+    /// Channels, users and memberships as stored. Changed only by ``applyStored(_:)``, when ``writes`` stored a
+    /// change or another node's change was loaded.
     private(set) var directory: ChannelDirectory
     var sessions = SessionTable()
+    /// Sessions whose request waits for storage, with the requests they sent after it (bounded by each
+    /// connection's requests in flight).
+    private var heldRequests: [UInt64: [ControlMessage]] = [:]
     /// Numbers for new connections, control and WebSocket alike (read from any thread).
     let sessionNumbers = SessionNumbers()
     /// A reload of the stored directory is on its way to the plane's loop (a cluster node's notifications come in
     /// bursts: one reload serves them all). Touched from any thread.
     let storedDirectoryReloadPending = NIOLockedValueBox(false)
+    private(set) lazy var writes = DirectoryWrites(plane: self)
     private(set) lazy var memberships = Memberships(plane: self)
     private(set) lazy var floors = Floors(plane: self)
     private(set) lazy var relayLink = RelayLink(plane: self)
@@ -61,6 +69,7 @@ public final class ControlPlane: @unchecked Sendable {
             eventLoop: eventLoop, configuration: configuration, metrics: metrics, clock: clock,
             wallClock: wallClock, apns: apns, logger: logger)
         self.store = store
+        storage = StorageQueue(store)
         cluster = configuration.cluster.map { ClusterRouting(node: $0.node) }
         directory = try store.load()
         let stored = try store.loadAnnouncements()
@@ -104,6 +113,7 @@ public final class ControlPlane: @unchecked Sendable {
     func sessionClosed(_ session: ControlSession) {
         eventLoop.preconditionInEventLoop()
         guard sessions.isOpen(session) else { return }
+        heldRequests[session.id] = nil
         let key = sessions.closed(session)
         notifier.sessionClosed(session)
         if let key {
@@ -122,27 +132,33 @@ public final class ControlPlane: @unchecked Sendable {
 
     // MARK: Requests
 
-    /// Handles one request from a session, in arrival order.
+    /// Handles one request from a session, in arrival order. A request that changes what is stored (`join`,
+    /// `leave`, `push-token`) is answered once that is stored; the same session's later requests wait for it (a
+    /// session's answers keep its order), while every other session's go on without waiting for any storage.
     func receive(_ message: ControlMessage, from session: ControlSession) {
         eventLoop.preconditionInEventLoop()
+        if heldRequests[session.id] != nil { return heldRequests[session.id]!.append(message) }
+        handle(message, from: session)
+    }
+
+    private func handle(_ message: ControlMessage, from session: ControlSession) {
         guard sessions.isOpen(session) else { return session.requestDone() }
         let key = sessions.key(of: session)
-        if case .join(let join) = message, let key {
-            // Answered (and marked done) when its batch is stored.
-            if !memberships.join(join, device: key.device, from: session) { session.requestDone() }
-            return
-        }
-        // Everything else sees the joins that arrived before it as stored and answered.
-        memberships.flushJoins()
-        defer { session.requestDone() }
         if case .hello(let hello) = message {
-            return handleHello(hello, from: session)
+            handleHello(hello, from: session)
+            return session.requestDone()
         }
-        guard let device = key?.device else { return }  // hello failed: the connection is closing
+        guard let device = key?.device else { return session.requestDone() }  // hello failed: closing
         switch message {
-        case .join: break
-        case .leave(let leave): memberships.leave(leave, device: device, from: session)
-        case .pushToken(let token): memberships.registerPushToken(token, device: device, from: session)
+        case .join(let join):
+            heldRequests[session.id] = []
+            return memberships.join(join, device: device, from: session)
+        case .leave(let leave):
+            heldRequests[session.id] = []
+            return memberships.leave(leave, device: device, from: session)
+        case .pushToken(let token):
+            heldRequests[session.id] = []
+            return memberships.registerPushToken(token, device: device, from: session)
         case .floorRequest(let command): floors.request(command, device: device, from: session)
         case .floorRelease(let command): floors.release(command, device: device, from: session)
         case .pushAck(let ack): announcements.acknowledged(ack, device: device)
@@ -153,20 +169,21 @@ public final class ControlPlane: @unchecked Sendable {
             session.send(
                 .error(ErrorFrame(code: .badRequest, message: "'\(message.type)' is not a request a client can send")))
         }
+        session.requestDone()
     }
 
-    /// Writes changes to storage, then applies them and tells the relay and the notifier. On a storage failure
-    /// nothing changes and the error is logged. Joins still waiting in a batch are stored first, so changes
-    /// reach storage in the order they were made.
-    func commit(_ changes: [DirectoryChange]) throws {
-        memberships.flushJoins()
-        do {
-            try store.write(changes)
-        } catch {
-            logger.error("storage write failed", metadata: ["error": "\(error)"])
-            throw error
+    /// A request that waited for storage is answered: the session reads on, and the requests it sent meanwhile
+    /// are handled in order (up to the next one that waits for storage).
+    func storedRequestAnswered(_ session: ControlSession) {
+        session.requestDone()
+        guard var held = heldRequests.removeValue(forKey: session.id) else { return }
+        while !held.isEmpty {
+            handle(held.removeFirst(), from: session)
+            if heldRequests[session.id] != nil {
+                heldRequests[session.id]! += held
+                return
+            }
         }
-        applyStored(changes)
     }
 
     /// Applies changes that storage holds already (written here, or by another node of a cluster), and tells the

@@ -3,13 +3,12 @@ import PTTCore
 import PTTProtocol
 import PTTStore
 
-/// Members' own requests about their memberships: `join` (batched: stored with the joins that arrive with it in
-/// one transaction), `leave` and `push-token`; and the end of a membership, whoever ends it.
+/// Members' own requests about their memberships: `join`, `leave` and `push-token`, stored in turn through
+/// ``DirectoryWrites`` (joins that arrive together go in one transaction) and answered once stored; and the end of a
+/// membership, whoever ends it.
 final class Memberships: @unchecked Sendable {
     // @unchecked: confined to the plane's event loop, like the plane.
     unowned let plane: ControlPlane
-    /// Joins planned and waiting for their shared storage write (``flushJoins()``).
-    private var batch = JoinBatch()
 
     init(plane: ControlPlane) {
         self.plane = plane
@@ -22,141 +21,136 @@ final class Memberships: @unchecked Sendable {
         _ reference: String, device: SessionTable.DeviceKey, re: Int?,
         session: ControlSession
     ) -> (Channel, Membership)? {
-        guard let channel = plane.directory.channel(named: reference) else {
-            plane.sendError(session, re: re, .noSuchChannel, "no channel '\(reference)'")
+        do { return try Self.find(reference, device: device, in: plane.directory) } catch {
+            plane.sendError(session, re: re, error.code, error.message)
             return nil
         }
-        guard let membership = plane.directory.membership(channel: channel.id, user: device.user, device: device.device)
+    }
+
+    /// The channel named `reference` and this device's membership in it, in `directory`.
+    static func find(
+        _ reference: String, device: SessionTable.DeviceKey, in directory: ChannelDirectory
+    ) throws(JoinPlan.Refusal) -> (Channel, Membership) {
+        guard let channel = directory.channel(named: reference) else {
+            throw JoinPlan.Refusal(code: .noSuchChannel, message: "no channel '\(reference)'")
+        }
+        guard let membership = directory.membership(channel: channel.id, user: device.user, device: device.device)
         else {
-            plane.sendError(session, re: re, .notAMember, "not a member of channel '\(channel.name)'")
-            return nil
+            throw JoinPlan.Refusal(code: .notAMember, message: "not a member of channel '\(channel.name)'")
         }
         return (channel, membership)
     }
 
-    /// Plans a join and adds it to the current ``JoinBatch``: it is stored with the joins that arrive with it, in
-    /// one transaction, and answered once that is on disk. Returns false when the request was answered at once
-    /// (an error).
-    func join(_ join: Join, device: SessionTable.DeviceKey, from session: ControlSession) -> Bool {
-        // Plan against what the batch has already planned (two joins of one device in a batch, say).
-        var planning = batch.takeDirectory() ?? plane.directory
-        let plan: JoinPlan
-        do {
-            plan = try JoinPlan.make(
-                join, device: device, in: &planning, configuration: context.configuration,
-                now: context.wallClock.now())
-        } catch {
-            // Answers stay in order: the joins this connection sent before go out first.
-            flushJoins()
-            plane.sendError(session, re: join.id, error.code, error.message)
-            return false
+    /// Answers a request that was refused or failed with `error`, and lets the connection read its next request.
+    private func answer(_ session: ControlSession, re: Int?, refused error: any Error, storing what: String) {
+        switch error {
+        case let refusal as JoinPlan.Refusal: plane.sendError(session, re: re, refusal.code, refusal.message)
+        case let invalid as DirectoryError: plane.sendError(session, re: re, .badRequest, invalid.description)
+        case let busy as DirectoryWritesBusy: plane.sendError(session, re: re, .internal, busy.description)
+        default:
+            plane.sendError(session, re: re, .internal, "could not store the \(what): \(plane.storage.describe(error))")
         }
-        let answer = joined(for: plan.membership, re: join.id, in: planning)
-        batch.add(
-            JoinBatch.Entry(
-                session: session, request: join, device: device, channel: plan.channel, membership: plan.membership,
-                isNew: plan.isNew,
-                createdChannel: plan.createdChannel, answer: answer, others: plan.others),
-            changes: plan.changes, directory: planning)
-        if !batch.flushQueued {
-            batch.flushQueued = true
-            context.eventLoop.execute { self.flushJoins() }
-        }
-        return true
+        plane.storedRequestAnswered(session)
     }
 
-    /// Stores the batched joins in one transaction, then answers each and tells the other members, in the order
-    /// the joins arrived. A batch that met another node's change is planned again (``store(_:)``). On a storage
-    /// failure each is answered with the error and nothing changes.
-    func flushJoins() {
-        context.eventLoop.preconditionInEventLoop()
-        batch.flushQueued = false
-        guard !batch.entries.isEmpty else { return }
-        var flushing = batch
-        batch = JoinBatch()
-        do {
-            flushing = try store(flushing)
-        } catch {
-            for entry in flushing.entries {
-                plane.sendError(
-                    entry.session, re: entry.answer.re, .internal,
-                    "could not store the membership: \(plane.store.describe(error))")
-                entry.session.requestDone()
-            }
-            return
-        }
-        context.metrics.channels.joinBatches.increment()
-        for entry in flushing.entries {
-            if let refusal = entry.refusal {
-                plane.sendError(entry.session, re: entry.answer.re, refusal.code, refusal.message)
-                entry.session.requestDone()
-                continue
-            }
-            context.metrics.channels.joins.increment()
-            if entry.createdChannel {
-                plane.logger.info(
-                    "channel created on join",
-                    metadata: ["channel": "\(entry.channel.name)", "by": "\(entry.membership.user)"])
-            }
+    /// `join`: planned in its turn, stored with the joins that arrive with it in one transaction, and answered once
+    /// that is stored.
+    func join(_ join: Join, device: SessionTable.DeviceKey, from session: ControlSession) {
+        plane.writes.submit(
+            DirectoryOperation(
+                plan: { directory in
+                    let plan = try JoinPlan.make(
+                        join, device: device, in: &directory, configuration: self.context.configuration,
+                        now: self.context.wallClock.now())
+                    let answer = self.joined(for: plan.membership, re: join.id, in: directory)
+                    return PlannedChange(
+                        changes: plan.changes, stored: { self.joined(plan, answer: answer, session: session) },
+                        failed: { self.answer(session, re: join.id, refused: $0, storing: "membership") },
+                        isJoin: true)
+                },
+                refused: { self.answer(session, re: join.id, refused: $0, storing: "membership") }))
+    }
+
+    /// A join is stored: its device is answered, and the members before it told.
+    private func joined(_ plan: JoinPlan, answer: Joined, session: ControlSession) {
+        context.metrics.channels.joins.increment()
+        if plan.createdChannel {
             plane.logger.info(
-                "joined",
-                metadata: [
-                    "channel": "\(entry.channel.name)", "member": "\(entry.membership.id)",
-                    "user": "\(entry.membership.user)", "device": "\(entry.membership.device)",
-                    "new": "\(entry.isNew)",
-                ])
-            entry.session.send(.joined(entry.answer))
-            entry.session.requestDone()
-            if entry.isNew {
-                let event = MemberEvent(channel: ChannelInfo(entry.channel), member: MemberInfo(entry.membership))
-                plane.broadcast(.memberJoined(event), to: entry.others)
-            }
-        }
-    }
-
-    /// `leave`: ends this device's membership of a channel.
-    func leave(_ leave: Leave, device: SessionTable.DeviceKey, from session: ControlSession) {
-        guard let (channel, membership) = lookup(leave.channel, device: device, re: leave.id, session: session) else {
-            return
-        }
-        do {
-            try end(membership, in: channel, reason: "left", re: leave.id, requester: session)
-            context.metrics.channels.leaves.increment()
-        } catch {
-            let why = plane.store.describe(error)
-            plane.sendError(session, re: leave.id, .internal, "could not store the change: \(why)")
-        }
-    }
-
-    /// `push-token`: stores the membership's APNs push token.
-    func registerPushToken(_ request: PushToken, device: SessionTable.DeviceKey, from session: ControlSession) {
-        guard let (channel, membership) = lookup(request.channel, device: device, re: request.id, session: session)
-        else { return }
-        guard let token = HexCoding.decode(request.token) else {
-            return plane.sendError(session, re: request.id, .badRequest, "token is not hex")
-        }
-        do {
-            let updated = try plane.directory.planPushToken(member: membership.id, token: token)
-            try plane.commit([.putMembership(updated)])
-        } catch let error as DirectoryError {
-            return plane.sendError(session, re: request.id, .badRequest, error.description)
-        } catch {
-            return plane.sendError(
-                session, re: request.id, .internal, "could not store the token: \(plane.store.describe(error))")
+                "channel created on join",
+                metadata: ["channel": "\(plan.channel.name)", "by": "\(plan.membership.user)"])
         }
         plane.logger.info(
-            "push token registered",
-            metadata: ["channel": "\(channel.name)", "member": "\(membership.id)", "bytes": "\(token.count)"])
-        session.send(.pushTokenRegistered(PushTokenRegistered(re: request.id, channel: ChannelInfo(channel))))
+            "joined",
+            metadata: [
+                "channel": "\(plan.channel.name)", "member": "\(plan.membership.id)",
+                "user": "\(plan.membership.user)", "device": "\(plan.membership.device)", "new": "\(plan.isNew)",
+            ])
+        var answer = answer
+        answer.floor = plane.floors.state(of: plan.channel.id)  // as it is now, not when the join was planned
+        session.send(.joined(answer))
+        plane.storedRequestAnswered(session)
+        if plan.isNew {
+            let event = MemberEvent(channel: ChannelInfo(plan.channel), member: MemberInfo(plan.membership))
+            plane.broadcast(.memberJoined(event), to: plan.others)
+        }
     }
 
-    /// Ends a membership (leave, kick or user removal): stores it, frees the floor, tells the member's sessions
-    /// and the other members; a member ended by someone else whose app is not connected is told with a push.
-    func end(
+    /// `leave`: ends this device's membership of a channel, in its turn.
+    func leave(_ leave: Leave, device: SessionTable.DeviceKey, from session: ControlSession) {
+        plane.writes.submit(
+            DirectoryOperation(
+                plan: { directory in
+                    let (channel, membership) = try Self.find(leave.channel, device: device, in: directory)
+                    directory.apply(.removeMembership(membership.id))
+                    return PlannedChange(
+                        changes: [.removeMembership(membership.id)],
+                        stored: {
+                            self.context.metrics.channels.leaves.increment()
+                            self.ended(membership, in: channel, reason: "left", re: leave.id, requester: session)
+                            self.plane.storedRequestAnswered(session)
+                        },
+                        failed: { self.answer(session, re: leave.id, refused: $0, storing: "change") })
+                },
+                refused: { self.answer(session, re: leave.id, refused: $0, storing: "change") }))
+    }
+
+    /// `push-token`: stores the membership's APNs push token, in its turn.
+    func registerPushToken(_ request: PushToken, device: SessionTable.DeviceKey, from session: ControlSession) {
+        plane.writes.submit(
+            DirectoryOperation(
+                plan: { directory in
+                    let (channel, membership) = try Self.find(request.channel, device: device, in: directory)
+                    guard let token = HexCoding.decode(request.token) else {
+                        throw JoinPlan.Refusal(code: .badRequest, message: "token is not hex")
+                    }
+                    let updated = try directory.planPushToken(member: membership.id, token: token)
+                    directory.apply(.putMembership(updated))
+                    return PlannedChange(
+                        changes: [.putMembership(updated)],
+                        stored: {
+                            self.plane.logger.info(
+                                "push token registered",
+                                metadata: [
+                                    "channel": "\(channel.name)", "member": "\(membership.id)",
+                                    "bytes": "\(token.count)",
+                                ])
+                            session.send(
+                                .pushTokenRegistered(PushTokenRegistered(re: request.id, channel: ChannelInfo(channel)))
+                            )
+                            self.plane.storedRequestAnswered(session)
+                        },
+                        failed: { self.answer(session, re: request.id, refused: $0, storing: "token") })
+                },
+                refused: { self.answer(session, re: request.id, refused: $0, storing: "token") }))
+    }
+
+    /// A membership has ended and that is stored (leave, kick or user removal): the floor is freed, the member's
+    /// sessions and the other members are told; a member ended by someone else whose app is not connected is told
+    /// with a push.
+    func ended(
         _ membership: Membership, in channel: Channel, reason: String, re: Int? = nil,
         requester: ControlSession? = nil
-    ) throws {
-        try plane.commit([.removeMembership(membership.id)])
+    ) {
         if requester == nil { plane.notifier.sendLeave(to: membership, reason: reason) }
         plane.logger.info(
             "membership ended",

@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import PTTCore
 import PTTStore
 
@@ -17,14 +18,18 @@ enum RecordedChannel {
         }
     }
 
-    /// Its bursts started at or after `since`, newest first, at most `limit`.
-    func bursts(in store: any Storage, live: ChannelDirectory, since: Date?, limit: Int) throws -> [RecordedBurst] {
+    /// Its bursts started at or after `since`, newest first, at most `limit`, read on the storage's thread.
+    /// `live` is the directory now (a deleted channel's name may be a live channel's again).
+    func bursts(
+        in storage: StorageQueue, live: ChannelDirectory, since: Date?, limit: Int
+    ) -> EventLoopFuture<[RecordedBurst]> {
         switch self {
         case .live(let channel):
-            return try store.bursts(in: channel.id, since: since, limit: limit)
+            let id = channel.id
+            return storage.run { try $0.bursts(in: id, since: since, limit: limit) }
         case .deleted(let name):
-            let current = live.channel(named: name)
-            return try store.bursts(named: name, except: current?.id, since: since, limit: limit)
+            let current = live.channel(named: name)?.id
+            return storage.run { try $0.bursts(named: name, except: current, since: since, limit: limit) }
         }
     }
 }

@@ -62,25 +62,37 @@ final class Recordings: @unchecked Sendable {
             return plane.sendError(
                 session, re: request.id, .channelBusy, "a burst is live on '\(channel.name)': live audio wins")
         }
-        let found: RecordedBurst?
-        do {
+        let channelID = channel.id
+        // Read on the storage's thread: the plane goes on meanwhile.
+        plane.storage.run { store -> (found: RecordedBurst?, lastStillEnding: Bool) in
             if let id = request.burst {
-                found = try plane.store.burst(id).flatMap { $0.channel == channel.id ? $0 : nil }
-            } else {
-                let recent = try plane.store.bursts(in: channel.id, limit: 8)
+                return (try store.burst(id).flatMap { $0.channel == channelID ? $0 : nil }, false)
+            }
+            let recent = try store.bursts(in: channelID, limit: 8)
+            return (recent.first { $0.state != .recording }, recent.first?.state == .recording)
+        }.hop(to: plane.eventLoop).whenComplete { [self] result in
+            switch result {
+            case .failure(let error):
+                plane.sendError(session, re: request.id, .internal, "cannot read the recordings: \(error)")
+            case .success(let read):
                 // The last burst is still being finished (its release's grace, then its file's end): it is the one
                 // asked for, so wait for it, a bounded time, rather than play the one before.
-                if recent.first?.state == .recording, waited < Self.lastBurstWait {
+                if read.lastStillEnding, waited < Self.lastBurstWait {
                     plane.eventLoop.scheduleTask(in: .milliseconds(50)) { [self] in
                         replay(request, device: device, from: session, waited: waited + .milliseconds(50))
                     }
                     return
                 }
-                found = recent.first { $0.state != .recording }
+                play(read.found, request, channel: channel, membership: membership, to: session)
             }
-        } catch {
-            return plane.sendError(session, re: request.id, .internal, "cannot read the recordings: \(error)")
         }
+    }
+
+    /// Plays `found` (the burst a `replay` asked for) to the asking member, or says there is none.
+    private func play(
+        _ found: RecordedBurst?, _ request: Replay, channel: PTTCore.Channel, membership: Membership,
+        to session: ControlSession
+    ) {
         guard let recorder, let burst = found, burst.state != .recording else {
             let what = request.burst.map { "no recorded burst #\($0)" } ?? "no recorded burst"
             return plane.sendError(session, re: request.id, .noSuchRecording, "\(what) in '\(channel.name)'")
@@ -115,50 +127,54 @@ final class Recordings: @unchecked Sendable {
     // MARK: Admin
 
     /// `PUT /api/channels/NAME/recording`.
-    func setRecording(_ channel: PTTCore.Channel, _ on: Bool) throws(AdminError) -> ChannelRecording {
-        var changed = channel
-        changed.recording = on
-        do { try plane.commit([.putChannel(changed)]) } catch {
-            throw AdminError(.internal, "could not store the change: \(plane.store.describe(error))")
+    func setRecording(_ reference: String, _ on: Bool) -> EventLoopFuture<ChannelRecording> {
+        plane.admin.change { directory throws(AdminError) in
+            var changed = try AdminOperations.channel(reference, in: directory)
+            changed.recording = on
+            return (
+                [.putChannel(changed)],
+                {
+                    self.plane.logger.info(
+                        "channel recording switched", metadata: ["channel": "\(changed.name)", "on": "\(on)"])
+                    return ChannelRecording(
+                        channel: changed.name, recording: on, configured: self.isConfigured(changed))
+                }
+            )
         }
-        plane.logger.info("channel recording switched", metadata: ["channel": "\(channel.name)", "on": "\(on)"])
-        return ChannelRecording(channel: channel.name, recording: on, configured: isConfigured(channel))
     }
 
     /// `GET /api/channels/NAME/bursts` (with `deleted=true`, a deleted channel's): newest first.
-    func history(_ channel: RecordedChannel, since: Date?, limit: Int) throws(AdminError) -> [RecordedBurstInfo] {
-        do {
-            return try channel.bursts(in: plane.store, live: plane.directory, since: since, limit: limit).map(Self.info)
-        } catch {
-            throw AdminError(.internal, "cannot read the recordings: \(plane.store.describe(error))")
-        }
+    func history(_ channel: RecordedChannel, since: Date?, limit: Int) -> EventLoopFuture<[RecordedBurstInfo]> {
+        channel.bursts(in: plane.storage, live: plane.directory, since: since, limit: limit).hop(to: plane.eventLoop)
+            .map { $0.map(Self.info) }.flatMapErrorThrowing { [storage = plane.storage] error in
+                throw AdminError(.internal, "cannot read the recordings: \(storage.describe(error))")
+            }
     }
 
     /// `GET /api/channels/NAME/export`: the bursts since then, oldest first, in one Ogg Opus stream.
     func export(_ channel: RecordedChannel, since: Date?, gap: Duration) -> EventLoopFuture<AdminResponse> {
-        let bursts: [RecordedBurst]
-        do {
-            bursts = try channel.bursts(in: plane.store, live: plane.directory, since: since, limit: 100_000).filter {
-                $0.state != .recording
-            }.reversed()
-        } catch {
-            return plane.eventLoop.makeSucceededFuture(
-                .error(AdminError(.internal, "cannot read the recordings: \(plane.store.describe(error))")))
+        channel.bursts(in: plane.storage, live: plane.directory, since: since, limit: 100_000).hop(
+            to: plane.eventLoop
+        ).flatMap { [self] found in
+            let bursts = Array(found.filter { $0.state != .recording }.reversed())
+            guard let recorder, !bursts.isEmpty else {
+                return plane.eventLoop.makeSucceededFuture(
+                    .error(AdminError(.notFound, "no recorded bursts in \(channel.name) for that time")))
+            }
+            return Self.audio(recorder.export(bursts, gap: gap), on: plane.eventLoop)
+        }.recover { [storage = plane.storage] error in
+            .error(AdminError(.internal, "cannot read the recordings: \(storage.describe(error))"))
         }
-        guard let recorder, !bursts.isEmpty else {
-            return plane.eventLoop.makeSucceededFuture(
-                .error(AdminError(.notFound, "no recorded bursts in \(channel.name) for that time")))
-        }
-        return Self.audio(recorder.export(bursts, gap: gap), on: plane.eventLoop)
     }
 
     /// `GET /api/bursts/ID/audio`.
     func audio(_ id: Int64) -> EventLoopFuture<AdminResponse> {
-        let burst = try? plane.store.burst(id)
-        guard let recorder, let burst else {
-            return plane.eventLoop.makeSucceededFuture(.error(AdminError(.notFound, "no recorded burst #\(id)")))
-        }
-        return Self.audio(recorder.audio(of: burst), on: plane.eventLoop)
+        plane.storage.run { try $0.burst(id) }.hop(to: plane.eventLoop).flatMap { [self] burst in
+            guard let recorder, let burst else {
+                return plane.eventLoop.makeSucceededFuture(.error(AdminError(.notFound, "no recorded burst #\(id)")))
+            }
+            return Self.audio(recorder.audio(of: burst), on: plane.eventLoop)
+        }.recover { _ in .error(AdminError(.notFound, "no recorded burst #\(id)")) }
     }
 
     private static func audio(_ bytes: EventLoopFuture<[UInt8]>, on loop: EventLoop) -> EventLoopFuture<AdminResponse> {

@@ -1,0 +1,169 @@
+import Logging
+import NIOCore
+import PTTCore
+import PTTStore
+
+/// The control plane's changes to the channel directory, stored without the plane waiting for them.
+///
+/// Operations queue here in the order they are made. At its turn the queue takes every operation waiting (a
+/// thousand joins arriving together become one transaction: group commit), plans them one after the other against
+/// the directory as stored, and hands the write to the ``StorageQueue``. The plane's loop goes on meanwhile: floor
+/// requests, heartbeats, presence and replays never wait for a disk or a database. When the write is stored, it is
+/// applied and each operation answers, in order; the next write starts then. One write at a time keeps every plan
+/// exact (it builds only on what is stored), and the changes reach storage in the order they were made.
+///
+/// A write that meets another node's change (``StorageConflict``) reloads the directory and plans its operations
+/// again, at most ``attempts`` times. A write that fails answers each of its operations with the error and changes
+/// nothing, in memory or in storage. Confined to the plane's event loop.
+final class DirectoryWrites {
+    private enum Item {
+        case operation(DirectoryOperation)
+        /// Load the stored directory and apply what changed (another node's change), then call this (false: storage
+        /// could not be read).
+        case reload((Bool) -> Void)
+    }
+
+    /// How many writes are tried when each meets another node's change first.
+    static let attempts = 4
+    /// Operations waiting past this are refused at once: a storage that cannot keep up costs bounded memory.
+    static let limit = 20_000
+
+    private unowned let plane: ControlPlane
+    private var waiting: [Item] = []
+    private var writing = false
+    private var turnQueued = false
+
+    init(plane: ControlPlane) {
+        self.plane = plane
+    }
+
+    /// Operations waiting for their turn, and whether a write is out.
+    var backlog: (waiting: Int, writing: Bool) { (waiting.count, writing) }
+
+    /// Queues `operation`; it is planned, stored and answered in its turn.
+    func submit(_ operation: DirectoryOperation) {
+        guard waiting.count < Self.limit else {
+            operation.refused(DirectoryWritesBusy(waiting: waiting.count))
+            return
+        }
+        waiting.append(.operation(operation))
+        queueTurn()
+    }
+
+    /// Loads the stored directory (changed by another node) in turn, applies and tells what changed, then calls
+    /// `done` (with false if storage could not be read).
+    func reload(then done: @escaping (Bool) -> Void) {
+        waiting.append(.reload(done))
+        queueTurn()
+    }
+
+    /// The first operation of a quiet queue waits for the end of the loop turn: the joins read with it go with it.
+    private func queueTurn() {
+        guard !writing, !turnQueued else { return }
+        turnQueued = true
+        plane.eventLoop.execute {
+            self.turnQueued = false
+            self.next()
+        }
+    }
+
+    private func next() {
+        guard !writing, let first = waiting.first else { return }
+        writing = true
+        if case .reload(let done) = first {
+            waiting.removeFirst()
+            plane.loadStoredDirectory { loaded in
+                done(loaded)
+                self.finished()
+            }
+            return
+        }
+        let count = waiting.prefix { if case .operation = $0 { true } else { false } }.count
+        let batch = waiting.prefix(count).compactMap { item -> DirectoryOperation? in
+            if case .operation(let operation) = item { operation } else { nil }
+        }
+        waiting.removeFirst(count)
+        write(batch, attempt: 1)
+    }
+
+    private func finished() {
+        writing = false
+        if !waiting.isEmpty { next() }
+    }
+
+    /// Plans `batch` against the stored directory, writes it in one transaction, and answers in order.
+    private func write(_ batch: [DirectoryOperation], attempt: Int) {
+        var planning = plane.directory
+        var planned: [(operation: DirectoryOperation, change: PlannedChange)] = []
+        var changes: [DirectoryChange] = []
+        for operation in batch {
+            do {
+                let change = try operation.plan(&planning)
+                planned.append((operation, change))
+                changes += change.changes
+            } catch {
+                operation.refused(error)
+                // The refused plan may have changed part of `planning`: start again from what the batch plans.
+                planning = plane.directory
+                planning.apply(changes)
+            }
+        }
+        guard !changes.isEmpty else {
+            for item in planned { item.change.stored() }
+            return finished()
+        }
+        let write = Self.ordered(changes)
+        let stored = planned
+        plane.storage.run { try $0.write(write) }.hop(to: plane.eventLoop).whenComplete { result in
+            switch result {
+            case .success:
+                self.plane.applyStored(write)
+                if stored.contains(where: \.change.isJoin) {
+                    self.plane.context.metrics.channels.joinBatches.increment()
+                }
+                for item in stored { item.change.stored() }
+                self.finished()
+            case .failure(let conflict as StorageConflict) where attempt < Self.attempts:
+                self.plane.logger.info(
+                    "a directory write met another node's change: planning it again",
+                    metadata: [
+                        "operations": "\(stored.count)", "attempt": "\(attempt)", "conflict": "\(conflict.reason)",
+                    ])
+                self.plane.loadStoredDirectory { loaded in
+                    guard loaded else { return self.fail(stored.map(\.change), conflict) }
+                    self.write(stored.map(\.operation), attempt: attempt + 1)
+                }
+            case .failure(let error):
+                self.plane.logger.error(
+                    "storage write failed",
+                    metadata: ["operations": "\(stored.count)", "error": "\(self.plane.storage.describe(error))"])
+                self.fail(stored.map(\.change), error)
+            }
+        }
+    }
+
+    private func fail(_ changes: [PlannedChange], _ error: any Error) {
+        for change in changes { change.failed(error) }
+        finished()
+    }
+
+    /// The channels a write creates first, by name, then the rest in order. Two nodes creating some of the same
+    /// channels then take the database's locks on their names in the same order: one waits for the other (and
+    /// adopts its channels), where in any order they could deadlock. A write that also removes a channel keeps its
+    /// order: a channel deleted and made again by name in one write must go before it comes back.
+    static func ordered(_ changes: [DirectoryChange]) -> [DirectoryChange] {
+        guard !changes.contains(where: { if case .removeChannel = $0 { true } else { false } }) else { return changes }
+        var channels: [PTTCore.Channel] = []
+        var rest: [DirectoryChange] = []
+        for change in changes {
+            if case .putChannel(let channel) = change { channels.append(channel) } else { rest.append(change) }
+        }
+        return channels.sorted { $0.name < $1.name }.map(DirectoryChange.putChannel) + rest
+    }
+}
+
+/// More directory operations wait than ``DirectoryWrites/limit``: storage is not keeping up.
+struct DirectoryWritesBusy: Error, CustomStringConvertible {
+    var waiting: Int
+    var description: String { "the server is busy storing \(waiting) earlier changes: try again" }
+}

@@ -3,78 +3,58 @@ import NIOCore
 import NIOHTTP1
 import PTTProtocol
 
-/// One admin HTTP connection: collects a request (body at most 64 KiB), checks the bearer token,
-/// routes it on the plane's event loop and writes the answer. The operator console's files
-/// (`/console`, `WebAssets.console`) are served without the token.
-package final class AdminHTTPHandler: ChannelInboundHandler, @unchecked Sendable {
-    // @unchecked: state is touched only on the connection's event loop.
-    package typealias InboundIn = HTTPServerRequestPart
-    package typealias OutboundOut = HTTPServerResponsePart
+/// One admin HTTP connection: ``HTTPRequestHandler`` collecting requests for ``AdminHTTPResponder``.
+package typealias AdminHTTPHandler = HTTPRequestHandler<AdminHTTPResponder>
 
+extension HTTPRequestHandler where Responder == AdminHTTPResponder {
+    /// An admin connection answered by `router`, with `token` as the bearer token every API request must carry.
+    package convenience init(router: AdminRouter, token: String, metrics: ServerMetrics, logger: Logger) {
+        self.init(AdminHTTPResponder(router: router, token: token, metrics: metrics, logger: logger), logger: logger)
+    }
+}
+
+/// Answers admin requests (bodies at most 64 KiB): a body over the limit gets `413` before anything else, the
+/// operator console's files (`/console`, `WebAssets.console`) are served without the token, every other request
+/// needs the bearer token and is routed on the plane's event loop.
+package struct AdminHTTPResponder: HTTPResponder {
     static let maxBodyBytes = 64 * 1024
 
-    private let router: AdminRouter
-    private let token: String
-    private let metrics: ServerMetrics
-    private let logger: Logger
-    private var head: HTTPRequestHead?
-    private var body: [UInt8] = []
-    private var tooLarge = false
+    package var maxBodyBytes: Int { Self.maxBodyBytes }
+    package var listener: String { "admin" }
+    let router: AdminRouter
+    let token: String
+    let metrics: ServerMetrics
+    let logger: Logger
 
-    package init(router: AdminRouter, token: String, metrics: ServerMetrics, logger: Logger) {
-        self.router = router; self.token = token; self.metrics = metrics; self.logger = logger
-    }
-
-    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
-        case .head(let head):
-            self.head = head
-            body.removeAll(keepingCapacity: true)
-            tooLarge = false
-        case .body(var chunk):
-            if body.count + chunk.readableBytes > Self.maxBodyBytes { tooLarge = true; return }
-            body += chunk.readBytes(length: chunk.readableBytes) ?? []
-        case .end:
-            guard let head else { return }
-            self.head = nil
-            respond(context: context, head: head)
-        }
-    }
-
-    private func respond(context: ChannelHandlerContext, head: HTTPRequestHead) {
+    package func answer(_ request: HTTPRequest, on channel: any NIOCore.Channel) -> EventLoopFuture<HTTPAnswer> {
         metrics.admin.requests.increment()
-        let keepAlive = head.isKeepAlive
-        if tooLarge {
-            return write(context: context, .error(AdminError(.tooLarge, "request body over 64 KiB")), keepAlive: false)
+        let head = request.head
+        if request.bodyTooLarge {
+            return channel.eventLoop.makeSucceededFuture(
+                HTTPAnswer(.error(AdminError(.tooLarge, "request body over 64 KiB"))))
         }
         // The operator console's files carry no data (it asks for the token and sends it with each call).
         if head.method == .GET, let asset = WebAssets.console[head.uri] {
-            let page = AdminResponse(
-                status: .ok, contentType: asset.contentType, body: asset.bytes, headers: WebAssets.securityHeaders)
-            return write(context: context, page, keepAlive: keepAlive)
+            return channel.eventLoop.makeSucceededFuture(
+                HTTPAnswer(
+                    status: .ok, contentType: asset.contentType, body: asset.bytes, headers: WebAssets.securityHeaders))
         }
         guard authorized(head) else {
             metrics.admin.unauthorized.increment()
             logger.notice("admin request without the right token", metadata: ["path": "\(head.uri)"])
-            return write(
-                context: context,
-                .error(
-                    AdminError(
-                        .unauthorized, "missing or wrong admin token (Authorization: Bearer <data dir>/admin-token)")),
-                keepAlive: keepAlive)
+            return channel.eventLoop.makeSucceededFuture(
+                HTTPAnswer(
+                    .error(
+                        AdminError(
+                            .unauthorized, "missing or wrong admin token (Authorization: Bearer <data dir>/admin-token)"
+                        ))))
         }
         let router = self.router
-        let body = self.body
-        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        router.plane.eventLoop.flatSubmit {
+        let body = request.body
+        return router.plane.eventLoop.flatSubmit {
             router.respond(method: head.method, path: head.uri, body: body)
-        }.hop(to: context.eventLoop).whenComplete { result in
-            let (handler, context) = loopBound.value
-            switch result {
-            case .success(let response): handler.write(context: context, response, keepAlive: keepAlive)
-            case .failure(let error):
-                handler.write(context: context, .error(AdminError(.internal, "\(error)")), keepAlive: false)
-            }
+        }.map { HTTPAnswer($0) }.recover { error in
+            HTTPAnswer(.error(AdminError(.internal, "\(error)")), closesConnection: true)
         }
     }
 
@@ -85,31 +65,13 @@ package final class AdminHTTPHandler: ChannelInboundHandler, @unchecked Sendable
         guard given.count == expected.count else { return false }
         return zip(given, expected).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
+}
 
-    private func write(context: ChannelHandlerContext, _ response: AdminResponse, keepAlive: Bool) {
-        var headers = HTTPHeaders()
-        headers.add(name: "content-type", value: response.contentType)
-        headers.add(name: "content-length", value: "\(response.body.count)")
-        headers.add(name: "connection", value: keepAlive ? "keep-alive" : "close")
-        for (name, value) in response.headers { headers.add(name: name, value: value) }
-        context.write(
-            wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: response.status, headers: headers))),
-            promise: nil)
-        if !response.body.isEmpty {
-            context.write(
-                wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: response.body)))),
-                promise: nil)
-        }
-        let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
-        context.triggerUserOutboundEvent(AdminResponseSent(), promise: nil)
-        if !keepAlive {
-            let channel = context.channel
-            done.whenComplete { _ in channel.close(promise: nil) }
-        }
-    }
-
-    package func errorCaught(context: ChannelHandlerContext, error: Error) {
-        logger.debug("admin connection error", metadata: ["error": "\(error)"])
-        context.close(promise: nil)
+extension HTTPAnswer {
+    /// An admin API answer as written.
+    init(_ response: AdminResponse, closesConnection: Bool = false) {
+        self.init(
+            status: response.status, contentType: response.contentType, body: response.body,
+            headers: response.headers, closesConnection: closesConnection)
     }
 }

@@ -3,44 +3,34 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import PTTCore
-import Synchronization
 
 /// The admin HTTP listener (JSON API and `/metrics`), loopback-only unless configured otherwise.
 final class AdminServer: Sendable {
     let channel: NIOCore.Channel
 
-    /// Connections beyond `limits.adminMaxConnections` are closed at accept; each one has an idle and a
-    /// request deadline (``AdminDeadlines``), so slow or silent clients cannot hold descriptors.
+    /// Connections beyond `limits.adminMaxConnections` are closed at accept (``ListenerAdmission``); each one has an
+    /// idle and a request deadline (``AdminDeadlines``), so slow or silent clients cannot hold descriptors.
     static func bind(
         host: String, port: Int, group: EventLoopGroup, router: AdminRouter, token: String,
         limits: ConnectionLimits, settings: ListenerSettings, metrics: ServerMetrics, logger: Logger
     ) async throws -> AdminServer {
-        let open = Atomic<Int>(0)
+        let admission = ListenerAdmission(
+            listener: "admin", limits: ListenerAdmission.adminLimits(limits),
+            maxConnections: limits.adminMaxConnections,
+            counters: .init(
+                refused: { _ in metrics.admin.connectionsRefused.increment() },
+                opened: { metrics.admin.connectionsOpen.increment() },
+                closed: { metrics.admin.connectionsOpen.decrement() }),
+            clock: UptimeClock(), logger: logger)
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 64)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { child in
-                guard open.add(1, ordering: .relaxed).newValue <= limits.adminMaxConnections else {
-                    open.subtract(1, ordering: .relaxed)
-                    metrics.admin.connectionsRefused.increment()
-                    logger.warning(
-                        "admin connection refused: limit reached", metadata: ["limit": "\(limits.adminMaxConnections)"])
-                    return child.close()
-                }
-                metrics.admin.connectionsOpen.increment()
-                child.closeFuture.whenComplete { _ in
-                    open.subtract(1, ordering: .relaxed)
-                    metrics.admin.connectionsOpen.decrement()
-                }
+                guard admission.admit(child) != nil else { return child.close() }
                 let accepted = settings.current
                 return child.eventLoop.makeCompletedFuture {
                     try child.pipeline.syncOperations.addHandler(
-                        AdminDeadlines(
-                            idleTimeout: accepted.httpIdleTimeout, requestTimeout: accepted.httpRequestTimeout,
-                            logger: logger
-                        ) {
-                            metrics.admin.timedOut($0)
-                        })
+                        AdminDeadlines(accepted, listener: "admin", logger: logger) { metrics.admin.timedOut($0) })
                     try child.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
                     try child.pipeline.syncOperations.addHandler(
                         AdminHTTPHandler(router: router, token: token, metrics: metrics, logger: logger))

@@ -6,8 +6,10 @@ public final class ChannelMetrics: Sendable {
     public let channels: Gauge
     public let members: Gauge
     public let joins: Counter
-    /// Storage writes that stored one or more joins (``JoinBatch``).
+    /// Storage writes that stored one or more joins (``DirectoryWrites``).
     public let joinBatches: Counter
+    /// Directory changes (joins, leaves, push tokens, operators' changes) waiting for storage or being written.
+    public let directoryWritesWaiting: Gauge
     public let leaves: Counter
     public let kicks: Counter
     public let floorGrants: Counter
@@ -21,6 +23,9 @@ public final class ChannelMetrics: Sendable {
         joins = registry.makeCounter(name: "ptt_joins_total", help: "Join requests that succeeded")
         joinBatches = registry.makeCounter(
             name: "ptt_join_batches_total", help: "Storage writes that stored one or more joins together")
+        directoryWritesWaiting = registry.makeGauge(
+            name: "ptt_directory_operations_waiting",
+            help: "Directory changes waiting for storage or being written (floors never wait for them)")
         leaves = registry.makeCounter(name: "ptt_leaves_total", help: "Memberships ended by the member")
         kicks = registry.makeCounter(name: "ptt_kicks_total", help: "Memberships ended by an operator")
         floorGrants = registry.makeCounter(name: "ptt_floor_grants_total", help: "Floor grants")

@@ -29,12 +29,22 @@ final class DirectoryWrites {
     static let limit = 20_000
 
     private unowned let plane: ControlPlane
-    private var waiting: [Item] = []
+    private var waiting: [Item] = [] {
+        didSet { updateGauge() }
+    }
+    /// Operations in the write out now (0: none out).
+    private var inWrite = 0 {
+        didSet { updateGauge() }
+    }
     private var writing = false
     private var turnQueued = false
 
     init(plane: ControlPlane) {
         self.plane = plane
+    }
+
+    private func updateGauge() {
+        plane.context.metrics.channels.directoryWritesWaiting.set(Double(waiting.count + inWrite))
     }
 
     /// Operations waiting for their turn, and whether a write is out.
@@ -88,6 +98,7 @@ final class DirectoryWrites {
 
     private func finished() {
         writing = false
+        inWrite = 0
         if !waiting.isEmpty { next() }
     }
 
@@ -114,6 +125,7 @@ final class DirectoryWrites {
         }
         let write = Self.ordered(changes)
         let stored = planned
+        inWrite = stored.count
         plane.storage.run { try $0.write(write) }.hop(to: plane.eventLoop).whenComplete { result in
             switch result {
             case .success:

@@ -11,23 +11,27 @@ import Synchronization
 /// TLS → frame decoder → ``ControlSessionHandler``.
 ///
 /// At most `limits.maxPendingHellos` connections are between accept and `hello` at once (``HelloGate``).
-/// Every accept asks ``AdmissionControl`` first: a refused connection is closed at once and counted by
-/// reason, so neither a full server nor one busy or hostile address can hold more than its share.
+/// Every accept asks ``AdmissionControl`` first (through ``ListenerAdmission``, as the admin and web listeners do):
+/// a refused connection is closed at once and counted by reason, so neither a full server nor one busy or hostile
+/// address can hold more than its share.
 final class ControlServer: Sendable {
     let channel: NIOCore.Channel
-    private let admission: NIOLockedValueBox<AdmissionControl>
-    /// The connections open now, for ``closeConnections(grace:logger:)``.
-    private let connections: OpenConnections
+    /// Admits connections and tracks the open ones, for ``closeConnections(grace:logger:)``.
+    private let admission: ListenerAdmission
 
     static func bind(
         host: String, port: Int, group: EventLoopGroup, settings: ListenerSettings, plane: ControlPlane,
         configuration: ServerConfiguration, maxConnections: Int, clock: any PTTClock,
         metrics: ServerMetrics, logger: Logger
     ) async throws -> ControlServer {
-        let admission = NIOLockedValueBox(
-            AdmissionControl(limits: configuration.limits, maxConnections: maxConnections))
+        let admission = ListenerAdmission(
+            listener: "control", limits: configuration.limits, maxConnections: maxConnections,
+            counters: .init(
+                refused: { metrics.control.connectionRefused($0) },
+                opened: { metrics.control.connectionsAccepted.increment() },
+                blocked: { metrics.control.addressesBlocked.increment() }),
+            clock: clock, logger: logger)
         let gate = HelloGate(limit: configuration.limits.maxPendingHellos)
-        let connections = OpenConnections()
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.maxMessagesPerRead, value: 16)
@@ -46,45 +50,12 @@ final class ControlServer: Sendable {
                 .recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65_536)
             )
             .childChannelInitializer { child in
-                let remote = child.remoteAddress
-                let address = remote?.ipAddress ?? "unknown"
-                let loopback = remote.map(Self.isLoopback) ?? false
-                let decision = admission.withLockedValue {
-                    $0.connectionOpened(from: address, loopback: loopback, now: clock.now())
-                }
-                if case .refuse(let why, let first) = decision {
-                    metrics.control.connectionRefused(why)
-                    if first {
-                        logger.warning(
-                            "control connection refused",
-                            metadata: [
-                                "remote": "\(address)", "reason": "\(why.rawValue)",
-                                "limit":
-                                    "\(admission.withLockedValue { Self.limitText(why, $0.limits, maxConnections) })",
-                            ])
-                    }
+                let outcome = ConnectionOutcome()
+                let authenticated: @Sendable () -> Bool = { outcome.authenticated.load(ordering: .relaxed) }
+                guard admission.admit(child, closedByPlane: true, authenticated: authenticated) != nil else {
                     return child.close()
                 }
-                metrics.control.connectionsAccepted.increment()
-                connections.opened(child, closedByPlane: true)
                 let id = plane.sessionNumbers.next()
-                let outcome = ConnectionOutcome()
-                child.closeFuture.whenComplete { _ in
-                    let authenticated = outcome.authenticated.load(ordering: .relaxed)
-                    let notice = admission.withLockedValue {
-                        $0.connectionClosed(
-                            from: address, loopback: loopback, authenticated: authenticated, now: clock.now())
-                    }
-                    if case .blocked(let address, let failures, let until) = notice {
-                        metrics.control.addressesBlocked.increment()
-                        logger.warning(
-                            "address blocked after failed hellos",
-                            metadata: [
-                                "remote": "\(address)", "failures": "\(failures)",
-                                "seconds": "\(until.since(clock.now()).components.seconds)",
-                            ])
-                    }
-                }
                 let accepted = settings.current
                 return child.eventLoop.makeCompletedFuture {
                     let sync = child.pipeline.syncOperations
@@ -100,32 +71,29 @@ final class ControlServer: Sendable {
                 }
             }
             .bind(host: host, port: port).get()
-        return ControlServer(channel: channel, admission: admission, connections: connections)
+        return ControlServer(channel: channel, admission: admission)
     }
 
-    private init(
-        channel: NIOCore.Channel, admission: NIOLockedValueBox<AdmissionControl>, connections: OpenConnections
-    ) {
+    private init(channel: NIOCore.Channel, admission: ListenerAdmission) {
         self.channel = channel
         self.admission = admission
-        self.connections = connections
     }
 
     /// At shutdown, after the plane has told every session and closed it: cuts off below TLS whatever is still
     /// open after `grace` (a client that stopped reading never answers TLS's `close_notify`; see
     /// ``OpenConnections``). Logs how many there were.
     func closeConnections(grace: TimeAmount, logger: Logger) async {
-        let closed = await connections.close(grace: grace, on: channel.eventLoop)
+        let closed = await admission.connections.close(grace: grace, on: channel.eventLoop)
         guard closed.cutOff > 0 else { return }
         logger.info(
             "control connections cut off", metadata: ["count": "\(closed.count)", "cutOff": "\(closed.cutOff)"])
     }
 
     /// A configuration reload: per-address limits and blocks apply to connections accepted from now on.
-    func update(limits: ConnectionLimits) { admission.withLockedValue { $0.limits = limits } }
+    func update(limits: ConnectionLimits) { admission.update(limits: limits) }
 
     /// Control connections admitted and not yet closed.
-    var openConnections: Int { admission.withLockedValue { $0.open } }
+    var openConnections: Int { admission.open }
 
     var port: Int { channel.localAddress?.port ?? 0 }
 
@@ -136,17 +104,6 @@ final class ControlServer: Sendable {
             guard let ip = address.ipAddress else { return false }
             return ip == "::1" || ip.hasPrefix("::ffff:127.")
         case .unixDomainSocket: return true
-        }
-    }
-
-    private static func limitText(
-        _ why: AdmissionControl.Refusal, _ limits: ConnectionLimits, _ maxConnections: Int
-    ) -> String {
-        switch why {
-        case .serverFull: "\(maxConnections) connections"
-        case .addressFull: "\(limits.perAddressConnections) connections per address"
-        case .addressBlocked:
-            "\(limits.failedHellosPerAddress) failed hellos in \(limits.failedHelloWindow.components.seconds) s"
         }
     }
 }

@@ -21,9 +21,8 @@ import Synchronization
 /// deadlines, after it the control session's hello deadline and heartbeats.
 final class WebServer: Sendable {
     let channel: NIOCore.Channel
-    private let admission: NIOLockedValueBox<AdmissionControl>
-    /// The connections open now, for ``closeConnections(grace:logger:)``.
-    private let connections: OpenConnections
+    /// Admits connections and tracks the open ones, for ``closeConnections(grace:logger:)``.
+    private let admission: ListenerAdmission
 
     /// The largest WebSocket message: a control frame's body limit (64 KiB).
     static let maxMessageBytes = 64 * 1024
@@ -41,11 +40,15 @@ final class WebServer: Sendable {
         logger: Logger
     ) async throws -> WebServer {
         let configuration = setup.configuration
-        let admission = NIOLockedValueBox(
-            AdmissionControl(limits: configuration.limits, maxConnections: configuration.webMaxConnections))
+        let admission = ListenerAdmission(
+            listener: "web", limits: configuration.limits, maxConnections: configuration.webMaxConnections,
+            counters: .init(
+                refused: { _ in metrics.web.connectionsRefused.increment() },
+                opened: { metrics.web.connectionsOpen.increment() },
+                closed: { metrics.web.connectionsOpen.decrement() }),
+            clock: clock, logger: logger)
         let gate = HelloGate(limit: configuration.limits.maxPendingHellos)
-        let connections = OpenConnections()
-        let redeem: WebHTTPHandler.Redeem = { token in
+        let redeem: WebHTTPResponder.Redeem = { token in
             plane.eventLoop.submit { plane.signInLinks.redeem(token) }
         }
         let channel = try await ServerBootstrap(group: group)
@@ -53,43 +56,25 @@ final class WebServer: Sendable {
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { child in
-                let remote = child.remoteAddress
-                let address = remote?.ipAddress ?? "unknown"
-                let loopback = remote.map(ControlServer.isLoopback) ?? false
-                let decision = admission.withLockedValue {
-                    $0.connectionOpened(from: address, loopback: loopback, now: clock.now())
-                }
-                if case .refuse(let why, let first) = decision {
-                    metrics.web.connectionsRefused.increment()
-                    if first {
-                        logger.warning(
-                            "web connection refused", metadata: ["remote": "\(address)", "reason": "\(why.rawValue)"])
-                    }
-                    return child.close()
-                }
-                metrics.web.connectionsOpen.increment()
+                // A page load is not a failed hello: only a WebSocket that never authenticates counts as one (set
+                // false at the upgrade, true again at its hello).
                 let outcome = ConnectionOutcome()
-                // A page load is not a failed hello: only a WebSocket that never authenticates counts as one.
-                let connection = connections.opened(child)
-                child.closeFuture.whenComplete { _ in
-                    metrics.web.connectionsOpen.decrement()
-                    let webSocket = connection.closedByPlane.load(ordering: .relaxed)  // set at the upgrade
-                    let authenticated = outcome.authenticated.load(ordering: .relaxed) || !webSocket
-                    _ = admission.withLockedValue {
-                        $0.connectionClosed(
-                            from: address, loopback: loopback, authenticated: authenticated, now: clock.now())
-                    }
-                }
+                outcome.authenticated.store(true, ordering: .relaxed)
+                guard
+                    let connection = admission.admit(
+                        child, authenticated: { outcome.authenticated.load(ordering: .relaxed) })
+                else { return child.close() }
                 let accepted = setup.settings.current
                 return child.eventLoop.makeCompletedFuture {
                     let sync = child.pipeline.syncOperations
                     if let tls = accepted.tls { try sync.addHandler(NIOSSLServerHandler(context: tls)) }
-                    let deadlines = AdminDeadlines(
-                        idleTimeout: accepted.httpIdleTimeout, requestTimeout: accepted.httpRequestTimeout,
-                        listener: "web", logger: logger
-                    ) { metrics.web.timedOut($0) }
+                    let deadlines = AdminDeadlines(accepted, listener: "web", logger: logger) {
+                        metrics.web.timedOut($0)
+                    }
                     try sync.addHandler(deadlines)
-                    let http = WebHTTPHandler(redeem: redeem, metrics: metrics.web, logger: logger)
+                    let http = WebHTTPHandler(
+                        WebHTTPResponder(redeem: redeem, metrics: metrics.web, logger: logger), logger: logger)
+                    let removable = NIOLoopBound(http, eventLoop: child.eventLoop)
                     let upgrader = NIOWebSocketServerUpgrader(
                         // Errors of the frame decoder go to WebSocketMessageHandler, which counts them.
                         maxFrameSize: Self.maxMessageBytes, automaticErrorHandling: false,
@@ -99,6 +84,7 @@ final class WebServer: Sendable {
                         },
                         upgradePipelineHandler: { channel, _ in
                             connection.closedByPlane.store(true, ordering: .relaxed)
+                            outcome.authenticated.store(false, ordering: .relaxed)
                             return channel.eventLoop.makeCompletedFuture {
                                 let sync = channel.pipeline.syncOperations
                                 try sync.removeHandler(deadlines).whenFailure { _ in }
@@ -122,7 +108,7 @@ final class WebServer: Sendable {
                         withServerUpgrade: (
                             upgraders: [upgrader],
                             completionHandler: { context in
-                                context.pipeline.syncOperations.removeHandler(http, promise: nil)
+                                context.pipeline.syncOperations.removeHandler(removable.value, promise: nil)
                             }
                         ),
                         withErrorHandling: true)
@@ -130,25 +116,22 @@ final class WebServer: Sendable {
                 }
             }
             .bind(host: setup.host, port: setup.port).get()
-        return WebServer(channel: channel, admission: admission, connections: connections)
+        return WebServer(channel: channel, admission: admission)
     }
 
     /// A configuration reload: per-address limits and blocks apply to connections accepted from now on.
-    func update(limits: ConnectionLimits) { admission.withLockedValue { $0.limits = limits } }
+    func update(limits: ConnectionLimits) { admission.update(limits: limits) }
 
-    private init(
-        channel: NIOCore.Channel, admission: NIOLockedValueBox<AdmissionControl>, connections: OpenConnections
-    ) {
+    private init(channel: NIOCore.Channel, admission: ListenerAdmission) {
         self.channel = channel
         self.admission = admission
-        self.connections = connections
     }
 
     /// At shutdown, after the plane has told every browser session and closed it: closes the other connections,
     /// and cuts off below TLS whatever is still open after `grace` (see ``OpenConnections``). Logs how long it took.
     func closeConnections(grace: TimeAmount, logger: Logger) async {
         let start = ContinuousClock.now
-        let closed = await connections.close(grace: grace, on: channel.eventLoop)
+        let closed = await admission.connections.close(grace: grace, on: channel.eventLoop)
         guard closed.count > 0 else { return }
         let elapsed = ContinuousClock.now - start
         logger.info(

@@ -28,7 +28,7 @@ struct PTTBench: AsyncParsableCommand {
             --join-only measures joins instead of audio (see "Joins"); `pttbench matrix` runs the whole table of \
             the current targets (see `pttbench matrix --help`).
             """,
-        subcommands: [BenchMatrix.self, KitWakeBench.self, KitPushMemoryBench.self])
+        subcommands: [BenchMatrix.self, KitWakeBench.self, KitPushMemoryBench.self, FloorLatencyBench.self])
 
     // Options by concern (PTTBench+Options.swift), in the order `--help` lists them.
     @OptionGroup var load: LoadOptions

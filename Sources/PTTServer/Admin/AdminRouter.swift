@@ -80,6 +80,10 @@ package struct AdminRouter {
                 let channel = try recorded(segments[2], query)
                 let limit = try query.integer("limit", in: 1...10_000) ?? 1000
                 return answer(plane.recordings.history(channel, since: try query.since(), limit: limit))
+            case (.GET, 2, "api", "nodes"):
+                return answer(plane.admin.nodes())
+            case (.GET, 2, "api", "channels"):
+                return answer(plane.admin.listChannels())
             case (.POST, 2, "api", "channels"):
                 let request = try decode(CreateChannelRequest.self, body)
                 return answer(plane.admin.createChannel(request), status: .created)
@@ -90,6 +94,12 @@ package struct AdminRouter {
                 return answer(plane.recordings.setRecording(segments[2], on))
             case (.DELETE, 5, "api", "channels") where segments[3] == "members":
                 return answer(plane.admin.kick(channel: segments[2], member: segments[4]))
+            case (.POST, 4, "api", "channels") where segments[3] == "announce":
+                let request = try decode(AnnounceRequest.self, body)
+                return answer(plane.admin.announce(segments[2], request), status: .created)
+            case (.POST, 4, "api", "users") where segments[3] == "links":
+                let request = body.isEmpty ? SignInLinkRequest() : try decode(SignInLinkRequest.self, body)
+                return answer(plane.signInLinks.make(user: segments[2], request), status: .created)
             case (.POST, 2, "api", "users"):
                 return answer(plane.admin.addUser(try decode(AddUserRequest.self, body)), status: .created)
             case (.DELETE, 3, "api", "users"):
@@ -137,25 +147,15 @@ package struct AdminRouter {
                 return .json(["status": "ok"])
             case (.GET, 2, "api", "openapi.json"):
                 return AdminAPIDescription.response
-            case (.GET, 2, "api", "nodes"):
-                return .json(try plane.admin.nodes())
-            case (.GET, 2, "api", "channels"):
-                return .json(plane.admin.listChannels())
             case (.GET, 3, "api", "channels"):
                 return .json(try plane.admin.channelDetail(segments[2]))
             case (.POST, 4, "api", "channels") where segments[3] == "revoke":
                 try plane.admin.revokeFloor(segments[2])
                 return AdminResponse(status: .noContent)
-            case (.POST, 4, "api", "channels") where segments[3] == "announce":
-                return .json(
-                    try plane.admin.announce(segments[2], decode(AnnounceRequest.self, body)), status: .created)
             case (.GET, 2, "api", "wakes"):
                 return .json(plane.admin.wakeTotals())
             case (.GET, 2, "api", "users"):
                 return .json(plane.admin.listUsers())
-            case (.POST, 4, "api", "users") where segments[3] == "links":
-                let request = body.isEmpty ? SignInLinkRequest() : try decode(SignInLinkRequest.self, body)
-                return .json(try plane.signInLinks.make(user: segments[2], request), status: .created)
             default:
                 return .error(AdminError(.notFound, "no route \(method.rawValue) \(path)"))
             }

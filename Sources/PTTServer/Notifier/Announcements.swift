@@ -32,7 +32,47 @@ final class Announcements: @unchecked Sendable {
     }
 
     /// `POST /api/channels/NAME/announce`.
-    func announce(_ channel: PTTCore.Channel, _ request: AnnounceRequest) throws(AdminError) -> AnnounceResponse {
+    func announce(_ channel: PTTCore.Channel, _ request: AnnounceRequest) -> EventLoopFuture<AnnounceResponse> {
+        let promise = plane.eventLoop.makePromise(of: AnnounceResponse.self)
+        let ttl: Duration
+        let text: String
+        do throws(AdminError) { (text, ttl) = try validate(request) } catch {
+            promise.fail(error)
+            return promise.futureResult
+        }
+        // In turn with the directory's writes: the members are those stored when it is written.
+        plane.writes.inTurn { [self] in
+            let now = context.wallClock.now()
+            let expiresAt = now.addingTimeInterval(TimeInterval(ttl.components.seconds))
+            let members = plane.directory.members(of: channel.id)
+            let announcements = members.map {
+                StoredAnnouncement(
+                    id: UUID().uuidString.lowercased(), member: $0.id, channel: channel.id,
+                    collapseID: request.collapseId, text: text, createdAt: now, expiresAt: expiresAt)
+            }
+            let plan = book.planAdd(announcements)
+            return commit(plan.changes).map { [self] in
+                let handed = stored(plan, announcements, in: channel)
+                plane.logger.info(
+                    "announcement stored",
+                    metadata: [
+                        "channel": "\(channel.name)", "members": "\(members.count)", "handed": "\(handed)",
+                        "replaced": "\(plan.replaced.count)", "expires": "\(expiresAt.iso8601)",
+                    ])
+                promise.succeed(
+                    AnnounceResponse(
+                        channel: channel.name, members: members.count, handedNow: handed,
+                        replaced: plan.replaced.count, expiresAt: expiresAt.iso8601))
+            }.recover { [self] error in
+                promise.fail(
+                    AdminError(.internal, "could not store the announcement: \(plane.storage.describe(error))"))
+            }
+        }
+        return promise.futureResult
+    }
+
+    /// The announcement's text and time to live, or why they are refused.
+    private func validate(_ request: AnnounceRequest) throws(AdminError) -> (String, Duration) {
         let text = request.text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty, text.utf8.count <= 1024 else {
             throw AdminError(.badRequest, "text must be 1 to 1024 bytes of UTF-8")
@@ -45,18 +85,14 @@ final class Announcements: @unchecked Sendable {
             throw AdminError(
                 .badRequest, "ttlSeconds must be 1 to \(WakeConfiguration.maxAnnouncementTTL.components.seconds)")
         }
-        let now = context.wallClock.now()
-        let expiresAt = now.addingTimeInterval(TimeInterval(ttl.components.seconds))
-        let members = plane.directory.members(of: channel.id)
-        let announcements = members.map {
-            StoredAnnouncement(
-                id: UUID().uuidString.lowercased(), member: $0.id, channel: channel.id, collapseID: request.collapseId,
-                text: text, createdAt: now, expiresAt: expiresAt)
-        }
-        let plan = book.planAdd(announcements)
-        do { try commit(plan.changes) } catch {
-            throw AdminError(.internal, "could not store the announcement: \(plane.store.describe(error))")
-        }
+        return (text, ttl)
+    }
+
+    /// An announcement is stored: what it replaced or pushed out is counted and withdrawn, and it is handed to the
+    /// members connected now. Returns how many it was handed to.
+    private func stored(
+        _ plan: AnnouncementPlan, _ announcements: [StoredAnnouncement], in channel: PTTCore.Channel
+    ) -> Int {
         for old in plan.overflowed {
             plane.notifier.record(
                 PushRecord(
@@ -75,15 +111,7 @@ final class Announcements: @unchecked Sendable {
             handed += 1
         }
         armExpiry()
-        plane.logger.info(
-            "announcement stored",
-            metadata: [
-                "channel": "\(channel.name)", "members": "\(members.count)", "handed": "\(handed)",
-                "replaced": "\(plan.replaced.count)", "expires": "\(expiresAt.iso8601)",
-            ])
-        return AnnounceResponse(
-            channel: channel.name, members: members.count, handedNow: handed, replaced: plan.replaced.count,
-            expiresAt: expiresAt.iso8601)
+        return handed
     }
 
     private func queue(_ announcement: StoredAnnouncement, to session: ControlSession, channel: PTTCore.Channel) {
@@ -96,13 +124,21 @@ final class Announcements: @unchecked Sendable {
             to: session)
     }
 
-    /// Writes announcement changes to storage, then applies them; on a storage failure nothing changes.
-    private func commit(_ changes: [AnnouncementChange]) throws {
-        do { try plane.store.write(changes) } catch {
-            plane.logger.error("storage write failed", metadata: ["error": "\(error)"])
+    /// Writes announcement changes on the storage's thread, then applies them; on a storage failure nothing
+    /// changes and the future fails. Call it in turn (``DirectoryWrites/inTurn(_:)``).
+    private func commit(_ changes: [AnnouncementChange]) -> EventLoopFuture<Void> {
+        plane.storage.run { try $0.write(changes) }.hop(to: plane.eventLoop).map { [self] in
+            book.apply(changes)
+        }.flatMapErrorThrowing { [self] error in
+            plane.logger.error("storage write failed", metadata: ["error": "\(plane.storage.describe(error))"])
             throw error
         }
-        book.apply(changes)
+    }
+
+    /// Writes announcement changes in turn with the directory's writes, then applies them and runs `then`; on a
+    /// storage failure nothing changes (it was logged).
+    private func commitInTurn(_ changes: [AnnouncementChange], then: @escaping () -> Void = {}) {
+        plane.writes.inTurn { [self] in commit(changes).map(then) }
     }
 
     /// A session said hello: the stored announcements of its device's memberships are handed to it, when it is
@@ -124,10 +160,12 @@ final class Announcements: @unchecked Sendable {
     func acknowledged(_ ack: PushAck, device: SessionTable.DeviceKey) {
         for membership in plane.directory.memberships(user: device.user, device: device.device) {
             guard book.announcement(ack.id, for: membership.id) != nil else { continue }
-            do { try commit([.remove(id: ack.id)]) } catch { return }
-            plane.notifier.record(
-                PushRecord(kind: .announce, member: membership.id, transport: .localPush, outcome: .acknowledged))
-            armExpiry()
+            let member = membership.id
+            commitInTurn([.remove(id: ack.id)]) { [self] in
+                plane.notifier.record(
+                    PushRecord(kind: .announce, member: member, transport: .localPush, outcome: .acknowledged))
+                armExpiry()
+            }
             return
         }
     }
@@ -138,12 +176,13 @@ final class Announcements: @unchecked Sendable {
     /// Deletes expired announcements from storage and counts them.
     private func removeExpired(_ expired: [StoredAnnouncement]) {
         guard !expired.isEmpty else { return }
-        do { try commit(expired.map { .remove(id: $0.id) }) } catch { return }
-        for announcement in expired {
-            plane.notifier.record(
-                PushRecord(
-                    kind: .announce, member: announcement.member, transport: .none, outcome: .expired,
-                    reason: PushExpiry.ttl.rawValue))
+        commitInTurn(expired.map { .remove(id: $0.id) }) { [self] in
+            for announcement in expired {
+                plane.notifier.record(
+                    PushRecord(
+                        kind: .announce, member: announcement.member, transport: .none, outcome: .expired,
+                        reason: PushExpiry.ttl.rawValue))
+            }
         }
     }
 

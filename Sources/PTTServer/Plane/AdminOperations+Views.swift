@@ -1,14 +1,18 @@
 import APNs
 import Foundation
+import NIOCore
 import PTTCore
 import PTTProtocol
 
 /// What the admin API reads: channels, members, users and the notifier's accounts.
 extension AdminOperations {
-    /// `GET /api/channels`.
-    func listChannels() -> [ChannelSummary] {
-        let owners = channelOwners()
-        return directory.channels.values.sorted { $0.name < $1.name }.map { channel in
+    /// `GET /api/channels`: in a cluster with each channel's owner, read on the storage's thread.
+    func listChannels() -> EventLoopFuture<[ChannelSummary]> {
+        channelOwners().map { [self] in listChannels(owners: $0) }
+    }
+
+    private func listChannels(owners: [String: String]) -> [ChannelSummary] {
+        directory.channels.values.sorted { $0.name < $1.name }.map { channel in
             let members = directory.members(of: channel.id)
             let floor = plane.floors[channel.id]
             if plane.remoteOwner(of: channel.id) != nil {
@@ -49,7 +53,7 @@ extension AdminOperations {
     }
 
     /// A channel whose floor another node runs, as its last floor event showed it.
-    private func remoteDetail(_ channel: Channel, _ state: FloorState) -> ChannelDetail {
+    private func remoteDetail(_ channel: PTTCore.Channel, _ state: FloorState) -> ChannelDetail {
         let queue = state.queue.enumerated().compactMap { index, id -> QueueEntryStatus? in
             guard let m = directory.memberships[MemberID(id)] else { return nil }
             return QueueEntryStatus(position: index + 1, member: id, name: m.displayName, priority: m.priority)

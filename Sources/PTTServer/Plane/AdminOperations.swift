@@ -116,8 +116,12 @@ final class AdminOperations: @unchecked Sendable {
     }
 
     /// `POST /api/channels/NAME/announce`.
-    func announce(_ reference: String, _ request: AnnounceRequest) throws(AdminError) -> AnnounceResponse {
-        try plane.announcements.announce(try channel(reference), request)
+    func announce(_ reference: String, _ request: AnnounceRequest) -> EventLoopFuture<AnnounceResponse> {
+        do throws(AdminError) {
+            return plane.announcements.announce(try channel(reference), request)
+        } catch {
+            return plane.eventLoop.makeFailedFuture(error)
+        }
     }
 
     /// `POST /api/users`: the secret is returned once and stored only as a salted hash.

@@ -21,6 +21,9 @@ final class DirectoryWrites {
         /// Load the stored directory and apply what changed (another node's change), then call this (false: storage
         /// could not be read).
         case reload((Bool) -> Void)
+        /// Another storage call that must keep its place among the directory's writes (announcements, sign-in
+        /// links): it starts in turn, and the next write waits for the future it returns.
+        case call(() -> EventLoopFuture<Void>)
     }
 
     /// How many writes are tried when each meets another node's change first.
@@ -67,6 +70,13 @@ final class DirectoryWrites {
         queueTurn()
     }
 
+    /// Runs `call` in turn: after every directory write queued before it is stored, and before any queued after
+    /// it starts (announcements refer to memberships: they are written against the memberships as stored).
+    func inTurn(_ call: @escaping () -> EventLoopFuture<Void>) {
+        waiting.append(.call(call))
+        queueTurn()
+    }
+
     /// The first operation of a quiet queue waits for the end of the loop turn: the joins read with it go with it.
     private func queueTurn() {
         guard !writing, !turnQueued else { return }
@@ -80,13 +90,20 @@ final class DirectoryWrites {
     private func next() {
         guard !writing, let first = waiting.first else { return }
         writing = true
-        if case .reload(let done) = first {
+        switch first {
+        case .reload(let done):
             waiting.removeFirst()
-            plane.loadStoredDirectory { loaded in
+            inWrite = 1
+            return plane.loadStoredDirectory { loaded in
                 done(loaded)
                 self.finished()
             }
-            return
+        case .call(let call):
+            waiting.removeFirst()
+            inWrite = 1
+            return call().hop(to: plane.eventLoop).whenComplete { _ in self.finished() }
+        case .operation:
+            break
         }
         let count = waiting.prefix { if case .operation = $0 { true } else { false } }.count
         let batch = waiting.prefix(count).compactMap { item -> DirectoryOperation? in

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import NIOCore
 import PTTProtocol
 import PTTStore
 
@@ -39,7 +40,31 @@ final class SignInLinks {
     func userRemoved(_ name: String) { credentials[name] = nil }
 
     /// `POST /api/users/NAME/links`.
-    func make(user: String, _ request: SignInLinkRequest) throws(AdminError) -> SignInLinkResponse {
+    func make(user: String, _ request: SignInLinkRequest) -> EventLoopFuture<SignInLinkResponse> {
+        let promise = plane.eventLoop.makePromise(of: SignInLinkResponse.self)
+        // In turn with the directory's writes: the link is stored for the user as stored.
+        plane.writes.inTurn { [self] in
+            do throws(AdminError) {
+                let (link, answer) = try plan(user: user, request)
+                return plane.storage.run { try $0.insertSignInLink(link) }.hop(to: plane.eventLoop).map { [self] in
+                    plane.logger.info(
+                        "sign-in link made", metadata: ["user": "\(user)", "expires": "\(link.expiresAt.iso8601)"])
+                    promise.succeed(answer)
+                }.recover { [self] error in
+                    promise.fail(AdminError(.internal, "could not store the link: \(plane.storage.describe(error))"))
+                }
+            } catch {
+                promise.fail(error)
+                return plane.eventLoop.makeSucceededVoidFuture()
+            }
+        }
+        return promise.futureResult
+    }
+
+    /// A new link for `user` and the answer that gives it, or why not.
+    private func plan(
+        user: String, _ request: SignInLinkRequest
+    ) throws(AdminError) -> (StoredSignInLink, SignInLinkResponse) {
         guard plane.directory.users[user] != nil else { throw AdminError(.notFound, "no user '\(user)'") }
         let ttl = request.ttlSeconds ?? SignInLinkRequest.defaultTTLSeconds
         guard SignInLinkRequest.ttlRange.contains(ttl) else {
@@ -59,32 +84,46 @@ final class SignInLinks {
         let now = plane.context.wallClock.now()
         let link = StoredSignInLink(
             tokenHash: Self.hash(token), user: user, createdAt: now, expiresAt: now.addingTimeInterval(Double(ttl)))
-        do { try plane.store.insertSignInLink(link) } catch {
-            throw AdminError(.internal, "could not store the link: \(plane.store.describe(error))")
-        }
-        plane.logger.info("sign-in link made", metadata: ["user": "\(user)", "ttlSeconds": "\(ttl)"])
-        return SignInLinkResponse(
-            user: user, url: "\(base)/#link=\(token)", token: token, expiresAt: link.expiresAt.iso8601)
+        return (
+            link,
+            SignInLinkResponse(
+                user: user, url: "\(base)/#link=\(token)", token: token, expiresAt: link.expiresAt.iso8601)
+        )
     }
 
-    /// A browser presents a link's token: used up either way; a credential if it had not expired.
-    func redeem(_ token: String) -> SignInAnswer {
+    /// A browser presents a link's token: used up either way; a credential if it had not expired. Stored in turn
+    /// with the directory's writes, on the storage's thread.
+    func redeem(_ token: String) -> EventLoopFuture<SignInAnswer> {
+        let promise = plane.eventLoop.makePromise(of: SignInAnswer.self)
         let now = plane.context.wallClock.now()
         let secret = SecretHasher.generateSecret()
-        let result: (link: StoredSignInLink, credential: WebCredential?)?
-        do {
-            result = try plane.store.redeemSignInLink(
-                tokenHash: Self.hash(token), now: now,
-                credential: { user in
-                    let salt = SecretHasher.makeSalt()
-                    return WebCredential(
-                        user: user, secretHash: SecretHasher.hash(secret: secret, salt: salt), salt: salt,
-                        createdAt: now)
-                }, keep: Self.keepPerUser)
-        } catch {
-            plane.logger.error("cannot redeem a sign-in link", metadata: ["error": "\(plane.store.describe(error))"])
-            return .refused(.unknown, "the server could not store the sign-in; try again")
+        let tokenHash = Self.hash(token)
+        let keep = Self.keepPerUser
+        plane.writes.inTurn { [self] in
+            plane.storage.run { store in
+                try store.redeemSignInLink(
+                    tokenHash: tokenHash, now: now,
+                    credential: { user in
+                        let salt = SecretHasher.makeSalt()
+                        return WebCredential(
+                            user: user, secretHash: SecretHasher.hash(secret: secret, salt: salt), salt: salt,
+                            createdAt: now)
+                    }, keep: keep)
+            }.hop(to: plane.eventLoop).map { [self] result in
+                promise.succeed(redeemed(result, secret: secret))
+            }.recover { [self] error in
+                plane.logger.error(
+                    "cannot redeem a sign-in link", metadata: ["error": "\(plane.storage.describe(error))"])
+                promise.succeed(.refused(.unknown, "the server could not store the sign-in; try again"))
+            }
         }
+        return promise.futureResult
+    }
+
+    /// What a browser is told once its link is used up: signed in with `secret`, or why not.
+    private func redeemed(
+        _ result: (link: StoredSignInLink, credential: WebCredential?)?, secret: String
+    ) -> SignInAnswer {
         guard let result else {
             return .refused(.unknown, "this sign-in link was used already or is not valid: ask for a new one")
         }

@@ -49,7 +49,7 @@ final class WebServer: Sendable {
             clock: clock, logger: logger)
         let gate = HelloGate(limit: configuration.limits.maxPendingHellos)
         let redeem: WebHTTPResponder.Redeem = { token in
-            plane.eventLoop.submit { plane.signInLinks.redeem(token) }
+            plane.eventLoop.flatSubmit { plane.signInLinks.redeem(token) }
         }
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)

@@ -119,29 +119,53 @@ final class DirectoryWrites {
         if !waiting.isEmpty { next() }
     }
 
-    /// Plans `batch` against the stored directory, writes it in one transaction, and answers in order.
-    private func write(_ batch: [DirectoryOperation], attempt: Int) {
-        var planning = plane.directory
+    /// A batch being planned: the directory as the operations planned so far leave it.
+    private struct Planning {
+        var batch: [DirectoryOperation]
+        var next = 0
+        var directory: ChannelDirectory
         var planned: [(operation: DirectoryOperation, change: PlannedChange)] = []
         var changes: [DirectoryChange] = []
-        for operation in batch {
+    }
+
+    /// Plans `batch` against the stored directory, writes it in one transaction, and answers in order. Planning
+    /// and answering run ``chunk`` operations per loop turn: a floor request arriving meanwhile waits for one chunk,
+    /// never for a whole batch of a thousand joins.
+    private func write(_ batch: [DirectoryOperation], attempt: Int) {
+        plan(Planning(batch: batch, directory: plane.directory), attempt: attempt)
+    }
+
+    /// How many operations are planned, or answered, in one turn of the plane's loop.
+    static let chunk = 32
+
+    private func plan(_ planning: Planning, attempt: Int) {
+        var planning = planning
+        let end = min(planning.batch.count, planning.next + Self.chunk)
+        while planning.next < end {
+            let operation = planning.batch[planning.next]
+            planning.next += 1
             do {
-                let change = try operation.plan(&planning)
-                planned.append((operation, change))
-                changes += change.changes
+                let change = try operation.plan(&planning.directory)
+                planning.planned.append((operation, change))
+                planning.changes += change.changes
             } catch {
                 operation.refused(error)
-                // The refused plan may have changed part of `planning`: start again from what the batch plans.
-                planning = plane.directory
-                planning.apply(changes)
+                // The refused plan may have changed part of the directory: start again from what the batch plans.
+                planning.directory = plane.directory
+                planning.directory.apply(planning.changes)
             }
         }
-        guard !changes.isEmpty else {
-            for item in planned { item.change.stored() }
-            return finished()
+        guard planning.next == planning.batch.count else {
+            return plane.eventLoop.execute { self.plan(planning, attempt: attempt) }
         }
+        store(planning.planned, planning.changes, attempt: attempt)
+    }
+
+    private func store(
+        _ stored: [(operation: DirectoryOperation, change: PlannedChange)], _ changes: [DirectoryChange], attempt: Int
+    ) {
+        guard !changes.isEmpty else { return answer(stored.map(\.change), from: 0) }
         let write = Self.ordered(changes)
-        let stored = planned
         inWrite = stored.count
         plane.storage.run { try $0.write(write) }.hop(to: plane.eventLoop).whenComplete { result in
             switch result {
@@ -150,8 +174,7 @@ final class DirectoryWrites {
                 if stored.contains(where: \.change.isJoin) {
                     self.plane.context.metrics.channels.joinBatches.increment()
                 }
-                for item in stored { item.change.stored() }
-                self.finished()
+                self.answer(stored.map(\.change), from: 0)
             case .failure(let conflict as StorageConflict) where attempt < Self.attempts:
                 self.plane.logger.info(
                     "a directory write met another node's change: planning it again",
@@ -169,6 +192,14 @@ final class DirectoryWrites {
                 self.fail(stored.map(\.change), error)
             }
         }
+    }
+
+    /// Answers the stored operations from `index` on, ``chunk`` per loop turn, then starts the next write.
+    private func answer(_ changes: [PlannedChange], from index: Int) {
+        let end = min(changes.count, index + Self.chunk)
+        for change in changes[index..<end] { change.stored() }
+        guard end == changes.count else { return plane.eventLoop.execute { self.answer(changes, from: end) } }
+        finished()
     }
 
     private func fail(_ changes: [PlannedChange], _ error: any Error) {

@@ -2,44 +2,33 @@ import Foundation
 import NIOCore
 import NIOFoundationCompat
 
-/// Splits a byte stream into control messages: a 4-byte big-endian length, then that many bytes of JSON.
+/// Splits a byte stream into control messages: a ``LengthPrefixedFrameDecoder`` of ``ControlMessage`` bodies.
 ///
 /// A length over ``ControlFrameLimit/maxBodyBytes`` or an undecodable body throws ``ControlFrameError``;
 /// the channel handler above answers with an `error` frame and closes the connection.
-public struct ControlFrameDecoder: ByteToMessageDecoder {
+public struct ControlFrameDecoder: LengthPrefixedFrameDecoder {
     public typealias InboundOut = ControlMessage
 
     public init() {}
-
-    public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        guard let length = buffer.getInteger(at: buffer.readerIndex, as: UInt32.self) else { return .needMoreData }
-        guard length <= ControlFrameLimit.maxBodyBytes else {
-            throw ControlFrameError.tooLarge(length: Int(length))
-        }
-        guard buffer.readableBytes >= 4 + Int(length) else { return .needMoreData }
-        buffer.moveReaderIndex(forwardBy: 4)
-        let body = buffer.readData(length: Int(length))!
-        let message = try ControlMessageCoding.decode(body)
-        context.fireChannelRead(Self.wrapInboundOut(message))
-        return .continue
-    }
-
-    public mutating func decodeLast(
-        context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool
-    ) throws -> DecodingState {
-        while try decode(context: context, buffer: &buffer) == .continue {}
-        return .needMoreData
-    }
 }
 
-/// Writes control messages as length-prefixed JSON frames.
-public struct ControlFrameEncoder: MessageToByteEncoder {
+/// Writes control messages as length-prefixed JSON frames (a ``LengthPrefixedFrameEncoder``).
+public struct ControlFrameEncoder: LengthPrefixedFrameEncoder {
     public typealias OutboundIn = ControlMessage
 
     public init() {}
+}
 
-    public func encode(data: ControlMessage, out: inout ByteBuffer) throws {
-        try ControlFrame.write(data, into: &out)
+/// A control message's frame body is its JSON (``ControlMessageCoding``).
+extension ControlMessage: FramedMessage {
+    /// Decodes a JSON body; throws ``ControlFrameError/malformed(_:)`` naming what was wrong.
+    public init(frameBody: ByteBuffer) throws(ControlFrameError) {
+        self = try ControlMessageCoding.decode(
+            frameBody.getData(at: frameBody.readerIndex, length: frameBody.readableBytes)!)
+    }
+
+    public func writeFrameBody(into buffer: inout ByteBuffer) throws {
+        buffer.writeBytes(try ControlMessageCoding.encode(self))
     }
 }
 
@@ -58,9 +47,6 @@ public struct ControlFrame: Sendable {
     /// Appends `message` as a frame. Throws ``ControlFrameError/tooLarge(length:)`` rather than write
     /// what the other side must refuse.
     public static func write(_ message: ControlMessage, into out: inout ByteBuffer) throws {
-        let body = try ControlMessageCoding.encode(message)
-        guard body.count <= ControlFrameLimit.maxBodyBytes else { throw ControlFrameError.tooLarge(length: body.count) }
-        out.writeInteger(UInt32(body.count))
-        out.writeBytes(body)
+        try LengthPrefixedFrame.write(message, into: &out)
     }
 }

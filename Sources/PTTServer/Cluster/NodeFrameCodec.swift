@@ -3,36 +3,25 @@ import NIOCore
 import NIOFoundationCompat
 import PTTProtocol
 
-/// Node messages in the control protocol's frames: a 4-byte big-endian length (at most
-/// ``ControlFrameLimit/maxBodyBytes``), then the JSON of one ``NodeMessage``.
-struct NodeFrameDecoder: ByteToMessageDecoder {
+/// Node messages in the control protocol's frames (``LengthPrefixedFrameDecoder``): a 4-byte big-endian length (at
+/// most ``ControlFrameLimit/maxBodyBytes``), then the JSON of one ``NodeMessage``.
+struct NodeFrameDecoder: LengthPrefixedFrameDecoder {
     typealias InboundOut = NodeMessage
-
-    mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        guard let length = buffer.getInteger(at: buffer.readerIndex, as: UInt32.self) else { return .needMoreData }
-        guard length <= ControlFrameLimit.maxBodyBytes else { throw ControlFrameError.tooLarge(length: Int(length)) }
-        guard buffer.readableBytes >= 4 + Int(length) else { return .needMoreData }
-        buffer.moveReaderIndex(forwardBy: 4)
-        let body = buffer.readData(length: Int(length))!
-        context.fireChannelRead(Self.wrapInboundOut(try JSONDecoder().decode(NodeMessage.self, from: body)))
-        return .continue
-    }
-
-    mutating func decodeLast(
-        context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool
-    ) throws -> DecodingState {
-        while try decode(context: context, buffer: &buffer) == .continue {}
-        return .needMoreData
-    }
 }
 
-struct NodeFrameEncoder: MessageToByteEncoder {
+/// Writes node messages as length-prefixed JSON frames.
+struct NodeFrameEncoder: LengthPrefixedFrameEncoder {
     typealias OutboundIn = NodeMessage
+}
 
-    func encode(data: NodeMessage, out: inout ByteBuffer) throws {
-        let body = try JSONEncoder().encode(data)
-        guard body.count <= ControlFrameLimit.maxBodyBytes else { throw ControlFrameError.tooLarge(length: body.count) }
-        out.writeInteger(UInt32(body.count))
-        out.writeBytes(body)
+/// A node message's frame body is its JSON; a body that is not a node message throws the JSON decoder's error,
+/// which closes the link (``NodeLinkHandler``).
+extension NodeMessage: FramedMessage {
+    init(frameBody: ByteBuffer) throws {
+        self = try JSONDecoder().decode(NodeMessage.self, from: frameBody)
+    }
+
+    func writeFrameBody(into buffer: inout ByteBuffer) throws {
+        try JSONEncoder().encode(self, into: &buffer)
     }
 }

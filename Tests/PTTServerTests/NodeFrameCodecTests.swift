@@ -1,0 +1,67 @@
+import Foundation
+import NIOCore
+import NIOEmbedded
+import PTTProtocol
+import Testing
+
+@testable import PTTServer
+
+/// A channel with the node link's frame decoder and encoder, as `NodeLinks` puts them under its `NodeLinkHandler`.
+private func nodeFrameChannel() throws -> EmbeddedChannel {
+    let channel = EmbeddedChannel()
+    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(NodeFrameDecoder()))
+    try channel.pipeline.syncOperations.addHandler(MessageToByteHandler(NodeFrameEncoder()))
+    return channel
+}
+
+private func lengthPrefixed(_ body: [UInt8]) -> [UInt8] {
+    withUnsafeBytes(of: UInt32(body.count).bigEndian, Array.init) + body
+}
+
+@Suite("Node links: frames")
+struct NodeFrameCodecTests {
+    static let messages: [NodeMessage] = [
+        .hello(NodeHello(node: "a", to: "b", mediaKey: "00ff", mediaSuite: "AEAD_AES_128_GCM")), .heartbeat,
+        .hello(NodeHello(node: "b", to: "a")),
+    ]
+
+    @Test func aNodeMessageIsALengthThenItsJSONAndReadsBackSplitAnywhere() throws {
+        let channel = try nodeFrameChannel()
+        for message in Self.messages { try channel.writeOutbound(message) }
+        var wire = [UInt8]()
+        while let out = try channel.readOutbound(as: ByteBuffer.self) { wire += out.readableBytesView }
+        // Each frame: a 4-byte big-endian length, then that many bytes of the message's JSON (whose key order the
+        // encoder does not fix).
+        var frames = ByteBuffer(bytes: wire)
+        for message in Self.messages {
+            let length = frames.readInteger(as: UInt32.self)
+            let body = try #require(length.flatMap { frames.readBytes(length: Int($0)) })
+            #expect(try JSONDecoder().decode(NodeMessage.self, from: Data(body)) == message)
+        }
+        #expect(frames.readableBytes == 0)
+        for split in 0...wire.count {
+            try channel.writeInbound(ByteBuffer(bytes: wire[..<split]))
+            try channel.writeInbound(ByteBuffer(bytes: wire[split...]))
+            for message in Self.messages {
+                #expect(try channel.readInbound(as: NodeMessage.self) == message, "split at \(split)")
+            }
+        }
+        #expect(try channel.finish().isClean)
+    }
+
+    @Test func aLengthOverTheControlLimitIsRefusedLikeOnAControlConnection() throws {
+        let channel = try nodeFrameChannel()
+        #expect(throws: ControlFrameError.tooLarge(length: 65_537)) {
+            try channel.writeInbound(ByteBuffer(bytes: [0x00, 0x01, 0x00, 0x01]))
+        }
+        _ = try? channel.finish()
+    }
+
+    @Test func aBodyThatIsNoNodeMessageIsTheJSONDecodersError() throws {
+        let channel = try nodeFrameChannel()
+        #expect(throws: DecodingError.self) {
+            try channel.writeInbound(ByteBuffer(bytes: lengthPrefixed(Array(#"{"type":"nope"}"#.utf8))))
+        }
+        _ = try? channel.finish()
+    }
+}

@@ -112,6 +112,15 @@ bench: deps
 	$(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH) --product pttbench
 	$(BENCH_SCRATCH)/release/pttbench matrix --out $(BENCH_OUT) $(BENCH_ARGS)
 
+## The benchmark gate (issue 24, Docs/BENCHMARKS.md): heap allocations per relayed packet (100 listeners, plain and
+## SRTP), per join and per floor request, counted in process by pttbench-gate (a malloc of its own), against
+## fixtures/bench-thresholds.json; it fails naming each metric above its threshold. The thresholds are for the debug
+## build `make test` makes, so after it this takes seconds. BENCH_CHECK_ARGS=--update writes what it measures now.
+.PHONY: bench-check
+bench-check: deps
+	$(SWIFT) build --product pttbench-gate
+	$$($(SWIFT) build --show-bin-path)/pttbench-gate --thresholds fixtures/bench-thresholds.json $(BENCH_CHECK_ARGS)
+
 ## swift-format (in the Swift toolchain) with the settings in .swift-format: `make lint` fails on any finding
 ## (CI runs it first), `make format` rewrites the files in place.
 ## Then the kit checks (issue 22, Tests/Scripts/check-kit-dependencies.py, under a second): PTTKit's dependency

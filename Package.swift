@@ -226,6 +226,21 @@ let package = Package(
         ),
         // Per-packet cost of SRTPSession (`make`-free: see Docs/SRTP.md).
         .executableTarget(name: "srtp-bench", dependencies: ["SRTP", "PortableSRTP"], path: "Sources/SRTPBench"),
+        // The benchmark gate (`make bench-check`, Docs/BENCHMARKS.md): allocations per relayed packet, join and floor
+        // request against fixtures/bench-thresholds.json. It counts them with a malloc of its own (CAllocationCounter),
+        // which nothing else links.
+        .executableTarget(
+            name: "pttbench-gate",
+            dependencies: [
+                "CAllocationCounter", "PTTServer", "PTTRelay", "PTTStore", "PTTProtocol", "PTTCore", "RTP", "SRTP",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .target(name: "CAllocationCounter"),
 
         // libFuzzer targets (`make fuzz`); in a normal build they are executables that do nothing.
         .executableTarget(

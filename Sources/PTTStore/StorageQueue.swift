@@ -11,15 +11,24 @@ import NIOPosix
 public final class StorageQueue: Sendable {
     /// The storage the calls run against.
     public let store: any Storage
-    private let group: MultiThreadedEventLoopGroup
+    /// The queue's own thread (nil when it runs on a loop it was given).
+    private let group: MultiThreadedEventLoopGroup?
     /// The queue's thread: futures from ``run(_:)`` complete there (hop to your own loop to use them).
     public let eventLoop: EventLoop
 
-    /// A queue of calls to `store`, on a thread of its own.
-    public init(_ store: any Storage) {
+    /// A queue of calls to `store`, on a thread of its own; or, given `eventLoop`, on that loop (an
+    /// `EmbeddedEventLoop` that a test or a fuzzer runs by hand, where a thread of its own would answer at a time
+    /// the test does not control).
+    public init(_ store: any Storage, on eventLoop: EventLoop? = nil) {
         self.store = store
-        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        eventLoop = group.next()
+        if let eventLoop {
+            group = nil
+            self.eventLoop = eventLoop
+        } else {
+            let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+            self.group = group
+            self.eventLoop = group.next()
+        }
     }
 
     /// Runs `call` on the queue's thread after every call queued before it; its result or error completes the
@@ -34,6 +43,6 @@ public final class StorageQueue: Sendable {
 
     /// Runs what is queued, then stops the thread.
     public func shutdown() async {
-        try? await group.shutdownGracefully()
+        try? await group?.shutdownGracefully()
     }
 }

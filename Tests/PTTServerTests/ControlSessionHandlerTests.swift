@@ -93,7 +93,7 @@ struct ControlSessionHandlerTests {
         let planeLoop = EmbeddedEventLoop()
         let plane = try ControlPlane(
             eventLoop: planeLoop, configuration: configuration, store: SQLiteStore(path: ":memory:"), metrics: metrics,
-            clock: ManualClock(), logger: logger)
+            clock: ManualClock(), storageLoop: planeLoop, logger: logger)
         let handler = ControlSessionHandler(
             plane: plane, metrics: metrics, sessionID: 1, heartbeatInterval: heartbeatInterval,
             heartbeatMissLimit: heartbeatMissLimit,

@@ -25,7 +25,8 @@ enum AdminHTTPFuzz {
             let metrics = ServerMetrics()
             let plane = try ControlPlane(
                 eventLoop: channel.embeddedEventLoop, configuration: ServerConfiguration(),
-                store: SQLiteStore(path: ":memory:"), metrics: metrics, clock: FixedClock(), logger: logger)
+                store: SQLiteStore(path: ":memory:"), metrics: metrics, clock: FixedClock(),
+                storageLoop: channel.embeddedEventLoop, logger: logger)
             let router = AdminRouter(plane: plane, metrics: metrics)
             try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
             try channel.pipeline.syncOperations.addHandler(

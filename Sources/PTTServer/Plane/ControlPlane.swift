@@ -63,13 +63,14 @@ public final class ControlPlane: @unchecked Sendable {
     package init(
         eventLoop: EventLoop, configuration: ServerConfiguration, store: any Storage, metrics: ServerMetrics,
         clock: any PTTClock,
-        wallClock: any WallClock = SystemWallClock(), apns: APNsClient? = nil, logger: Logger
+        wallClock: any WallClock = SystemWallClock(), apns: APNsClient? = nil, storageLoop: EventLoop? = nil,
+        logger: Logger
     ) throws {
         context = PlaneContext(
             eventLoop: eventLoop, configuration: configuration, metrics: metrics, clock: clock,
             wallClock: wallClock, apns: apns, logger: logger)
         self.store = store
-        storage = StorageQueue(store)
+        storage = StorageQueue(store, on: storageLoop)
         cluster = configuration.cluster.map { ClusterRouting(node: $0.node) }
         directory = try store.load()
         let stored = try store.loadAnnouncements()
@@ -164,7 +165,10 @@ public final class ControlPlane: @unchecked Sendable {
         case .pushAck(let ack): announcements.acknowledged(ack, device: device)
         case .replay(let request): recordings.replay(request, device: device, from: session)
         case .presence(let request): memberships.presence(request, device: device, from: session)
-        default:
+        case .hello: break  // answered above
+        case .welcome, .heartbeat, .heartbeatAck, .error, .joined, .left, .pushTokenRegistered, .memberJoined,
+            .memberLeft, .floorGranted, .floorDenied, .floorQueued, .floorQueueCancelled, .floorReleased, .floorTaken,
+            .floorIdle, .floorRevoked, .floorRevokePending, .push, .replaying, .replayEnded, .presenceReport:
             context.metrics.control.frameRejected(.badRequest)
             session.send(
                 .error(ErrorFrame(code: .badRequest, message: "'\(message.type)' is not a request a client can send")))

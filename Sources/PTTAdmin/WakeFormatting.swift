@@ -54,7 +54,7 @@ public func lastWakeCell(_ status: LastWakeStatus?) -> String {
     guard let status else { return "-" }
     var cell = "\(status.outcome) \(status.transport)"
     if let reason = status.reason, !reason.isEmpty { cell += " (\(reason))" }
-    return status.kind == "wake" ? cell : "\(status.kind): \(cell)"
+    return status.kind == .wake ? cell : "\(status.kind): \(cell)"
 }
 
 /// A short age for people: `42 s`, `17 min`, `3 h`.
@@ -85,7 +85,13 @@ public func wakeSummaryLines(_ totals: WakeTotals) -> [String] {
 /// The rows of `pttctl wakes` (KIND TRANSPORT OUTCOME REASON COUNT), sorted by kind, transport, outcome
 /// and reason; an empty reason shows as `-`.
 public func wakeCountRows(_ counts: [WakeCount]) -> [[String]] {
-    counts
-        .sorted { ($0.kind, $0.transport, $0.outcome, $0.reason) < ($1.kind, $1.transport, $1.outcome, $1.reason) }
-        .map { [$0.kind, $0.transport, $0.outcome, $0.reason.isEmpty ? "-" : $0.reason, "\($0.count)"] }
+    func key(_ count: WakeCount) -> [String] {
+        [count.kind.rawValue, count.transport.rawValue, count.outcome.rawValue, count.reason]
+    }
+    return counts.sorted { key($0).lexicographicallyPrecedes(key($1)) }.map {
+        [
+            $0.kind.rawValue, $0.transport.rawValue, $0.outcome.rawValue, $0.reason.isEmpty ? "-" : $0.reason,
+            "\($0.count)",
+        ]
+    }
 }

@@ -31,14 +31,14 @@ public struct ChannelSummary: Codable, Sendable, Equatable {
     public var members: Int
     public var connected: Int
     /// `idle` or `taken`.
-    public var floor: String
+    public var floor: FloorStatus
     public var speaker: String?
     public var queueLength: Int
     /// In a cluster, the node that owns the channel (runs its floor); nil when no node owns it now, and on a
     /// single server.
     public var owner: String?
     public init(
-        id: String, name: String, imageURL: String?, members: Int, connected: Int, floor: String, speaker: String?,
+        id: String, name: String, imageURL: String?, members: Int, connected: Int, floor: FloorStatus, speaker: String?,
         queueLength: Int, owner: String? = nil
     ) {
         self.id = id; self.name = name; self.imageURL = imageURL; self.members = members; self.connected = connected
@@ -69,14 +69,14 @@ public struct MemberStatus: Codable, Sendable, Equatable {
     public var ssrc: UInt32
     /// How the notifier would wake this member now: `local-push` (a live push-provider connection), `apns`
     /// (a push token and APNs credentials) or `none`.
-    public var wakeRoute: String
+    public var wakeRoute: WakeTransport
     /// The last wake or leave push tried for this member since the server started.
     public var lastWake: LastWakeStatus?
     public init(
         id: String, name: String, user: String, device: String, priority: Int, receiveOnly: Bool, connected: Bool,
         connections: [String], pushToken: Bool, audioReachable: Bool = false, droppedNotHolder: Int = 0,
         lastHeartbeat: String?, joinedAt: String, ssrc: UInt32,
-        wakeRoute: String = "none", lastWake: LastWakeStatus? = nil
+        wakeRoute: WakeTransport = .unreachable, lastWake: LastWakeStatus? = nil
     ) {
         self.id = id; self.name = name; self.user = user; self.device = device; self.priority = priority
         self.receiveOnly = receiveOnly; self.connected = connected; self.connections = connections
@@ -102,7 +102,8 @@ public struct ChannelDetail: Codable, Sendable, Equatable {
     public var id: String
     public var name: String
     public var imageURL: String?
-    public var floor: String
+    /// `idle` or `taken`.
+    public var floor: FloorStatus
     public var speaker: MemberStatus?
     public var talkTimeLeftMs: Int?
     public var queue: [QueueEntryStatus]
@@ -113,7 +114,7 @@ public struct ChannelDetail: Codable, Sendable, Equatable {
     /// connected there; elsewhere, the owner). Absent on a single server.
     public var nodeLinks: [String]?
     public init(
-        id: String, name: String, imageURL: String?, floor: String, speaker: MemberStatus?, talkTimeLeftMs: Int?,
+        id: String, name: String, imageURL: String?, floor: FloorStatus, speaker: MemberStatus?, talkTimeLeftMs: Int?,
         queue: [QueueEntryStatus], members: [MemberStatus], recording: Bool? = nil, nodeLinks: [String]? = nil
     ) {
         self.id = id; self.name = name; self.imageURL = imageURL; self.floor = floor; self.speaker = speaker

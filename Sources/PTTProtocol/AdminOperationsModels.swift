@@ -4,7 +4,7 @@ import Foundation
 /// pin on first use.
 public struct CertificateReport: Codable, Sendable, Equatable {
     /// `self-signed` (made by pttd in its data directory) or `operator` (`tlsCertificate` in the config).
-    public var source: String
+    public var source: CertificateSource
     /// SHA-256 of the certificate's DER, colon-separated uppercase hex: what clients pin.
     public var fingerprint: String
     public var subject: String
@@ -22,7 +22,8 @@ public struct CertificateReport: Codable, Sendable, Equatable {
     public var keyFile: String
 
     public init(
-        source: String, fingerprint: String, subject: String, issuer: String, notBefore: String, notAfter: String,
+        source: CertificateSource, fingerprint: String, subject: String, issuer: String, notBefore: String,
+        notAfter: String,
         daysLeft: Int, names: [String], chainLength: Int, certificateFile: String, keyFile: String
     ) {
         self.source = source; self.fingerprint = fingerprint; self.subject = subject; self.issuer = issuer

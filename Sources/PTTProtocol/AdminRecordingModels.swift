@@ -11,11 +11,11 @@ public struct RecordedBurstInfo: Codable, Sendable, Equatable {
     public var packets: Int
     public var bytes: Int
     /// `recording` (being written), `complete`, or `recovered` (closed at a start after a crash).
-    public var state: String
+    public var state: RecordedBurstState
 
     public init(
         id: Int64, channel: String, speaker: String, speakerName: String, startedAt: String, durationMs: Int,
-        packets: Int, bytes: Int, state: String
+        packets: Int, bytes: Int, state: RecordedBurstState
     ) {
         self.id = id; self.channel = channel; self.speaker = speaker; self.speakerName = speakerName
         self.startedAt = startedAt; self.durationMs = durationMs; self.packets = packets; self.bytes = bytes

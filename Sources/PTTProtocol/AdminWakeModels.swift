@@ -3,18 +3,19 @@ public struct LastWakeStatus: Codable, Sendable, Equatable {
     /// Wall-clock time of the outcome, ISO 8601.
     public var at: String
     /// `wake` or `leave`.
-    public var kind: String
+    public var kind: WakeKind
     /// `local-push`, `apns` or `none`.
-    public var transport: String
+    public var transport: WakeTransport
     /// `sent`, `acknowledged`, `expired`, `rejected` or `failed`.
-    public var outcome: String
+    public var outcome: WakeOutcome
     /// Why, for outcomes other than `sent` and `acknowledged` (an APNs reason such as `Unregistered`,
     /// or `no-route`, `deadline`, `burst-ended`, `backoff`, `overflow`, ...).
     public var reason: String?
     /// The talk burst a wake belonged to.
     public var burst: String?
     public init(
-        at: String, kind: String, transport: String, outcome: String, reason: String? = nil, burst: String? = nil
+        at: String, kind: WakeKind, transport: WakeTransport, outcome: WakeOutcome, reason: String? = nil,
+        burst: String? = nil
     ) {
         self.at = at; self.kind = kind; self.transport = transport; self.outcome = outcome; self.reason = reason;
         self.burst = burst
@@ -24,15 +25,15 @@ public struct LastWakeStatus: Codable, Sendable, Equatable {
 /// One row of `GET /api/wakes`: how many pushes of a kind ended one way on one transport.
 public struct WakeCount: Codable, Sendable, Equatable {
     /// `wake`, `leave` or `announce`.
-    public var kind: String
+    public var kind: WakeKind
     /// `local-push`, `apns` or `none`.
-    public var transport: String
+    public var transport: WakeTransport
     /// `sent`, `acknowledged`, `expired`, `rejected` or `failed`.
-    public var outcome: String
+    public var outcome: WakeOutcome
     /// The reason, for `expired`, `rejected` and `failed`; empty otherwise.
     public var reason: String
     public var count: Int
-    public init(kind: String, transport: String, outcome: String, reason: String, count: Int) {
+    public init(kind: WakeKind, transport: WakeTransport, outcome: WakeOutcome, reason: String, count: Int) {
         self.kind = kind; self.transport = transport; self.outcome = outcome; self.reason = reason; self.count = count
     }
 }

@@ -51,7 +51,7 @@ public struct MediaParameters: Codable, Sendable, Equatable {
 /// The floor of a channel at one moment.
 public struct FloorState: Codable, Sendable, Equatable {
     /// `idle` or `taken`.
-    public var state: String
+    public var state: FloorStatus
     /// The member holding the floor, when taken.
     public var holder: MemberInfo?
     /// Talk time the holder has left, in milliseconds, when taken.
@@ -63,7 +63,7 @@ public struct FloorState: Codable, Sendable, Equatable {
     /// The most queue entries a `FloorState` lists.
     public static let maxQueueListed = 64
     public init(
-        state: String, holder: MemberInfo? = nil, talkTimeLeftMs: Int? = nil, queue: [String] = [],
+        state: FloorStatus, holder: MemberInfo? = nil, talkTimeLeftMs: Int? = nil, queue: [String] = [],
         queueLength: Int? = nil
     ) {
         self.state = state; self.holder = holder; self.talkTimeLeftMs = talkTimeLeftMs; self.queue = queue
@@ -141,8 +141,8 @@ public struct Left: Codable, Sendable, Equatable {
     public var re: Int?
     public var channel: ChannelInfo
     /// `left`, `kicked`, `channel-deleted` or `user-removed`.
-    public var reason: String
-    public init(re: Int? = nil, channel: ChannelInfo, reason: String) {
+    public var reason: LeaveReason
+    public init(re: Int? = nil, channel: ChannelInfo, reason: LeaveReason) {
         self.re = re; self.channel = channel; self.reason = reason
     }
 }

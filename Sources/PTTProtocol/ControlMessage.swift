@@ -34,43 +34,6 @@ public enum ControlMessage: Sendable, Equatable {
     case replayEnded(ReplayEnded)
     case presence(PresenceRequest)
     case presenceReport(PresenceReport)
-
-    /// The `type` string on the wire.
-    public var type: String {
-        switch self {
-        case .hello: "hello"
-        case .welcome: "welcome"
-        case .heartbeat: "heartbeat"
-        case .heartbeatAck: "heartbeat-ack"
-        case .error: "error"
-        case .join: "join"
-        case .joined: "joined"
-        case .leave: "leave"
-        case .left: "left"
-        case .pushToken: "push-token"
-        case .pushTokenRegistered: "push-token-registered"
-        case .memberJoined: "member-joined"
-        case .memberLeft: "member-left"
-        case .floorRequest: "floor-request"
-        case .floorRelease: "floor-release"
-        case .floorGranted: "floor-granted"
-        case .floorDenied: "floor-denied"
-        case .floorQueued: "floor-queued"
-        case .floorQueueCancelled: "floor-queue-cancelled"
-        case .floorReleased: "floor-released"
-        case .floorTaken: "floor-taken"
-        case .floorIdle: "floor-idle"
-        case .floorRevoked: "floor-revoked"
-        case .floorRevokePending: "floor-revoke-pending"
-        case .push: "push"
-        case .pushAck: "push-ack"
-        case .replay: "replay"
-        case .replaying: "replaying"
-        case .replayEnded: "replay-ended"
-        case .presence: "presence"
-        case .presenceReport: "presence-report"
-        }
-    }
 }
 
 extension ControlMessage: Codable {
@@ -78,47 +41,48 @@ extension ControlMessage: Codable {
 
     public init(from decoder: Decoder) throws {
         let type = try decoder.container(keyedBy: TypeKey.self).decode(String.self, forKey: .type)
-        switch type {
-        case "hello": self = .hello(try Hello(from: decoder))
-        case "welcome": self = .welcome(try Welcome(from: decoder))
-        case "heartbeat": self = .heartbeat(try Heartbeat(from: decoder))
-        case "heartbeat-ack": self = .heartbeatAck(try HeartbeatAck(from: decoder))
-        case "error": self = .error(try ErrorFrame(from: decoder))
-        case "join": self = .join(try Join(from: decoder))
-        case "joined": self = .joined(try Joined(from: decoder))
-        case "leave": self = .leave(try Leave(from: decoder))
-        case "left": self = .left(try Left(from: decoder))
-        case "push-token": self = .pushToken(try PushToken(from: decoder))
-        case "push-token-registered": self = .pushTokenRegistered(try PushTokenRegistered(from: decoder))
-        case "member-joined": self = .memberJoined(try MemberEvent(from: decoder))
-        case "member-left": self = .memberLeft(try MemberEvent(from: decoder))
-        case "floor-request": self = .floorRequest(try FloorCommand(from: decoder))
-        case "floor-release": self = .floorRelease(try FloorCommand(from: decoder))
-        case "floor-granted": self = .floorGranted(try FloorGranted(from: decoder))
-        case "floor-denied": self = .floorDenied(try FloorDenied(from: decoder))
-        case "floor-queued": self = .floorQueued(try FloorQueued(from: decoder))
-        case "floor-queue-cancelled": self = .floorQueueCancelled(try FloorChannelEvent(from: decoder))
-        case "floor-released": self = .floorReleased(try FloorChannelEvent(from: decoder))
-        case "floor-taken": self = .floorTaken(try FloorTaken(from: decoder))
-        case "floor-idle": self = .floorIdle(try FloorChannelEvent(from: decoder))
-        case "floor-revoked": self = .floorRevoked(try FloorRevoked(from: decoder))
-        case "floor-revoke-pending": self = .floorRevokePending(try FloorRevokePending(from: decoder))
-        case "push": self = .push(try PushFrame(from: decoder))
-        case "push-ack": self = .pushAck(try PushAck(from: decoder))
-        case "replay": self = .replay(try Replay(from: decoder))
-        case "replaying": self = .replaying(try Replaying(from: decoder))
-        case "replay-ended": self = .replayEnded(try ReplayEnded(from: decoder))
-        case "presence": self = .presence(try PresenceRequest(from: decoder))
-        case "presence-report": self = .presenceReport(try PresenceReport(from: decoder))
-        default:
+        guard let kind = Kind(rawValue: type) else {
             throw DecodingError.dataCorrupted(
                 .init(codingPath: [TypeKey.type], debugDescription: "unknown message type '\(type)'"))
+        }
+        switch kind {
+        case .hello: self = .hello(try Hello(from: decoder))
+        case .welcome: self = .welcome(try Welcome(from: decoder))
+        case .heartbeat: self = .heartbeat(try Heartbeat(from: decoder))
+        case .heartbeatAck: self = .heartbeatAck(try HeartbeatAck(from: decoder))
+        case .error: self = .error(try ErrorFrame(from: decoder))
+        case .join: self = .join(try Join(from: decoder))
+        case .joined: self = .joined(try Joined(from: decoder))
+        case .leave: self = .leave(try Leave(from: decoder))
+        case .left: self = .left(try Left(from: decoder))
+        case .pushToken: self = .pushToken(try PushToken(from: decoder))
+        case .pushTokenRegistered: self = .pushTokenRegistered(try PushTokenRegistered(from: decoder))
+        case .memberJoined: self = .memberJoined(try MemberEvent(from: decoder))
+        case .memberLeft: self = .memberLeft(try MemberEvent(from: decoder))
+        case .floorRequest: self = .floorRequest(try FloorCommand(from: decoder))
+        case .floorRelease: self = .floorRelease(try FloorCommand(from: decoder))
+        case .floorGranted: self = .floorGranted(try FloorGranted(from: decoder))
+        case .floorDenied: self = .floorDenied(try FloorDenied(from: decoder))
+        case .floorQueued: self = .floorQueued(try FloorQueued(from: decoder))
+        case .floorQueueCancelled: self = .floorQueueCancelled(try FloorChannelEvent(from: decoder))
+        case .floorReleased: self = .floorReleased(try FloorChannelEvent(from: decoder))
+        case .floorTaken: self = .floorTaken(try FloorTaken(from: decoder))
+        case .floorIdle: self = .floorIdle(try FloorChannelEvent(from: decoder))
+        case .floorRevoked: self = .floorRevoked(try FloorRevoked(from: decoder))
+        case .floorRevokePending: self = .floorRevokePending(try FloorRevokePending(from: decoder))
+        case .push: self = .push(try PushFrame(from: decoder))
+        case .pushAck: self = .pushAck(try PushAck(from: decoder))
+        case .replay: self = .replay(try Replay(from: decoder))
+        case .replaying: self = .replaying(try Replaying(from: decoder))
+        case .replayEnded: self = .replayEnded(try ReplayEnded(from: decoder))
+        case .presence: self = .presence(try PresenceRequest(from: decoder))
+        case .presenceReport: self = .presenceReport(try PresenceReport(from: decoder))
         }
     }
 
     public func encode(to encoder: Encoder) throws {
         var container = encoder.container(keyedBy: TypeKey.self)
-        try container.encode(type, forKey: .type)
+        try container.encode(kind.rawValue, forKey: .type)
         switch self {
         case .hello(let m): try m.encode(to: encoder)
         case .welcome(let m): try m.encode(to: encoder)
@@ -252,7 +216,10 @@ extension ControlMessage {
         case .floorIdle(let m): m.re
         case .replaying(let m): m.re
         case .presenceReport(let m): m.re
-        default: nil
+        case .hello, .welcome, .heartbeat, .heartbeatAck, .join, .leave, .pushToken, .memberJoined, .memberLeft,
+            .floorRequest, .floorRelease, .floorTaken, .floorRevoked, .floorRevokePending, .push, .pushAck, .replay,
+            .replayEnded, .presence:
+            nil
         }
     }
 
@@ -266,7 +233,10 @@ extension ControlMessage {
         case .floorRelease(var m): m.id = id; return .floorRelease(m)
         case .replay(var m): m.id = id; return .replay(m)
         case .presence(var m): m.id = id; return .presence(m)
-        default: return self
+        case .hello, .welcome, .heartbeat, .heartbeatAck, .error, .joined, .left, .pushTokenRegistered, .memberJoined,
+            .memberLeft, .floorGranted, .floorDenied, .floorQueued, .floorQueueCancelled, .floorReleased, .floorTaken,
+            .floorIdle, .floorRevoked, .floorRevokePending, .push, .pushAck, .replaying, .replayEnded, .presenceReport:
+            return self
         }
     }
 }

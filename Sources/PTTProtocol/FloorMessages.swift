@@ -21,8 +21,8 @@ public struct FloorDenied: Codable, Sendable, Equatable {
     public var re: Int?
     public var channel: ChannelInfo
     /// `another-member-has-permission`, `only-one-participant`, `receive-only` or `queue-full`.
-    public var cause: String
-    public init(re: Int? = nil, channel: ChannelInfo, cause: String) {
+    public var cause: FloorDenialCause
+    public init(re: Int? = nil, channel: ChannelInfo, cause: FloorDenialCause) {
         self.re = re; self.channel = channel; self.cause = cause
     }
 }
@@ -56,8 +56,8 @@ public struct FloorChannelEvent: Codable, Sendable, Equatable {
 public struct FloorRevoked: Codable, Sendable, Equatable {
     public var channel: ChannelInfo
     /// `end-of-media`, `talk-time-exceeded`, `preempted` or `revoked-by-operator`.
-    public var cause: String
-    public init(channel: ChannelInfo, cause: String) { self.channel = channel; self.cause = cause }
+    public var cause: FloorRevocationCause
+    public init(channel: ChannelInfo, cause: FloorRevocationCause) { self.channel = channel; self.cause = cause }
 }
 
 /// `floor-revoke-pending`: a higher-priority member asked; the holder loses the floor after `graceMs`.

@@ -18,10 +18,10 @@ public struct MemberPresence: Codable, Sendable, Equatable {
     /// The relay has heard the member's audio or keep-alives within its silence timeout: it hears the channel now.
     public var audioReachable: Bool
     /// How the server would wake it at the next burst: `local-push`, `apns` or `none`.
-    public var wakeRoute: String
+    public var wakeRoute: WakeTransport
     public init(
         id: String, name: String, user: String, receiveOnly: Bool, connected: Bool, audioReachable: Bool,
-        wakeRoute: String
+        wakeRoute: WakeTransport
     ) {
         self.id = id; self.name = name; self.user = user; self.receiveOnly = receiveOnly; self.connected = connected
         self.audioReachable = audioReachable; self.wakeRoute = wakeRoute

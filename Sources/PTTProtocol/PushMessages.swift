@@ -33,13 +33,13 @@ public struct PushPayload: Codable, Sendable, Equatable {
     /// `true` tells the app to leave the channel (kicked, channel deleted, user removed).
     public var leaveChannel: Bool?
     /// Why the membership ended, with `leaveChannel`: `kicked`, `channel-deleted` or `user-removed`.
-    public var reason: String?
+    public var reason: LeaveReason?
     /// The text of an operator announcement.
     public var announcement: String?
 
     public init(
         aps: APS = APS(), channel: String, activeSpeaker: String? = nil, burst: String? = nil, sentAt: Int64,
-        leaveChannel: Bool? = nil, reason: String? = nil, announcement: String? = nil
+        leaveChannel: Bool? = nil, reason: LeaveReason? = nil, announcement: String? = nil
     ) {
         self.aps = aps; self.channel = channel; self.activeSpeaker = activeSpeaker; self.burst = burst;
         self.sentAt = sentAt
@@ -53,7 +53,7 @@ public struct PushFrame: Codable, Sendable, Equatable {
     /// Unique per push; the client answers with `push-ack` carrying it.
     public var id: String
     /// `pushtotalk` for wakes and leaves, `alert` for announcements.
-    public var pushType: String
+    public var pushType: PushType
     /// 10 (immediately) for pushtotalk, 5 for announcements.
     public var priority: Int
     /// 0: now or never (never stored). Otherwise the time, in seconds since 1970, after which it is not delivered.
@@ -62,16 +62,17 @@ public struct PushFrame: Codable, Sendable, Equatable {
     public var collapseId: String?
     public var payload: PushPayload
     public init(
-        id: String, pushType: String, priority: Int, expiration: Int64, collapseId: String? = nil, payload: PushPayload
+        id: String, pushType: PushType, priority: Int, expiration: Int64, collapseId: String? = nil,
+        payload: PushPayload
     ) {
         self.id = id; self.pushType = pushType; self.priority = priority; self.expiration = expiration
         self.collapseId = collapseId; self.payload = payload
     }
 
     /// `pushtotalk`, the push type of wakes and leaves.
-    public static let pushToTalk = "pushtotalk"
+    public static let pushToTalk = PushType.pushToTalk
     /// `alert`, the push type of announcements.
-    public static let alert = "alert"
+    public static let alert = PushType.alert
 }
 
 /// `push-ack` (client → server): the client has the push with this id. A stored announcement is deleted

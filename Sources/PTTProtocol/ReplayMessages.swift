@@ -36,8 +36,8 @@ public struct Replaying: Codable, Sendable, Equatable {
 public struct ReplayEnded: Codable, Sendable, Equatable {
     public var channel: ChannelInfo
     public var burst: Int64
-    public var outcome: String
-    public init(channel: ChannelInfo, burst: Int64, outcome: String) {
+    public var outcome: ReplayOutcome
+    public init(channel: ChannelInfo, burst: Int64, outcome: ReplayOutcome) {
         self.channel = channel; self.burst = burst; self.outcome = outcome
     }
 }

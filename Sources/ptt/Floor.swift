@@ -22,12 +22,9 @@ struct Floor: AsyncParsableCommand {
             printLine(try await client.request(.join(Join(channel: channel))))
             let answer = try await client.request(.floorRequest(FloorCommand(channel: channel)))
             printLine(answer)
+            if case .floorDenied = answer { throw ExitCode(2) }
             var granted = false
-            switch answer {
-            case .floorGranted: granted = true
-            case .floorDenied: throw ExitCode(2)
-            default: break
-            }
+            if case .floorGranted = answer { granted = true }
             if !granted {
                 let deadline = ContinuousClock.now + .milliseconds(Int(wait * 1000))
                 for await message in client.messages {

@@ -11,7 +11,7 @@ final class MemberConnection: Sendable {
     let channel: String
     private let revoked = NIOLockedValueBox<String?>(nil)
     private let granted = NIOLockedValueBox(false)
-    private let replayEnd = NIOLockedValueBox<(burst: Int64, outcome: String)?>(nil)
+    private let replayEnd = NIOLockedValueBox<(burst: Int64, outcome: ReplayOutcome)?>(nil)
 
     private init(client: PTTClient, handle: ChannelHandle, channel: String) {
         self.client = client; self.handle = handle; self.channel = channel
@@ -55,7 +55,7 @@ final class MemberConnection: Sendable {
     func revokedCause() -> String? { revoked.withLockedValue { $0 } }
 
     /// The `replay-ended` outcome, once it came.
-    func replayEnded() -> String? { replayEnd.withLockedValue { $0?.outcome } }
+    func replayEnded() -> String? { replayEnd.withLockedValue { $0?.outcome.rawValue } }
 
     /// Asks to hear a recorded burst of the channel again (`nil`: the last one); exits 1 if refused.
     func replay(_ burst: Int64?) async throws -> Replaying {

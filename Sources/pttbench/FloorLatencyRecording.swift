@@ -87,7 +87,7 @@ struct FloorLatencyRecording: FloorLatencyLoad {
         var bursts: [RecordedBurstInfo] = []
         repeat {
             bursts = try await admin.get("/api/channels/\(Self.channelName)/bursts?limit=10000")
-            if bursts.count >= burst, !bursts.contains(where: { $0.state == "recording" }) { break }
+            if bursts.count >= burst, !bursts.contains(where: { $0.state == .recording }) { break }
             try await Task.sleep(for: .milliseconds(100))
         } while ContinuousClock.now < deadline
         report.burstsRecorded = bursts.count

@@ -2,6 +2,7 @@
 import Foundation
 import Glibc
 import NIOCore
+import PTTProtocol
 
 /// A frame a join-bench member read from pttd, classified with as little decoding as the benchmark allows.
 ///
@@ -53,16 +54,21 @@ enum InboundFrame: Equatable {
             throw BenchError(
                 "an undecodable frame from pttd (\(error)): \(String(decoding: body.prefix(200), as: UTF8.self))")
         }
-        switch head.type {
-        case "member-joined":
+        guard let kind = ControlMessage.Kind(rawValue: head.type) else { return .other(type: head.type) }
+        switch kind {
+        case .memberJoined:
             return .memberJoined(counted: head.channel.map { Array("\"\($0.id)\"".utf8) == countedChannel } ?? false)
-        case "welcome": return .welcome
-        case "joined": return .joined(re: head.re, memberEvents: head.memberEvents)
-        case "error": return .error(re: head.re, code: head.code ?? "?", message: head.message ?? "")
-        case "heartbeat":
+        case .welcome: return .welcome
+        case .joined: return .joined(re: head.re, memberEvents: head.memberEvents)
+        case .error: return .error(re: head.re, code: head.code ?? "?", message: head.message ?? "")
+        case .heartbeat:
             guard let seq = head.seq else { throw BenchError("a heartbeat without seq from pttd") }
             return .heartbeat(seq: seq)
-        default: return .other(type: head.type)
+        case .hello, .heartbeatAck, .join, .leave, .left, .pushToken, .pushTokenRegistered, .memberLeft, .floorRequest,
+            .floorRelease, .floorGranted, .floorDenied, .floorQueued, .floorQueueCancelled, .floorReleased, .floorTaken,
+            .floorIdle, .floorRevoked, .floorRevokePending, .push, .pushAck, .replay, .replaying, .replayEnded,
+            .presence, .presenceReport:
+            return .other(type: head.type)
         }
     }
 

@@ -84,7 +84,7 @@ struct KitPushMemoryBench: AsyncParsableCommand {
         let annDeck = try await ann.join("deck")
         try await pttd.waitFor("the relay hears ann", user: "ann", in: "deck") { $0.audioReachable }
         try await pttd.waitFor("bob's wake route is Local Push", user: "bob", in: "deck") {
-            $0.wakeRoute == "local-push"
+            $0.wakeRoute == .localPush
         }
 
         let interval = Duration.milliseconds(Int(minutes * 60_000 / Double(wakes)))

@@ -138,7 +138,7 @@ struct KitWakeBench: AsyncParsableCommand {
         let annDeck = try await ann.join("deck")
         try await pttd.waitFor("the relay hears ann", user: "ann", in: "deck") { $0.audioReachable }
         try await pttd.waitFor("bob's wake route is Local Push", user: "bob", in: "deck") {
-            $0.wakeRoute == "local-push" && !$0.audioReachable
+            $0.wakeRoute == .localPush && !$0.audioReachable
         }
         return KitWakeMembers(
             annClient: ann, annDeck: annDeck, provider: provider, bob: bob, server: pttd, rejoin: resume == "join")

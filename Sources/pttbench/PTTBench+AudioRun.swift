@@ -159,7 +159,7 @@ extension PTTBench {
         report.listenerSocketDrops = engine.listenerPorts.reduce(0) {
             $0 + (dropsAfter[$1] ?? 0) - (dropsBefore[$1] ?? 0)
         }
-        report.floorAtEnd = detail.floor
+        report.floorAtEnd = detail.floor.rawValue
         if let start = late.windowStart, let latency = result.windowLatency {
             report.catchUpWindow = CatchUpWindowReport(
                 from: start, seconds: min(LateListenerOptions.windowSeconds, load.seconds - start),

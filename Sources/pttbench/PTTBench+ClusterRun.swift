@@ -196,7 +196,7 @@ extension PTTBench {
             payloadBytes: payloads.map(\.count).reduce(0, +) / payloads.count)
         report.setupJoinSeconds = joinSeconds
         report.controlTLS = daemon.tls
-        report.floorAtEnd = detail.floor
+        report.floorAtEnd = detail.floor.rawValue
         report.arrivalClock = receiving.arrivalClock
         report.serverEnding = "\(servers.count) nodes: their figures follow"
         report.machine = BenchReport.Machine.current(serverCPU: nil, benchCPU: nil)

@@ -51,7 +51,7 @@ struct ChannelCommand: AsyncParsableCommand {
                                 ? "yes" : ($0.connections.isEmpty ? "no" : $0.connections.joined(separator: ",")),
                             $0.audioReachable ? "yes" : "no", "\($0.priority)", $0.receiveOnly ? "yes" : "no",
                             $0.pushToken ? "yes" : "no",
-                            $0.wakeRoute, lastWakeCell($0.lastWake), $0.lastHeartbeat ?? "-",
+                            $0.wakeRoute.rawValue, lastWakeCell($0.lastWake), $0.lastHeartbeat ?? "-",
                         ]
                     }))
         }

@@ -39,7 +39,8 @@ struct HistoryCommand: AsyncParsableCommand {
                 rows: bursts.map {
                     [
                         "\($0.id)", $0.startedAt, String(format: "%.1f s", Double($0.durationMs) / 1000),
-                        "\($0.speakerName) (\($0.speaker))", "\($0.packets)", "\($0.bytes / 1024) KiB", $0.state,
+                        "\($0.speakerName) (\($0.speaker))", "\($0.packets)", "\($0.bytes / 1024) KiB",
+                        $0.state.rawValue,
                     ]
                 }))
     }

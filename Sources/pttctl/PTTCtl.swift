@@ -101,7 +101,10 @@ struct Channels: AsyncParsableCommand {
             Table.render(
                 header: ["CHANNEL", "MEMBERS", "FLOOR", "SPEAKER", "QUEUE"] + (clustered ? ["OWNER"] : []),
                 rows: channels.map {
-                    [$0.name, "\($0.connected)/\($0.members)", $0.floor, $0.speaker ?? "-", "\($0.queueLength)"]
+                    [
+                        $0.name, "\($0.connected)/\($0.members)", $0.floor.rawValue, $0.speaker ?? "-",
+                        "\($0.queueLength)",
+                    ]
                         + (clustered ? [$0.owner ?? "-"] : [])
                 }))
     }

@@ -63,7 +63,7 @@ struct CertCommand: AsyncParsableCommand {
             ? "EXPIRED \(-report.daysLeft) days ago" : "\(report.daysLeft) days left"
         let rows = [
             ("fingerprint", "SHA-256 \(report.fingerprint)"),
-            ("source", report.source == "operator" ? "the operator's (tlsCertificate)" : "self-signed by pttd"),
+            ("source", report.source == .operator ? "the operator's (tlsCertificate)" : "self-signed by pttd"),
             ("subject", report.subject),
             ("issuer", report.issuer),
             ("names", report.names.isEmpty ? "-" : report.names.joined(separator: ", ")),

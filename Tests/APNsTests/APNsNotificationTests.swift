@@ -27,7 +27,7 @@ import Testing
     }
 
     @Test func thePushToTalkTypeIsTheOneTheLocalPushFramesUse() {
-        #expect(APNsNotification.pushToTalkType == PushFrame.pushToTalk)
+        #expect(APNsNotification.pushToTalkType == PushFrame.pushToTalk.rawValue)
     }
 
     @Test func thePayloadIsJSONWithSortedKeysAndUnescapedSlashes() throws {

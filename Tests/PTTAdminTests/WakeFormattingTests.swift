@@ -57,45 +57,45 @@ struct WakeFormattingTests {
         arguments: [
             (LastWakeStatus?.none, "-"),
             (
-                LastWakeStatus(at: "2026-11-21T08:00:00.000Z", kind: "wake", transport: "local-push", outcome: "sent"),
+                LastWakeStatus(at: "2026-11-21T08:00:00.000Z", kind: .wake, transport: .localPush, outcome: .sent),
                 "sent local-push"
             ),
             (
                 LastWakeStatus(
-                    at: "2026-11-21T08:00:00.000Z", kind: "wake", transport: "local-push", outcome: "acknowledged",
+                    at: "2026-11-21T08:00:00.000Z", kind: .wake, transport: .localPush, outcome: .acknowledged,
                     burst: "b1"),
                 "acknowledged local-push"
             ),
             (
                 LastWakeStatus(
-                    at: "2026-11-21T08:00:00.000Z", kind: "wake", transport: "none", outcome: "expired",
+                    at: "2026-11-21T08:00:00.000Z", kind: .wake, transport: .unreachable, outcome: .expired,
                     reason: "no-route"),
                 "expired none (no-route)"
             ),
             (
                 LastWakeStatus(
-                    at: "2026-11-21T08:00:00.000Z", kind: "wake", transport: "apns", outcome: "rejected",
+                    at: "2026-11-21T08:00:00.000Z", kind: .wake, transport: .apns, outcome: .rejected,
                     reason: "Unregistered"),
                 "rejected apns (Unregistered)"
             ),
             (
                 LastWakeStatus(
-                    at: "2026-11-21T08:00:00.000Z", kind: "wake", transport: "apns", outcome: "failed",
+                    at: "2026-11-21T08:00:00.000Z", kind: .wake, transport: .apns, outcome: .failed,
                     reason: "backoff"),
                 "failed apns (backoff)"
             ),
             (
                 LastWakeStatus(
-                    at: "2026-11-21T08:00:00.000Z", kind: "wake", transport: "apns", outcome: "sent", reason: ""),
+                    at: "2026-11-21T08:00:00.000Z", kind: .wake, transport: .apns, outcome: .sent, reason: ""),
                 "sent apns"
             ),
             (
-                LastWakeStatus(at: "2026-11-21T08:00:00.000Z", kind: "leave", transport: "apns", outcome: "sent"),
+                LastWakeStatus(at: "2026-11-21T08:00:00.000Z", kind: .leave, transport: .apns, outcome: .sent),
                 "leave: sent apns"
             ),
             (
                 LastWakeStatus(
-                    at: "2026-11-21T08:00:00.000Z", kind: "leave", transport: "none", outcome: "expired",
+                    at: "2026-11-21T08:00:00.000Z", kind: .leave, transport: .unreachable, outcome: .expired,
                     reason: "no-route"),
                 "leave: expired none (no-route)"
             ),
@@ -146,12 +146,12 @@ struct WakeFormattingTests {
     @Test("wake count rows are sorted by kind, transport, outcome, reason")
     func rows() {
         let counts = [
-            WakeCount(kind: "wake", transport: "local-push", outcome: "sent", reason: "", count: 5),
-            WakeCount(kind: "wake", transport: "apns", outcome: "rejected", reason: "Unregistered", count: 1),
-            WakeCount(kind: "announce", transport: "local-push", outcome: "acknowledged", reason: "", count: 2),
-            WakeCount(kind: "wake", transport: "apns", outcome: "rejected", reason: "BadDeviceToken", count: 4),
-            WakeCount(kind: "leave", transport: "none", outcome: "expired", reason: "no-route", count: 3),
-            WakeCount(kind: "wake", transport: "apns", outcome: "failed", reason: "backoff", count: 6),
+            WakeCount(kind: .wake, transport: .localPush, outcome: .sent, reason: "", count: 5),
+            WakeCount(kind: .wake, transport: .apns, outcome: .rejected, reason: "Unregistered", count: 1),
+            WakeCount(kind: .announce, transport: .localPush, outcome: .acknowledged, reason: "", count: 2),
+            WakeCount(kind: .wake, transport: .apns, outcome: .rejected, reason: "BadDeviceToken", count: 4),
+            WakeCount(kind: .leave, transport: .unreachable, outcome: .expired, reason: "no-route", count: 3),
+            WakeCount(kind: .wake, transport: .apns, outcome: .failed, reason: "backoff", count: 6),
         ]
         #expect(
             wakeCountRows(counts) == [

@@ -11,11 +11,11 @@ struct PTTEventTests {
     @Test("floor events carry typed causes and durations; unknown causes are kept as the server spelled them")
     func floorEvents() {
         #expect(
-            PTTEvent.from(.floorRevoked(FloorRevoked(channel: Self.deck, cause: "preempted")))
+            PTTEvent.from(.floorRevoked(FloorRevoked(channel: Self.deck, cause: .preempted)))
                 == .floorRevoked(channel: Self.deck, cause: .preempted))
         #expect(
-            PTTEvent.from(.floorRevoked(FloorRevoked(channel: Self.deck, cause: "solar-flare")))
-                == .floorRevoked(channel: Self.deck, cause: .other("solar-flare")))
+            PTTEvent.from(.floorRevoked(FloorRevoked(channel: Self.deck, cause: .unknown("solar-flare"))))
+                == .floorRevoked(channel: Self.deck, cause: .unknown("solar-flare")))
         #expect(
             PTTEvent.from(.floorRevokePending(FloorRevokePending(channel: Self.deck, by: Self.ann, graceMs: 1500)))
                 == .floorRevokePending(channel: Self.deck, by: Self.ann, grace: .milliseconds(1500)))
@@ -25,15 +25,15 @@ struct PTTEventTests {
         #expect(
             PTTEvent.from(.floorTaken(FloorTaken(channel: Self.deck, member: Self.ann)))
                 == .floorTaken(channel: Self.deck, speaker: Self.ann))
-        #expect(FloorDenialCause(wire: "queue-full") == .queueFull)
-        #expect(FloorDenialCause(wire: "queue-full").description == "queue-full")
-        #expect(FloorDenialCause(wire: "new-cause") == .other("new-cause"))
+        #expect(FloorDenialCause(rawValue: "queue-full") == .queueFull)
+        #expect(FloorDenialCause(rawValue: "queue-full").description == "queue-full")
+        #expect(FloorDenialCause(rawValue: "new-cause") == .unknown("new-cause"))
     }
 
     @Test("a left frame ends the membership; announcements come typed; answers and heartbeats are not events")
     func otherFrames() {
         #expect(
-            PTTEvent.from(.left(Left(channel: Self.deck, reason: "kicked")))
+            PTTEvent.from(.left(Left(channel: Self.deck, reason: .kicked)))
                 == .membershipEnded(channel: Self.deck, reason: "kicked"))
         let announcement = PushFrame(
             id: "p1", pushType: PushFrame.alert, priority: 5, expiration: 0,

@@ -41,8 +41,8 @@ struct PushToTalkWakeTests {
     @Test("a leave says leave with its reason; an announcement or garbage is not a wake")
     func leaveAndOthers() throws {
         let leave = try PushToTalkWake(
-            payload: PushPayload(channel: "c", sentAt: 5, leaveChannel: true, reason: "kicked"))
-        #expect(leave.action == .leaveChannel(reason: "kicked"))
+            payload: PushPayload(channel: "c", sentAt: 5, leaveChannel: true, reason: .kicked))
+        #expect(leave.action == .leaveChannel(reason: .kicked))
         #expect(!leave.isStale(now: Date(timeIntervalSince1970: 1e9)), "a leave is never stale")
         #expect(throws: PushToTalkWakeError.notAWake) {
             try PushToTalkWake(payload: PushPayload(channel: "c", sentAt: 5, announcement: "Muster"))

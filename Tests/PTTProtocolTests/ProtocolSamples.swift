@@ -20,7 +20,7 @@ enum ProtocolSamples {
         media: MediaParameters(
             ssrc: 0xDEAD_BEEF, listenSSRC: 0x84F7_E4B5, port: 50_000, security: .srtp, suite: "AES_CM_128_HMAC_SHA1_80",
             key: "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwd", payloadType: 111),
-        floor: FloorState(state: "taken", holder: bob, talkTimeLeftMs: 12_500, queue: ["0123456789ab"]),
+        floor: FloorState(state: .taken, holder: bob, talkTimeLeftMs: 12_500, queue: ["0123456789ab"]),
         members: [ann, bob])
 
     static let all: [ProtocolSample] = [
@@ -44,7 +44,7 @@ enum ProtocolSamples {
             message: .join(Join(id: 1, channel: "general", displayName: "Ann", receiveOnly: true, pushToken: "a1b2"))),
         .init(wireType: "joined", message: .joined(joined)),
         .init(wireType: "leave", message: .leave(Leave(id: 2, channel: channelID))),
-        .init(wireType: "left", message: .left(Left(re: 2, channel: plainChannel, reason: "kicked"))),
+        .init(wireType: "left", message: .left(Left(re: 2, channel: plainChannel, reason: .kicked))),
         .init(wireType: "push-token", message: .pushToken(PushToken(id: 3, channel: "general", token: "00ff"))),
         .init(
             wireType: "push-token-registered",
@@ -57,7 +57,7 @@ enum ProtocolSamples {
             wireType: "floor-granted", message: .floorGranted(FloorGranted(re: 5, channel: channel, talkTimeMs: 30_000))
         ),
         .init(
-            wireType: "floor-denied", message: .floorDenied(FloorDenied(re: 6, channel: channel, cause: "queue-full"))),
+            wireType: "floor-denied", message: .floorDenied(FloorDenied(re: 6, channel: channel, cause: .queueFull))),
         .init(wireType: "floor-queued", message: .floorQueued(FloorQueued(re: 7, channel: channel, position: 2))),
         .init(
             wireType: "floor-queue-cancelled", message: .floorQueueCancelled(FloorChannelEvent(re: 8, channel: channel))
@@ -65,7 +65,7 @@ enum ProtocolSamples {
         .init(wireType: "floor-released", message: .floorReleased(FloorChannelEvent(re: 10, channel: channel))),
         .init(wireType: "floor-taken", message: .floorTaken(FloorTaken(channel: channel, member: ann))),
         .init(wireType: "floor-idle", message: .floorIdle(FloorChannelEvent(channel: plainChannel))),
-        .init(wireType: "floor-revoked", message: .floorRevoked(FloorRevoked(channel: channel, cause: "preempted"))),
+        .init(wireType: "floor-revoked", message: .floorRevoked(FloorRevoked(channel: channel, cause: .preempted))),
         .init(
             wireType: "floor-revoke-pending",
             message: .floorRevokePending(FloorRevokePending(channel: channel, by: bob, graceMs: 1_000))),
@@ -73,7 +73,7 @@ enum ProtocolSamples {
             wireType: "push",
             message: .push(
                 PushFrame(
-                    id: "3f1e9c1a-7a7b-4b7e-9d55-0c8a8b0e1f20", pushType: "pushtotalk", priority: 10, expiration: 0,
+                    id: "3f1e9c1a-7a7b-4b7e-9d55-0c8a8b0e1f20", pushType: .pushToTalk, priority: 10, expiration: 0,
                     payload: PushPayload(
                         channel: channelID, activeSpeaker: "Ann", burst: "9a0b1c2d3e4f5061", sentAt: 1_763_773_200_123))
             )),
@@ -87,7 +87,7 @@ enum ProtocolSamples {
                     durationMs: 6_160, packets: 308))),
         .init(
             wireType: "replay-ended",
-            message: .replayEnded(ReplayEnded(channel: plainChannel, burst: 42, outcome: "cancelled"))),
+            message: .replayEnded(ReplayEnded(channel: plainChannel, burst: 42, outcome: .cancelled))),
         .init(wireType: "presence", message: .presence(PresenceRequest(id: 12, channel: "general"))),
         .init(
             wireType: "presence-report",
@@ -97,7 +97,7 @@ enum ProtocolSamples {
                     members: [
                         MemberPresence(
                             id: "0123456789ab", name: "Ann", user: "ann", receiveOnly: false, connected: true,
-                            audioReachable: true, wakeRoute: "local-push")
+                            audioReachable: true, wakeRoute: .localPush)
                     ], memberCount: 1))),
     ]
 

@@ -63,7 +63,7 @@ struct AdminAPITests {
             try await server.admin.perform(.DELETE, "/api/channels/galley")
             let left = try await cook.next("left")
             guard case .left(let l) = left else { throw TestFailure("expected left") }
-            #expect(l.reason == "channel-deleted")
+            #expect(l.reason == .channelDeleted)
             let none: [ChannelSummary] = try await server.admin.get("/api/channels")
             #expect(none.isEmpty)
             do {

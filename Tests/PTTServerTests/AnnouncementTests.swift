@@ -33,7 +33,7 @@ struct AnnouncementTests {
 
             let ann = try await server.connect("ann", secret: annSecret)
             guard case .push(let frame) = try await ann.next("push") else { throw TestFailure("not a push") }
-            #expect(frame.pushType == "alert")
+            #expect(frame.pushType == .alert)
             #expect(frame.priority == 5)
             #expect(frame.payload.announcement == "Muster at station 5")
             #expect(frame.payload.aps.alert?.body == "Muster at station 5")
@@ -54,8 +54,8 @@ struct AnnouncementTests {
             #expect(pushes(await annAgain.pending()).isEmpty)
 
             let totals: WakeTotals = try await server.admin.get("/api/wakes")
-            #expect(wakeCount(totals, "announce", "local-push", "acknowledged") == 1)
-            #expect(wakeCount(totals, "announce", "none", "expired", "ttl") == 1)
+            #expect(wakeCount(totals, .announce, .localPush, .acknowledged) == 1)
+            #expect(wakeCount(totals, .announce, .unreachable, .expired, "ttl") == 1)
             #expect(totals.storedAnnouncements == 0)
             await bob.close()
             await annAgain.close()

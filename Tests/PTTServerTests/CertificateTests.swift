@@ -74,7 +74,7 @@ struct CertificateTests {
         #expect(first != second)
         try await withTestServer(source: file.source) { server in
             let report: CertificateReport = try await server.admin.get("/api/certificate")
-            #expect(report.source == "operator")
+            #expect(report.source == .operator)
             #expect(report.fingerprint == first)
             #expect(report.chainLength == 2)
             #expect(report.names == ["pttd.ship.lan", "192.0.2.7"])

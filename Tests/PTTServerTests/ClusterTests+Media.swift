@@ -153,7 +153,7 @@ extension ClusterTests {
         // Every node shows the owner's floor (n2 learns it from the floor event that queued carol).
         _ = try await Self.eventually("n2 shows carol queued behind alice") {
             let detail: ChannelDetail = try await n2.admin.get("/api/channels/deck")
-            return detail.floor == "taken" && detail.speaker?.user == "alice"
+            return detail.floor == .taken && detail.speaker?.user == "alice"
                 && detail.queue.map(\.member) == [carol.talker.joined.member.id]
         }
 
@@ -234,18 +234,18 @@ extension ClusterTests {
         _ = try await Self.eventually("n1 can wake dave through n2, and hears bob there") {
             let detail: ChannelDetail = try await n1.admin.get("/api/channels/deck")
             let members = Dictionary(uniqueKeysWithValues: detail.members.map { ($0.user, $0) })
-            return members["dave"]?.wakeRoute == "local-push" && members["dave"]?.audioReachable == false
+            return members["dave"]?.wakeRoute == .localPush && members["dave"]?.audioReachable == false
                 && members["bob"]?.audioReachable == true
         }
 
         let granted = try await alice.talker.peer.request(.floorRequest(FloorCommand(channel: "deck")))
         #expect(granted.type == "floor-granted")
         guard case .push(let wake) = try await dave.next("push") else { throw TestFailure("not a push") }
-        #expect(wake.pushType == "pushtotalk" && wake.priority == 10 && wake.expiration == 0)
+        #expect(wake.pushType == .pushToTalk && wake.priority == 10 && wake.expiration == 0)
         #expect(wake.payload.channel == daveJoined.channel.id && wake.payload.activeSpeaker == "alice")
         _ = try await bob.talker.peer.next("floor-taken")
         let onTwo: ChannelDetail = try await n2.admin.get("/api/channels/deck")
-        #expect(onTwo.members.first { $0.user == "dave" }?.lastWake?.outcome == "sent", "n2 wrote the wake")
+        #expect(onTwo.members.first { $0.user == "dave" }?.lastWake?.outcome == .sent, "n2 wrote the wake")
         #expect(onTwo.members.first { $0.user == "bob" }?.lastWake == nil, "bob, heard on n2, was not woken")
         for node in [n1, n2] {
             node.daemon.signal(SIGTERM)

@@ -1,3 +1,5 @@
+import PTTProtocol
+
 /// What a `Decodable` type's `init(from:)` reads: each key, the Swift type read there, and whether it is required
 /// (`decode`) or optional (`decodeIfPresent`). Found by decoding the type once from a decoder that answers every
 /// question with an empty value and writes the questions down, so it follows the type's real (synthesized or written)
@@ -30,9 +32,11 @@ private final class ShapeRecorder {
     var fields: [String: CodableShape.Field] = [:]
     var askedIfNil: Set<String> = []
 
-    /// `decodeIfPresent` asks `decodeNil` before `decode`; `decode` alone means the key is required.
+    /// `decodeIfPresent` asks `decodeNil` before `decode`; `decode` alone means the key is required. A closed set
+    /// (`WireValue`) is a string on the wire.
     func read(_ key: String, _ type: Any.Type) {
-        fields[key] = CodableShape.Field(type: String(describing: type), required: !askedIfNil.contains(key))
+        let name = type is any WireValue.Type ? "String" : String(describing: type)
+        fields[key] = CodableShape.Field(type: name, required: !askedIfNil.contains(key))
     }
 }
 

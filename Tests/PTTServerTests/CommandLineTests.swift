@@ -103,7 +103,7 @@ struct CommandLineTests {
         let json = try await Subprocess.run("pttctl", ["wakes", "--json", "--data", data])
         let totals = try JSONDecoder().decode(WakeTotals.self, from: Data(json.utf8))
         #expect(totals.counts.map(\.count).reduce(0, +) == 1)
-        #expect(wakeCount(totals, "wake", "local-push", "sent") == 1)
+        #expect(wakeCount(totals, .wake, .localPush, .sent) == 1)
         let table = try await Subprocess.run("pttctl", ["wakes", "--data", data])
         #expect(table.contains("local-push"))
         #expect(monitor.outputLines.filter { $0.contains(#""type":"push""#) }.count == 1)
@@ -117,7 +117,7 @@ struct CommandLineTests {
         while true {
             let text = try await Subprocess.run("pttctl", ["wakes", "--json", "--data", data])
             let now = try JSONDecoder().decode(WakeTotals.self, from: Data(text.utf8))
-            if wakeCount(now, "announce", "local-push", "acknowledged") == 1, now.storedAnnouncements == 0 { break }
+            if wakeCount(now, .announce, .localPush, .acknowledged) == 1, now.storedAnnouncements == 0 { break }
             guard ContinuousClock.now < deadline else {
                 throw TestFailure("the announcement was never acknowledged: \(now)")
             }

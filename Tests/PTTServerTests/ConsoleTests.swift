@@ -67,7 +67,7 @@ struct ConsoleTests {
                 "\(seen.dropNotes ?? "-")")
             #expect(seen.pageNote == "An operator ended your turn.", "\(seen.pageNote ?? "-")")
             guard case .left(let left) = try await bob.next("left") else { throw TestFailure("expected left") }
-            #expect(left.reason == "kicked")
+            #expect(left.reason == .kicked)
         }
     }
 

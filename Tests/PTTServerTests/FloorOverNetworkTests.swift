@@ -50,7 +50,7 @@ struct FloorOverNetworkTests {
                 #expect(t.member.id == crew.ids["alice"])
             }
             let summary: [ChannelSummary] = try await crew.server.admin.get("/api/channels")
-            #expect(summary.first?.floor == "taken")
+            #expect(summary.first?.floor == .taken)
             #expect(summary.first?.speaker == "alice")
         }
     }
@@ -62,7 +62,7 @@ struct FloorOverNetworkTests {
             guard case .floorDenied(let denied) = reply else {
                 throw TestFailure("expected floor-denied, got \(reply.type)")
             }
-            #expect(denied.cause == "receive-only")
+            #expect(denied.cause == .receiveOnly)
             let metrics = try await crew.server.admin.getText("/metrics")
             #expect(metrics.contains(#"ptt_floor_denies_total{cause="receive-only"} 1"#))
         }
@@ -121,7 +121,7 @@ struct FloorOverNetworkTests {
             #expect(p.graceMs == 200)
             let revoked = try await crew.alice.next("floor-revoked")
             guard case .floorRevoked(let r) = revoked else { throw TestFailure("expected floor-revoked") }
-            #expect(r.cause == "preempted")
+            #expect(r.cause == .preempted)
             _ = try await crew.carol.next("floor-granted")
             _ = try await crew.bob.next("floor-taken by carol") {
                 if case .floorTaken(let t) = $0 { t.member.user == "carol" } else { false }
@@ -135,7 +135,7 @@ struct FloorOverNetworkTests {
             _ = try await crew.alice.request(.floorRequest(FloorCommand(channel: "deck")))
             let revoked = try await crew.alice.next("floor-revoked")
             guard case .floorRevoked(let r) = revoked else { throw TestFailure("expected floor-revoked") }
-            #expect(r.cause == "end-of-media")
+            #expect(r.cause == .endOfMedia)
             _ = try await crew.bob.next("floor-idle")
             let metrics = try await crew.server.admin.getText("/metrics")
             #expect(metrics.contains(#"ptt_floor_revokes_total{cause="end-of-media"} 1"#))
@@ -150,7 +150,7 @@ struct FloorOverNetworkTests {
             try await crew.server.admin.perform(.POST, "/api/channels/deck/revoke")
             let revoked = try await crew.alice.next("floor-revoked")
             guard case .floorRevoked(let r) = revoked else { throw TestFailure("expected floor-revoked") }
-            #expect(r.cause == "revoked-by-operator")
+            #expect(r.cause == .revokedByOperator)
             _ = try await crew.bob.next("floor-granted")
         }
     }
@@ -163,7 +163,7 @@ struct FloorOverNetworkTests {
             try await crew.server.admin.perform(.DELETE, "/api/channels/deck/members/alice")
             let left = try await crew.alice.next("left")
             guard case .left(let l) = left else { throw TestFailure("expected left") }
-            #expect(l.reason == "kicked")
+            #expect(l.reason == .kicked)
             _ = try await crew.bob.next("floor-granted")
             _ = try await crew.carol.next("member-left")
         }

@@ -21,7 +21,7 @@ struct JoinTests {
             #expect(aliceJoined.media.security == .srtp)
             #expect(aliceJoined.media.suite == "AES_CM_128_HMAC_SHA1_80")
             #expect(Data(base64Encoded: aliceJoined.media.key ?? "")?.count == 30)
-            #expect(aliceJoined.floor.state == "idle")
+            #expect(aliceJoined.floor.state == .idle)
 
             let bobJoined = try await bob.join("deck", name: "Bob on deck")
             #expect(bobJoined.channel.id == aliceJoined.channel.id)
@@ -51,7 +51,7 @@ struct JoinTests {
 
             let left = try await alice.request(.leave(Leave(channel: "deck")))
             guard case .left(let l) = left else { throw TestFailure("expected left, got \(left.type)") }
-            #expect(l.reason == "left")
+            #expect(l.reason == .left)
             let event = try await bob.next("member-left")
             guard case .memberLeft(let gone) = event else { throw TestFailure("expected member-left") }
             #expect(gone.member.id == first.member.id)

@@ -233,7 +233,7 @@ struct KitClientTests {
             }
             try await eventually("bob's wake route is local push") {
                 let detail: ChannelDetail = try await server.admin.get("/api/channels/deck")
-                return detail.members.first { $0.user == "bob" }?.wakeRoute == "local-push"
+                return detail.members.first { $0.user == "bob" }?.wakeRoute == .localPush
             }
 
             guard case .granted = try await annDeck.requestFloor() else { throw TestFailure("ann not granted") }

@@ -126,7 +126,7 @@ extension Stress {
                 "NetworkFault dead talker: link down after ≥ \(Int(before)) packets at the relay (\(Int(received)) in all); floor-idle \(freedAfter) ms later with T1 = 1000 ms; end-of-media revokes \(Int(revokes))"
             )
             #expect(revokes == 1)
-            #expect(floor == "idle")
+            #expect(floor == .idle)
             // T1 runs from the last audio the relay reported (at most every 250 ms): 750 to 1000 ms after the cut, plus delivery.
             #expect(freedAfter >= 700 && freedAfter <= 2_500, "floor freed \(freedAfter) ms after the link died")
             #expect(received < 309, "the relay heard nothing after the link died")

@@ -23,7 +23,7 @@ struct PresenceTests {
             let byUser = Dictionary(uniqueKeysWithValues: report.members.map { ($0.user, $0) })
             #expect(byUser["alice"]?.audioReachable == true && byUser["bob"]?.audioReachable == true)
             #expect(byUser["dave"]?.audioReachable == false && byUser["dave"]?.connected == true)
-            #expect(byUser["dave"]?.wakeRoute == "none")
+            #expect(byUser["dave"]?.wakeRoute == .unreachable)
 
             await dave.client.close()
             try await eventually("dave shown as not connected") {

@@ -69,7 +69,7 @@ struct RecordingCrashTests {
         defer { restarted.signal(SIGKILL) }
         let history: [RecordedBurstInfo] = try await AdminClient.fromDataDirectory(data).get(
             "/api/channels/deck/bursts")
-        #expect(history.map(\.state) == ["recovered"])
+        #expect(history.map(\.state) == [.recovered])
         #expect(history.first?.packets == kept.count)
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
         #expect(history.first?.bytes == bytes.count)

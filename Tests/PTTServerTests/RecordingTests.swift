@@ -35,7 +35,7 @@ struct RecordingTests {
         var bursts: [RecordedBurstInfo] = []
         try await eventually("\(count) recorded bursts") {
             bursts = try await server.admin.get("/api/channels/deck/bursts")
-            return bursts.count == count && bursts.allSatisfy { $0.state == "complete" }
+            return bursts.count == count && bursts.allSatisfy { $0.state == .complete }
         }
         return bursts
     }
@@ -226,7 +226,7 @@ struct RecordingTests {
             guard case .replayEnded(let ended) = try await bob.peer.next("replay-ended") else {
                 throw TestFailure("no replay-ended")
             }
-            #expect(ended.outcome == "ended" && ended.burst == history[0].id)
+            #expect(ended.outcome == .ended && ended.burst == history[0].id)
             #expect(await collect(carol.media, count: 1, timeout: .milliseconds(300)).isEmpty, "only bob")
 
             // The same with `ptt listen --replay`, as a user would: the file holds the recorded burst.
@@ -261,7 +261,7 @@ struct RecordingTests {
             guard case .replayEnded(let cancelled) = try await bob.peer.next("replay-ended") else {
                 throw TestFailure("no replay-ended")
             }
-            #expect(cancelled.outcome == "cancelled")
+            #expect(cancelled.outcome == .cancelled)
             let after = await collect(bob.media, count: 40, timeout: .seconds(1))
             #expect(after.suffix(live.count).map(\.payload) == live.map(\.data), "bob heard the live burst")
             _ = try await alice.peer.request(.floorRelease(FloorCommand(channel: "deck")))

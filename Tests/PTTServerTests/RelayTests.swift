@@ -160,7 +160,7 @@ struct RelayTests {
             #expect(stillTaken.speaker?.user == "alice")
             let revoked = try await alice.peer.next("floor-revoked")
             guard case .floorRevoked(let r) = revoked else { throw TestFailure("expected floor-revoked") }
-            #expect(r.cause == "end-of-media")
+            #expect(r.cause == .endOfMedia)
             _ = try await bob.peer.next("floor-idle")
         }
     }

@@ -102,7 +102,7 @@ struct ReleaseRaceTests {
             let wakes = pushes(await bob.pending())
             #expect(wakes.map(\.payload.activeSpeaker) == ["ann", "carol"], "one wake per burst, none for late audio")
             let totals: WakeTotals = try await server.admin.get("/api/wakes")
-            #expect(wakeCount(totals, "wake", "local-push", "sent") == 2)
+            #expect(wakeCount(totals, .wake, .localPush, .sent) == 2)
             await ann.media.close()
             await carol.media.close()
         }

@@ -84,7 +84,7 @@ struct ReloadTests {
             #expect(try await alice.peer.request(.floorRequest(FloorCommand(channel: "deck"))).type == "floor-granted")
             let revoked = try await alice.peer.next("floor-revoked", timeout: .seconds(10).scaled)
             guard case .floorRevoked(let revoke) = revoked else { throw TestFailure("expected floor-revoked") }
-            #expect(revoke.cause == "talk-time-exceeded")
+            #expect(revoke.cause == .talkTimeExceeded)
             #expect(ContinuousClock.now - started < .seconds(5).scaled)
             // A session opened now is told the new heartbeat interval.
             let carol = try await server.connect("carol", secret: try await server.addUser("carol"))

@@ -173,7 +173,7 @@ struct ReplayTests {
             // T1 has passed since her last packet.
             try await eventually("the floor of deck idle after alice vanished") {
                 let detail: ChannelDetail = try await server.admin.get("/api/channels/deck")
-                return detail.floor == "idle"
+                return detail.floor == .idle
             }
         }
     }

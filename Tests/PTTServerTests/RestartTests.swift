@@ -24,7 +24,7 @@ struct RestartTests {
             let channels: [ChannelSummary] = try await second.admin.get("/api/channels")
             #expect(channels.map(\.name) == ["bridge"])
             #expect(channels.first?.imageURL == "http://ship.local/bridge.png")
-            #expect(channels.first?.floor == "idle")
+            #expect(channels.first?.floor == .idle)
             let detail: ChannelDetail = try await second.admin.get("/api/channels/bridge")
             let member = try #require(detail.members.first)
             #expect(member.id == joined.member.id)

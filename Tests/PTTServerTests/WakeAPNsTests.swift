@@ -91,7 +91,7 @@ struct WakeAPNsTests {
     )
     func wakeThroughAPNs() async throws {
         try await Self.withSetUp(tokenBytes: 100) { setup in  // tokens are variable length
-            #expect(try await member(setup.server, "deck", user: "bob").wakeRoute == "apns")
+            #expect(try await member(setup.server, "deck", user: "bob").wakeRoute == .apns)
             try await setup.takeFloor()
             let requests = try await setup.double.waitForRequests(count: 1, timeout: .seconds(10))
             let request = requests[0]
@@ -107,10 +107,10 @@ struct WakeAPNsTests {
             // One provider token shared by both requests.
             #expect(both[0].header("authorization") != nil)
             #expect(both[0].header("authorization") == both[1].header("authorization"))
-            let totals = try await setup.totals { wakeCount($0, "wake", "apns", "sent") == 2 }
+            let totals = try await setup.totals { wakeCount($0, .wake, .apns, .sent) == 2 }
             #expect(totals.apnsConfigured)
             #expect(totals.apnsTokenAgeSeconds != nil)
-            #expect(try await member(setup.server, "deck", user: "bob").lastWake?.transport == "apns")
+            #expect(try await member(setup.server, "deck", user: "bob").lastWake?.transport == .apns)
         }
     }
 
@@ -122,16 +122,16 @@ struct WakeAPNsTests {
             setup.double.respond(toToken: setup.bobToken, status: status, reason: reason)
             try await setup.takeFloor()
             _ = try await setup.double.waitForRequests(count: 1, timeout: .seconds(10))
-            _ = try await setup.totals { wakeCount($0, "wake", "apns", "rejected", reason) == 1 }
+            _ = try await setup.totals { wakeCount($0, .wake, .apns, .rejected, reason) == 1 }
             let bob = try await member(setup.server, "deck", user: "bob")
             #expect(bob.pushToken == false)
-            #expect(bob.wakeRoute == "none")
-            #expect(bob.lastWake?.outcome == "rejected")
+            #expect(bob.wakeRoute == .unreachable)
+            #expect(bob.lastWake?.outcome == .rejected)
             #expect(bob.lastWake?.reason == reason)
             // The next burst has no route for bob: nothing more goes to APNs.
             try await setup.releaseFloor()
             try await setup.takeFloor()
-            _ = try await setup.totals { wakeCount($0, "wake", "none", "expired", "no-route") == 1 }
+            _ = try await setup.totals { wakeCount($0, .wake, .unreachable, .expired, "no-route") == 1 }
             #expect(setup.double.requests().count == 1)
         }
     }
@@ -144,13 +144,13 @@ struct WakeAPNsTests {
             setup.double.respond(toToken: setup.bobToken, status: status, reason: reason)
             try await setup.takeFloor()
             _ = try await setup.double.waitForRequests(count: 1, timeout: .seconds(10))
-            let first = try await setup.totals { wakeCount($0, "wake", "apns", "rejected", reason) == 1 }
+            let first = try await setup.totals { wakeCount($0, .wake, .apns, .rejected, reason) == 1 }
             #expect(first.apnsBackoffUntil != nil)
             // The token is kept.
             #expect(try await member(setup.server, "deck", user: "bob").pushToken)
             try await setup.releaseFloor()
             try await setup.takeFloor()
-            _ = try await setup.totals { wakeCount($0, "wake", "apns", "expired", "backoff") == 1 }
+            _ = try await setup.totals { wakeCount($0, .wake, .apns, .expired, "backoff") == 1 }
             #expect(setup.double.requests().count == 1)
         }
     }
@@ -159,7 +159,7 @@ struct WakeAPNsTests {
     func unreachable() async throws {
         try await Self.withSetUp(doubleStopped: true) { setup in
             try await setup.takeFloor()
-            let totals = try await setup.totals { wakeCount($0, "wake", "apns", "failed", "connection-refused") == 1 }
+            let totals = try await setup.totals { wakeCount($0, .wake, .apns, .failed, "connection-refused") == 1 }
             #expect(totals.apnsBackoffUntil != nil)
             #expect(try await member(setup.server, "deck", user: "bob").pushToken)
         }
@@ -173,14 +173,14 @@ struct WakeAPNsTests {
             let carol = try await setup.server.connect(
                 "carol", secret: carolSecret, device: "carol-phone", role: .pushProvider)
             _ = try await carol.join("deck", name: "Carol", pushToken: "00ff00ff")
-            #expect(try await member(setup.server, "deck", user: "carol").wakeRoute == "local-push")
+            #expect(try await member(setup.server, "deck", user: "carol").wakeRoute == .localPush)
             try await setup.takeFloor()
             guard case .push(let wake) = try await carol.next("push") else { throw TestFailure("not a push") }
             #expect(wake.payload.activeSpeaker == "Ann")
             // bob (token only) through APNs; carol (token and Local Push) only over Local Push.
             let requests = try await setup.double.waitForRequests(count: 1, timeout: .seconds(10))
             _ = try await setup.totals {
-                wakeCount($0, "wake", "local-push", "sent") == 1 && wakeCount($0, "wake", "apns", "sent") == 1
+                wakeCount($0, .wake, .localPush, .sent) == 1 && wakeCount($0, .wake, .apns, .sent) == 1
             }
             #expect(requests.allSatisfy { $0.deviceToken == setup.bobToken })
             await carol.close()

@@ -16,7 +16,7 @@ func pushes(_ messages: [ControlMessage]) -> [PushFrame] {
 
 /// The count of one (kind, transport, outcome, reason) row of `GET /api/wakes`, 0 if absent.
 func wakeCount(
-    _ totals: WakeTotals, _ kind: String, _ transport: String, _ outcome: String, _ reason: String = ""
+    _ totals: WakeTotals, _ kind: WakeKind, _ transport: WakeTransport, _ outcome: WakeOutcome, _ reason: String = ""
 ) -> Int {
     totals.counts.first {
         $0.kind == kind && $0.transport == transport && $0.outcome == outcome && $0.reason == reason

@@ -21,7 +21,7 @@ struct WakeTests {
             let bobSecret = try await server.addUser("bob")
             let bob = try await server.connect("bob", secret: bobSecret, device: "bob-phone", role: .pushProvider)
             let bobJoined = try await bob.join("deck", name: "Bob")
-            #expect(try await member(server, "deck", user: "bob").wakeRoute == "local-push")
+            #expect(try await member(server, "deck", user: "bob").wakeRoute == .localPush)
 
             // A talk burst of 25 packets: explicit request, audio, release.
             let packets = try tonePackets(25)
@@ -37,7 +37,7 @@ struct WakeTests {
             guard case .push(let wake) = try await bob.next("push") else { throw TestFailure("not a push") }
             let later = pushes(await bob.pending())
             try #require(later.isEmpty, "expected one wake, got \(later.count + 1)")
-            #expect(wake.pushType == "pushtotalk")
+            #expect(wake.pushType == .pushToTalk)
             #expect(wake.priority == 10)
             #expect(wake.expiration == 0)
             #expect(wake.payload.aps == APS())
@@ -61,11 +61,11 @@ struct WakeTests {
             #expect(pushes(await bob.pending()).isEmpty)
 
             let totals: WakeTotals = try await server.admin.get("/api/wakes")
-            #expect(wakeCount(totals, "wake", "local-push", "sent") == 2)
-            #expect(totals.counts.allSatisfy { $0.outcome == "sent" })
+            #expect(wakeCount(totals, .wake, .localPush, .sent) == 2)
+            #expect(totals.counts.allSatisfy { $0.outcome == .sent })
             let status = try await member(server, "deck", user: "bob")
-            #expect(status.lastWake?.outcome == "sent")
-            #expect(status.lastWake?.transport == "local-push")
+            #expect(status.lastWake?.outcome == .sent)
+            #expect(status.lastWake?.transport == .localPush)
             #expect(status.lastWake?.burst == again.payload.burst)
             // The speaker, reachable by audio, is never woken.
             #expect(try await member(server, "deck", user: "ann").lastWake == nil)
@@ -89,14 +89,14 @@ struct WakeTests {
                 guard ContinuousClock.now < deadline else { throw TestFailure("bob's connection never closed") }
                 try await Task.sleep(for: .milliseconds(10))
             }
-            #expect(try await member(server, "deck", user: "bob").wakeRoute == "none")
+            #expect(try await member(server, "deck", user: "bob").wakeRoute == .unreachable)
 
             guard case .floorGranted = try await ann.request(.floorRequest(FloorCommand(channel: "deck"))) else {
                 throw TestFailure("floor not granted")
             }
             // The decision is made with the grant: it is counted by the time the grant is answered.
             let totals: WakeTotals = try await server.admin.get("/api/wakes")
-            #expect(wakeCount(totals, "wake", "none", "expired", "no-route") == 1)
+            #expect(wakeCount(totals, .wake, .unreachable, .expired, "no-route") == 1)
             #expect(totals.pending == 0)
 
             // Bob's Local Push extension reconnects while the burst still runs: nothing is delivered late.
@@ -104,9 +104,9 @@ struct WakeTests {
             try await bobAgain.barrier()
             #expect(pushes(await bobAgain.pending()).isEmpty)
             let status = try await member(server, "deck", user: "bob")
-            #expect(status.lastWake?.outcome == "expired")
+            #expect(status.lastWake?.outcome == .expired)
             #expect(status.lastWake?.reason == "no-route")
-            #expect(status.wakeRoute == "local-push")
+            #expect(status.wakeRoute == .localPush)
             await ann.close()
             await bobAgain.close()
         }
@@ -132,11 +132,11 @@ struct WakeTests {
             try await server.admin.perform(.DELETE, "/api/channels/deck/members/bob")
             let message = try await bob.next("push")
             guard case .push(let leave) = message else { throw TestFailure("not a push") }
-            #expect(leave.pushType == "pushtotalk")
+            #expect(leave.pushType == .pushToTalk)
             #expect(leave.priority == 10)
             #expect(leave.expiration == 0)
             #expect(leave.payload.leaveChannel == true)
-            #expect(leave.payload.reason == "kicked")
+            #expect(leave.payload.reason == .kicked)
             #expect(leave.payload.channel == joined.channel.id)
 
             // Carol has no connection and no token: her leave (channel deleted) expires, counted.
@@ -144,8 +144,8 @@ struct WakeTests {
             let deadline = ContinuousClock.now + .seconds(10).scaled
             while true {
                 let totals: WakeTotals = try await server.admin.get("/api/wakes")
-                if wakeCount(totals, "leave", "local-push", "sent") == 1,
-                    wakeCount(totals, "leave", "none", "expired", "no-route") == 1
+                if wakeCount(totals, .leave, .localPush, .sent) == 1,
+                    wakeCount(totals, .leave, .unreachable, .expired, "no-route") == 1
                 {
                     break
                 }

@@ -57,14 +57,11 @@ public final class ChannelHandle: Sendable {
     /// when the turn comes.
     public func requestFloor() async throws -> FloorOutcome {
         let answer = try await request(.floorRequest(FloorCommand(channel: id)))
-        switch answer {
-        case .floorGranted(let granted):
-            state.withLockedValue { $0.pacer.endSpurt() }
-            return .granted(talkTime: .milliseconds(granted.talkTimeMs))
-        case .floorQueued(let queued): return .queued(position: queued.position)
-        case .floorDenied(let denied): return .denied(cause: FloorDenialCause(wire: denied.cause))
-        default: throw PTTClientError.unexpectedReply(answer.type)
-        }
+        if case .floorQueued(let queued) = answer { return .queued(position: queued.position) }
+        if case .floorDenied(let denied) = answer { return .denied(cause: denied.cause) }
+        guard case .floorGranted(let granted) = answer else { throw PTTClientError.unexpectedReply(answer.type) }
+        state.withLockedValue { $0.pacer.endSpurt() }
+        return .granted(talkTime: .milliseconds(granted.talkTimeMs))
     }
 
     /// Releases the floor (or leaves the queue) once the audio already handed to ``send(opus:samples:)`` has gone

@@ -250,7 +250,11 @@ public actor PTTClient {
         case .floorIdle(let idle): channels[idle.channel.id]?.speakerChanged(nil)
         case .left(let left):
             if let handle = channels.removeValue(forKey: left.channel.id) { await handle.ended() }
-        default: break
+        case .hello, .welcome, .heartbeat, .heartbeatAck, .error, .join, .joined, .leave, .pushToken,
+            .pushTokenRegistered, .memberJoined, .memberLeft, .floorRequest, .floorRelease, .floorGranted, .floorDenied,
+            .floorQueued, .floorQueueCancelled, .floorReleased, .floorRevoked, .floorRevokePending, .push, .pushAck,
+            .replay, .replaying, .replayEnded, .presence, .presenceReport:
+            break
         }
         if let event = PTTEvent.from(message) { eventSink.yield(event) }
     }

@@ -27,8 +27,8 @@ public enum PTTEvent: Sendable, Equatable {
     /// Your membership of `channel` ended: `reason` is `left`, `kicked`, `channel-deleted` or `user-removed`.
     /// Leave the PushToTalk channel too.
     case membershipEnded(channel: ChannelInfo, reason: String)
-    /// A replay asked for with ``ChannelHandle/replay(burst:)`` ended (`outcome`: `completed`, or why not).
-    case replayEnded(channel: ChannelInfo, burst: Int64, outcome: String)
+    /// A replay asked for with ``ChannelHandle/replay(burst:)`` ended: every packet sent (`ended`), or `cancelled`.
+    case replayEnded(channel: ChannelInfo, burst: Int64, outcome: ReplayOutcome)
     /// An operator's announcement for `channel` (delivered to the app while it has no Local Push extension).
     case announcement(channel: String, text: String)
 
@@ -42,12 +42,12 @@ public enum PTTEvent: Sendable, Equatable {
         case .floorQueued(let queued): .floorQueued(channel: queued.channel, position: queued.position)
         case .floorQueueCancelled(let cancelled): .floorQueueCancelled(channel: cancelled.channel)
         case .floorRevoked(let revoked):
-            .floorRevoked(channel: revoked.channel, cause: FloorRevocationCause(wire: revoked.cause))
+            .floorRevoked(channel: revoked.channel, cause: revoked.cause)
         case .floorRevokePending(let pending):
             .floorRevokePending(channel: pending.channel, by: pending.by, grace: .milliseconds(pending.graceMs))
         case .memberJoined(let event): .memberJoined(channel: event.channel, member: event.member)
         case .memberLeft(let event): .memberLeft(channel: event.channel, member: event.member)
-        case .left(let left): .membershipEnded(channel: left.channel, reason: left.reason)
+        case .left(let left): .membershipEnded(channel: left.channel, reason: left.reason.rawValue)
         case .replayEnded(let ended): .replayEnded(channel: ended.channel, burst: ended.burst, outcome: ended.outcome)
         case .push(let push):
             push.payload.announcement.map { .announcement(channel: push.payload.channel, text: $0) }

@@ -95,19 +95,15 @@ public final class ControlClient: Sendable {
             if let failure = pin.failure { throw failure }
             throw error
         }
-        switch reply {
-        case .welcome(let welcome):
-            return ControlClient(
-                welcome: welcome, messages: stream, channel: channel, dispatcher: dispatcher,
-                pinned: pin.pinnedNow, fingerprint: pin.fingerprint,
-                timings: clock.timings(welcomed: ConnectClock.now()))
-        case .error(let error):
+        guard case .welcome(let welcome) = reply else {
             try? await channel.close()
-            throw ControlClientError.refused(error)
-        default:
-            try? await channel.close()
+            if case .error(let error) = reply { throw ControlClientError.refused(error) }
             throw ControlClientError.unexpectedReply(reply.type)
         }
+        return ControlClient(
+            welcome: welcome, messages: stream, channel: channel, dispatcher: dispatcher,
+            pinned: pin.pinnedNow, fingerprint: pin.fingerprint,
+            timings: clock.timings(welcomed: ConnectClock.now()))
     }
 
     /// The TLS context of every `.tls` connection, made on first use and kept.

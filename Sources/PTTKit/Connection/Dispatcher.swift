@@ -44,12 +44,12 @@ final class Dispatcher: Sendable {
 
     func received(_ message: ControlMessage) {
         var id = message.re
-        switch message {
-        case .welcome: id = Self.welcomeID
-        case .error(let error) where error.re == nil:
+        if case .welcome = message { id = Self.welcomeID }
+        if case .error(let error) = message, error.re == nil,
+            state.withLockedValue({ $0.waiting[Self.welcomeID] != nil })
+        {
             // An error with no request id before welcome answers the hello.
-            if state.withLockedValue({ $0.waiting[Self.welcomeID] != nil }) { id = Self.welcomeID }
-        default: break
+            id = Self.welcomeID
         }
         if let id, let waiter = state.withLockedValue({ $0.waiting.removeValue(forKey: id) }) {
             // The caller of request() gets the answer; the stream carries everything else.

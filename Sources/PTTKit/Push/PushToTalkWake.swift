@@ -13,7 +13,7 @@ public struct PushToTalkWake: Sendable, Equatable {
         /// `name` started talking: show them as the active remote participant and connect to hear the burst.
         case activeRemoteParticipant(name: String)
         /// The membership ended (`kicked`, `channel-deleted`, `user-removed`): leave the channel.
-        case leaveChannel(reason: String)
+        case leaveChannel(reason: LeaveReason)
     }
 
     /// The channel's UUID, lowercase: the PushToTalk framework's `channelUUID`.
@@ -35,7 +35,7 @@ public struct PushToTalkWake: Sendable, Equatable {
     /// nor a leave (an announcement).
     public init(payload: PushPayload, expiration: Int64 = 0, pushID: String? = nil) throws(PushToTalkWakeError) {
         if payload.leaveChannel == true {
-            action = .leaveChannel(reason: payload.reason ?? "left")
+            action = .leaveChannel(reason: payload.reason ?? .left)
         } else if let speaker = payload.activeSpeaker {
             action = .activeRemoteParticipant(name: speaker)
         } else {

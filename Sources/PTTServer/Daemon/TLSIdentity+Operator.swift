@@ -80,7 +80,7 @@ extension TLSIdentity {
             }
         }
         return CertificateReport(
-            source: isOperators ? "operator" : "self-signed", fingerprint: fingerprint,
+            source: isOperators ? .operator : .selfSigned, fingerprint: fingerprint,
             subject: certificate.map { "\($0.subject)" } ?? "?", issuer: certificate.map { "\($0.issuer)" } ?? "?",
             notBefore: (certificate?.notValidBefore ?? now).iso8601, notAfter: notAfter.iso8601,
             daysLeft: Int((notAfter.timeIntervalSince(now) / 86_400).rounded(.down)), names: names,

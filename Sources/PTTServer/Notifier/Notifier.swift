@@ -107,7 +107,7 @@ final class Notifier: @unchecked Sendable {
     /// A membership was ended by someone else (kicked, channel deleted, user removed): a device whose app is not
     /// connected is told to leave the channel with a pushtotalk push (zero expiry). Takes the membership as it was,
     /// so its push token is still known after it is removed.
-    func sendLeave(to membership: Membership, reason: String) {
+    func sendLeave(to membership: Membership, reason: LeaveReason) {
         guard plane.sessions.appSession(of: membership) == nil else { return }  // a connected app gets `left`
         let frame = PushFrames.leave(channel: membership.channel, reason: reason, sentAt: context.wallClock.now())
         handOver(

@@ -16,7 +16,7 @@ enum PushFrames {
     }
 
     /// A pushtotalk message telling the app to leave a channel: priority 10, expiration 0.
-    static func leave(channel: ChannelID, reason: String, sentAt: Date) -> PushFrame {
+    static func leave(channel: ChannelID, reason: LeaveReason, sentAt: Date) -> PushFrame {
         PushFrame(
             id: UUID().uuidString.lowercased(), pushType: PushFrame.pushToTalk, priority: 10, expiration: 0,
             payload: PushPayload(

@@ -26,7 +26,7 @@ extension AdminOperations {
             return ChannelSummary(
                 id: channel.id.description, name: channel.name, imageURL: channel.imageURL, members: members.count,
                 connected: members.filter { plane.sessions.appSession(of: $0) != nil }.count,
-                floor: floor?.holder == nil ? "idle" : "taken",
+                floor: floor?.holder == nil ? .idle : .taken,
                 speaker: floor?.holder.flatMap { directory.memberships[$0]?.displayName },
                 queueLength: floor?.queue.count ?? 0, owner: owners[channel.id.description])
         }
@@ -45,7 +45,7 @@ extension AdminOperations {
         }
         return ChannelDetail(
             id: channel.id.description, name: channel.name, imageURL: channel.imageURL,
-            floor: snapshot?.holder == nil ? "idle" : "taken",
+            floor: snapshot?.holder == nil ? .idle : .taken,
             speaker: snapshot?.holder.flatMap { directory.memberships[$0] }.map(memberStatus),
             talkTimeLeftMs: snapshot?.talkTimeLeft.map { Int($0.milliseconds) },
             queue: queue, members: directory.members(of: channel.id).map(memberStatus),
@@ -78,7 +78,8 @@ extension AdminOperations {
             audioReachable: plane.audioReachable(m.id),
             droppedNotHolder: plane.relayLink.droppedPackets(of: m.id),
             lastHeartbeat: plane.sessions.lastHeartbeat[device]?.iso8601,
-            joinedAt: m.joinedAt.iso8601, ssrc: m.ssrc, wakeRoute: plane.notifier.wakeRoute(m).rawValue,
+            joinedAt: m.joinedAt.iso8601, ssrc: m.ssrc,
+            wakeRoute: WakeTransport(rawValue: plane.notifier.wakeRoute(m).rawValue),
             lastWake: lastWake(of: m.id))
     }
 
@@ -99,7 +100,9 @@ extension AdminOperations {
         let wallNow = context.wallClock.now()
         let counts = notifier.ledger.counts.sorted { $0.key < $1.key }.map {
             WakeCount(
-                kind: $0.key.kind.rawValue, transport: $0.key.transport.rawValue, outcome: $0.key.outcome.rawValue,
+                kind: WakeKind(rawValue: $0.key.kind.rawValue),
+                transport: WakeTransport(rawValue: $0.key.transport.rawValue),
+                outcome: WakeOutcome(rawValue: $0.key.outcome.rawValue),
                 reason: $0.key.reason, count: $0.value)
         }
         let backoff = notifier.dispatcher.backoff
@@ -115,8 +118,9 @@ extension AdminOperations {
     private func lastWake(of member: MemberID) -> LastWakeStatus? {
         plane.notifier.ledger.last[member].map {
             LastWakeStatus(
-                at: $0.at.iso8601, kind: $0.kind.rawValue, transport: $0.transport.rawValue,
-                outcome: $0.outcome.rawValue,
+                at: $0.at.iso8601, kind: WakeKind(rawValue: $0.kind.rawValue),
+                transport: WakeTransport(rawValue: $0.transport.rawValue),
+                outcome: WakeOutcome(rawValue: $0.outcome.rawValue),
                 reason: $0.reason, burst: $0.burst?.rawValue)
         }
     }

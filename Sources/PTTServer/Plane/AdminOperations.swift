@@ -51,7 +51,7 @@ final class AdminOperations: @unchecked Sendable {
                     return ChannelSummary(
                         id: channel.id.description, name: channel.name, imageURL: channel.imageURL, members: 0,
                         connected: 0,
-                        floor: "idle", speaker: nil, queueLength: 0)
+                        floor: .idle, speaker: nil, queueLength: 0)
                 }
             )
         }
@@ -66,8 +66,8 @@ final class AdminOperations: @unchecked Sendable {
                 [.removeChannel(channel.id)],
                 {
                     self.plane.floors.remove(channel.id)
-                    for member in members { self.plane.notifier.sendLeave(to: member, reason: "channel-deleted") }
-                    let left = ControlMessage.left(Left(channel: ChannelInfo(channel), reason: "channel-deleted"))
+                    for member in members { self.plane.notifier.sendLeave(to: member, reason: .channelDeleted) }
+                    let left = ControlMessage.left(Left(channel: ChannelInfo(channel), reason: .channelDeleted))
                     for member in members {
                         for session in self.plane.sessions.allSessions(of: member) { session.send(left) }
                     }
@@ -88,7 +88,7 @@ final class AdminOperations: @unchecked Sendable {
             return (
                 [.removeMembership(member.id)],
                 {
-                    self.plane.memberships.ended(member, in: channel, reason: "kicked")
+                    self.plane.memberships.ended(member, in: channel, reason: .kicked)
                     self.plane.context.metrics.channels.kicks.increment()
                 }
             )
@@ -169,7 +169,7 @@ final class AdminOperations: @unchecked Sendable {
                 memberships.map { .removeMembership($0.id) } + [.removeUser(name)],
                 {
                     for (membership, channel) in ended {
-                        self.plane.memberships.ended(membership, in: channel, reason: "user-removed")
+                        self.plane.memberships.ended(membership, in: channel, reason: .userRemoved)
                     }
                     self.plane.signInLinks.userRemoved(name)
                     for session in self.plane.sessions.sessions(ofUser: name) {

@@ -83,7 +83,8 @@ extension ControlPlane {
             case .removeMembership(let id):
                 guard let membership = before.memberships[id], let channel = before.channels[membership.channel]
                 else { continue }
-                let reason = goneChannels.contains(channel.id) ? "channel-deleted" : "removed"
+                // `removed` (kicked or user removed on another node) is not one of the documented reasons.
+                let reason: LeaveReason = goneChannels.contains(channel.id) ? .channelDeleted : .unknown("removed")
                 for session in sessions.allSessions(of: membership) {
                     session.send(.left(Left(channel: ChannelInfo(channel), reason: reason)))
                 }

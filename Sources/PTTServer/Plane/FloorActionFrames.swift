@@ -32,7 +32,11 @@ struct FloorActionFrames {
                         FloorGranted(re: reply(to: member), channel: info, talkTimeMs: Int(talkTime.milliseconds))),
                     to: member)
             case .denied(let member, let cause):
-                send(.floorDenied(FloorDenied(re: reply(to: member), channel: info, cause: cause.rawValue)), to: member)
+                send(
+                    .floorDenied(
+                        FloorDenied(
+                            re: reply(to: member), channel: info, cause: FloorDenialCause(rawValue: cause.rawValue))),
+                    to: member)
             case .queued(let member, let position):
                 send(.floorQueued(FloorQueued(re: reply(to: member), channel: info, position: position)), to: member)
             case .queueCancelled(let member):
@@ -44,7 +48,9 @@ struct FloorActionFrames {
                         FloorRevokePending(channel: info, by: MemberInfo(pre), graceMs: Int(grace.milliseconds))),
                     to: holder)
             case .revoked(let member, let cause):
-                send(.floorRevoked(FloorRevoked(channel: info, cause: cause.rawValue)), to: member)
+                send(
+                    .floorRevoked(FloorRevoked(channel: info, cause: FloorRevocationCause(rawValue: cause.rawValue))),
+                    to: member)
             case .taken(let member):
                 guard let holder = plane.directory.memberships[member] else { continue }
                 plane.broadcast(.floorTaken(FloorTaken(channel: info, member: MemberInfo(holder))), to: channel)

@@ -88,12 +88,12 @@ final class Floors: @unchecked Sendable {
     /// The `floor` of a channel as `joined` shows it.
     func state(of channel: ChannelID) -> FloorState {
         if plane.remoteOwner(of: channel) != nil {
-            return plane.cluster?.remoteFloors[channel]?.state ?? FloorState(state: "idle")
+            return plane.cluster?.remoteFloors[channel]?.state ?? FloorState(state: .idle)
         }
-        guard let floor = floors[channel], let holder = floor.holder else { return FloorState(state: "idle") }
+        guard let floor = floors[channel], let holder = floor.holder else { return FloorState(state: .idle) }
         let snapshot = floor.snapshot(now: context.clock.now())
         return FloorState(
-            state: "taken", holder: plane.directory.memberships[holder].map(MemberInfo.init),
+            state: .taken, holder: plane.directory.memberships[holder].map(MemberInfo.init),
             talkTimeLeftMs: snapshot.talkTimeLeft.map { Int($0.milliseconds) },
             queue: snapshot.queue.prefix(FloorState.maxQueueListed).map(\.rawValue), queueLength: snapshot.queue.count)
     }

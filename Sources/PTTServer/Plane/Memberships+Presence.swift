@@ -14,7 +14,7 @@ extension Memberships {
                 id: m.id.rawValue, name: m.displayName, user: m.user, receiveOnly: m.receiveOnly,
                 connected: plane.sessions.appSession(of: m) != nil,
                 audioReachable: plane.audioReachable(m.id),
-                wakeRoute: plane.notifier.wakeRoute(m).rawValue)
+                wakeRoute: WakeTransport(rawValue: plane.notifier.wakeRoute(m).rawValue))
         }
         session.send(
             .presenceReport(

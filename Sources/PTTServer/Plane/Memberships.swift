@@ -106,7 +106,7 @@ final class Memberships: @unchecked Sendable {
                         changes: [.removeMembership(membership.id)],
                         stored: {
                             self.context.metrics.channels.leaves.increment()
-                            self.ended(membership, in: channel, reason: "left", re: leave.id, requester: session)
+                            self.ended(membership, in: channel, reason: .left, re: leave.id, requester: session)
                             self.plane.storedRequestAnswered(session)
                         },
                         failed: { self.answer(session, re: leave.id, refused: $0, storing: "change") })
@@ -148,7 +148,7 @@ final class Memberships: @unchecked Sendable {
     /// sessions and the other members are told; a member ended by someone else whose app is not connected is told
     /// with a push.
     func ended(
-        _ membership: Membership, in channel: Channel, reason: String, re: Int? = nil,
+        _ membership: Membership, in channel: Channel, reason: LeaveReason, re: Int? = nil,
         requester: ControlSession? = nil
     ) {
         if requester == nil { plane.notifier.sendLeave(to: membership, reason: reason) }

@@ -121,7 +121,9 @@ final class Recordings: @unchecked Sendable {
             let channel = plane.directory.channels[membership.channel]
         else { return }
         plane.sessions.appSession(of: membership)?.send(
-            .replayEnded(ReplayEnded(channel: ChannelInfo(channel), burst: burst, outcome: outcome.rawValue)))
+            .replayEnded(
+                ReplayEnded(
+                    channel: ChannelInfo(channel), burst: burst, outcome: ReplayOutcome(rawValue: outcome.rawValue))))
     }
 
     // MARK: Admin
@@ -187,6 +189,6 @@ final class Recordings: @unchecked Sendable {
         RecordedBurstInfo(
             id: burst.id, channel: burst.channelName, speaker: burst.speaker, speakerName: burst.speakerName,
             startedAt: burst.startedAt.iso8601, durationMs: burst.durationMs, packets: burst.packets,
-            bytes: burst.bytes, state: burst.state.rawValue)
+            bytes: burst.bytes, state: RecordedBurstState(rawValue: burst.state.rawValue))
     }
 }

@@ -29,9 +29,15 @@ public final class ControlSession: Sendable, Hashable, CustomStringConvertible {
     /// for the socket look like a slow reader (the bound is at least 128 KiB).
     static let flushThreshold = 16 * 1024
 
-    init(id: UInt64, channel: NIOCore.Channel, limits: ConnectionLimitsInEffect, metrics: ServerMetrics, logger: Logger)
-    {
+    /// Fires a ``ControlMessageSent`` event for each `joined`, `welcome` and `left` (only where a handler listens).
+    private let announcesMemberships: Bool
+
+    init(
+        id: UInt64, channel: NIOCore.Channel, limits: ConnectionLimitsInEffect, metrics: ServerMetrics,
+        announcesMemberships: Bool = false, logger: Logger
+    ) {
         self.id = id
+        self.announcesMemberships = announcesMemberships
         self.channel = channel
         self.remoteAddress = channel.remoteAddress.map { "\($0)" } ?? "unknown"
         self.queueLimit = limits.outboundQueueBytes
@@ -49,7 +55,7 @@ public final class ControlSession: Sendable, Hashable, CustomStringConvertible {
     /// Queues a frame for this connection.
     public func send(_ message: ControlMessage) {
         guard let frame = encode(message) else { return }
-        send(frame)
+        send(frame, promise: nil, announcing: message)
     }
 
     /// Queues an already encoded frame (the same bytes may go to many connections).
@@ -80,7 +86,7 @@ public final class ControlSession: Sendable, Hashable, CustomStringConvertible {
         let promise = channel.eventLoop.makePromise(of: Void.self)
         promise.futureResult.whenComplete(written)
         guard let frame = encode(message) else { return promise.fail(ChannelError.ioOnClosedChannel) }
-        send(frame, promise: promise)
+        send(frame, promise: promise, announcing: message)
     }
 
     private func encode(_ message: ControlMessage) -> ControlFrame? {
@@ -90,17 +96,24 @@ public final class ControlSession: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    private func send(_ frame: ControlFrame, promise: EventLoopPromise<Void>?) {
+    /// `announcing`: the message the frame holds, for a ``ControlMessageSent`` event if it is of a kind announced.
+    private func send(
+        _ frame: ControlFrame, promise: EventLoopPromise<Void>?, announcing message: ControlMessage? = nil
+    ) {
+        let announced = message.flatMap {
+            announcesMemberships && ControlMessageSent.announces($0.kind) ? ControlMessageSent(message: $0) : nil
+        }
         if channel.eventLoop.inEventLoop {
-            enqueue(frame, promise: promise)
+            enqueue(frame, promise: promise, announced: announced)
         } else {
-            channel.eventLoop.execute { self.enqueue(frame, promise: promise) }
+            channel.eventLoop.execute { self.enqueue(frame, promise: promise, announced: announced) }
         }
     }
 
     /// On the connection's loop: counts the frame against the bound (bytes handed to the channel and not
     /// yet written to the socket; frames still crossing from the plane's thread are not the peer's doing).
-    private func enqueue(_ frame: ControlFrame, promise: EventLoopPromise<Void>?) {
+    private func enqueue(_ frame: ControlFrame, promise: EventLoopPromise<Void>?, announced: ControlMessageSent? = nil)
+    {
         let size = frame.bytes.readableBytes
         let queued = queuedBytes.add(size, ordering: .relaxed).newValue
         guard queued <= queueLimit else {
@@ -123,6 +136,7 @@ public final class ControlSession: Sendable, Hashable, CustomStringConvertible {
             queuedBytes.subtract(size, ordering: .relaxed)
             promise?.completeWith(result)
         }
+        if let announced { channel.triggerUserOutboundEvent(announced, promise: nil) }
         channel.write(frame.bytes, promise: written)
         if unflushedBytes.add(size, ordering: .relaxed).newValue >= Self.flushThreshold {
             unflushedBytes.store(0, ordering: .relaxed)

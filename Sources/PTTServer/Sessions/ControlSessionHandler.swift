@@ -29,6 +29,7 @@ final class ControlSessionHandler: ChannelDuplexHandler, @unchecked Sendable {
         /// Records whether the connection authenticated, for admission control when it closes.
         let outcome: ConnectionOutcome
         let gate: HelloGate
+        let announcesMemberships: Bool
     }
 
     private let setup: Setup
@@ -41,16 +42,18 @@ final class ControlSessionHandler: ChannelDuplexHandler, @unchecked Sendable {
     private var heartbeatTask: RepeatedTask?
     private var helloTimer: Scheduled<Void>?
 
-    /// `outcome` records whether the connection authenticated, for admission control when it closes.
+    /// `outcome` records whether the connection authenticated, for admission control when it closes;
+    /// `announcesMemberships`: the session fires ``ControlMessageSent`` events (a handler below listens: the web bridge).
     init(
         plane: ControlPlane, metrics: ServerMetrics, sessionID: UInt64, heartbeatInterval: Duration,
         heartbeatMissLimit: Int,
-        limits: ConnectionLimitsInEffect, outcome: ConnectionOutcome, gate: HelloGate, logger: Logger
+        limits: ConnectionLimitsInEffect, outcome: ConnectionOutcome, gate: HelloGate,
+        announcesMemberships: Bool = false, logger: Logger
     ) {
         setup = Setup(
             plane: plane, metrics: metrics, sessionID: sessionID,
             heartbeatInterval: .nanoseconds(heartbeatInterval.nanoseconds),
-            limits: limits, outcome: outcome, gate: gate)
+            limits: limits, outcome: outcome, gate: gate, announcesMemberships: announcesMemberships)
         self.logger = logger
         self.logger[metadataKey: "session"] = "\(sessionID)"
         self.state = ControlSessionStateMachine(
@@ -60,7 +63,8 @@ final class ControlSessionHandler: ChannelDuplexHandler, @unchecked Sendable {
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
         session = ControlSession(
-            id: setup.sessionID, channel: context.channel, limits: setup.limits, metrics: setup.metrics, logger: logger)
+            id: setup.sessionID, channel: context.channel, limits: setup.limits, metrics: setup.metrics,
+            announcesMemberships: setup.announcesMemberships, logger: logger)
         if context.channel.isActive { run(state.channelActive()) }
     }
 
@@ -99,7 +103,11 @@ final class ControlSessionHandler: ChannelDuplexHandler, @unchecked Sendable {
             case .hello: .hello
             case .heartbeat(let beat): .heartbeat(seq: beat.seq)
             case .heartbeatAck(let ack): .heartbeatAck(seq: ack.seq)
-            default: .request
+            case .welcome, .error, .join, .joined, .leave, .left, .pushToken, .pushTokenRegistered, .memberJoined,
+                .memberLeft, .floorRequest, .floorRelease, .floorGranted, .floorDenied, .floorQueued,
+                .floorQueueCancelled, .floorReleased, .floorTaken, .floorIdle, .floorRevoked, .floorRevokePending,
+                .push, .pushAck, .replay, .replaying, .replayEnded, .presence, .presenceReport:
+                .request
             }
         run(state.received(frame), message: message)
     }

@@ -109,6 +109,9 @@ final class WebMediaGateway: @unchecked Sendable {
         startKeepAlives()
     }
 
+    /// The channels of the memberships the page has now.
+    var channelIDs: Set<String> { Set(memberships.values.map(\.channelID)) }
+
     /// The membership of channel `channelID` ended (`left`).
     func remove(channelID: String) {
         guard let old = memberships.values.first(where: { $0.channelID == channelID }) else { return }

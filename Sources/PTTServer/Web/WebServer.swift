@@ -101,7 +101,7 @@ final class WebServer: Sendable {
                                         sessionID: plane.sessionNumbers.next(),
                                         heartbeatInterval: accepted.heartbeatInterval,
                                         heartbeatMissLimit: accepted.heartbeatMissLimit, limits: accepted.session,
-                                        outcome: outcome, gate: gate, logger: logger))
+                                        outcome: outcome, gate: gate, announcesMemberships: true, logger: logger))
                             }
                         })
                     try sync.configureHTTPServerPipeline(

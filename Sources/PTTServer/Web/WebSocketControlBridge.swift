@@ -11,8 +11,9 @@ import PTTProtocol
 /// - A text message is one control message (the same JSON as a control frame's body, no length prefix).
 /// - A binary message is one RTP packet from the page, for the ``WebMediaGateway``; what the relay sends the
 ///   browser's memberships comes back as binary messages.
-/// - Outbound control frames lose their 4-byte length and go out as text messages. `joined`, `welcome` and
-///   `left` are read on the way to tell the gateway which memberships (SSRCs, keys) the page has.
+/// - Outbound control frames lose their 4-byte length and go out as text messages. The session announces each
+///   `joined`, `welcome` and `left` it writes (``ControlMessageSent``, right before its bytes): they tell the
+///   gateway which memberships (SSRCs, keys) the page has.
 final class WebSocketControlBridge: ChannelDuplexHandler, @unchecked Sendable {
     // @unchecked: state is touched only on the connection's event loop.
     typealias InboundIn = WebSocketFrame
@@ -53,6 +54,9 @@ final class WebSocketControlBridge: ChannelDuplexHandler, @unchecked Sendable {
         metrics.sessionsOpen.decrement()
     }
 
+    /// The channels of the memberships the media gateway knows the page has.
+    var gatewayChannels: Set<String> { gateway?.channelIDs ?? [] }
+
     func channelInactive(context: ChannelHandlerContext) {
         gateway?.close()
         context.fireChannelInactive()
@@ -91,24 +95,29 @@ final class WebSocketControlBridge: ChannelDuplexHandler, @unchecked Sendable {
         var frame = unwrapOutboundIn(data)
         guard frame.readableBytes >= 4 else { return context.write(data, promise: promise) }
         frame.moveReaderIndex(forwardBy: 4)
-        observe(frame)
         context.write(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .text, data: frame)), promise: promise)
     }
 
-    /// Tells the gateway about memberships announced to the page.
-    private func observe(_ body: ByteBuffer) {
-        guard let gateway else { return }
-        let view = body.readableBytesView
-        func mentions(_ type: String) -> Bool {
-            view.firstRange(of: Array("\"type\":\"\(type)\"".utf8)) != nil
+    func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
+        guard let sent = event as? ControlMessageSent else {
+            return context.triggerUserOutboundEvent(event, promise: promise)
         }
-        guard mentions("joined") || mentions("welcome") || mentions("left") else { return }
-        guard let message = try? ControlMessageCoding.decode(Data(view)) else { return }
+        observe(sent.message)
+        promise?.succeed(())
+    }
+
+    /// Tells the gateway about memberships announced to the page.
+    private func observe(_ message: ControlMessage) {
+        guard let gateway else { return }
         switch message {
         case .joined(let joined): gateway.joined(joined)
         case .welcome(let welcome): welcome.memberships.forEach(gateway.joined)
         case .left(let left): gateway.remove(channelID: left.channel.id)
-        default: break
+        case .hello, .heartbeat, .heartbeatAck, .error, .join, .leave, .pushToken, .pushTokenRegistered, .memberJoined,
+            .memberLeft, .floorRequest, .floorRelease, .floorGranted, .floorDenied, .floorQueued, .floorQueueCancelled,
+            .floorReleased, .floorTaken, .floorIdle, .floorRevoked, .floorRevokePending, .push, .pushAck, .replay,
+            .replaying, .replayEnded, .presence, .presenceReport:
+            break
         }
     }
 

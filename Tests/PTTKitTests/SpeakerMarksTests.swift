@@ -45,6 +45,8 @@ struct SpeakerMarksTests {
         }
         marks.floor(nil)
         #expect(marks.mark(speakerSSRC: 100) == nil, "the oldest tie went")
-        #expect(marks.mark(speakerSSRC: UInt32(100 + SpeakerMarks.remembered)) == Self.member("u\(SpeakerMarks.remembered)"))
+        #expect(
+            marks.mark(speakerSSRC: UInt32(100 + SpeakerMarks.remembered)) == Self.member("u\(SpeakerMarks.remembered)")
+        )
     }
 }

@@ -66,7 +66,8 @@ extension FloorControl {
     ///   implicit floor request, exactly like ``request(_:memberCount:now:)`` (granted, or denied with
     ///   ``FloorDenyCause/onlyOneParticipant``).
     /// - From the member that released the floor less than ``releaseGrace`` ago, on a floor still idle: late
-    ///   audio, no request.
+    ///   audio, no request. From a member whose revocation left the floor idle, while it has not been silent for
+    ///   ``releaseGrace``: no request either (``ReleaseGrace/afterRevoke``).
     /// - Anything else (someone else holds the floor, implicit requests are off, a receive-only
     ///   candidate on an idle floor): no effect and no actions; in particular nobody is queued or denied.
     ///
@@ -75,8 +76,13 @@ extension FloorControl {
         from candidate: FloorCandidate, memberCount: Int, implicitRequest: Bool, now: PTTInstant
     ) -> [FloorAction] {
         if holder == candidate.member { return mediaReceived(from: candidate.member, now: now) }
-        if let grace = releaseGrace, grace.member == candidate.member, max(now, latest) < grace.until {
-            _ = observe(now)
+        if var grace = releaseGrace, grace.member == candidate.member, max(now, latest) < grace.until {
+            let now = observe(now)
+            if grace.afterRevoke {
+                // Revoked and still heard: no request until it has been silent for the grace.
+                grace.until = now + Self.releaseGrace
+                releaseGrace = grace
+            }
             return []
         }
         if isIdle, implicitRequest, !candidate.receiveOnly {
@@ -104,7 +110,14 @@ extension FloorControl {
     public mutating func revoke(now: PTTInstant) -> [FloorAction] {
         let now = observe(now)
         guard let taken else { return [] }
-        return [.revoked(taken.holder, .revokedByOperator)] + handOff(taken, now: now)
+        let actions = [.revoked(taken.holder, .revokedByOperator)] + handOff(taken, now: now)
+        graceAfterRevoke(taken.holder, now: now)
+        return actions
+    }
+
+    /// A revocation left the floor idle: the revoked member's audio is no floor request until it is silent.
+    private mutating func graceAfterRevoke(_ member: MemberID, now: PTTInstant) {
+        if isIdle { releaseGrace = ReleaseGrace(member: member, until: now + Self.releaseGrace, afterRevoke: true) }
     }
 
     /// Fires every timer due at `now` (T3, T1, T2), earliest first, each revoking the holder and
@@ -125,6 +138,7 @@ extension FloorControl {
             firingsLeft -= 1
             actions.append(.revoked(taken.holder, due.cause))
             actions += handOff(taken, now: now)
+            graceAfterRevoke(taken.holder, now: now)
         }
         return actions
     }

@@ -46,11 +46,24 @@ public struct FloorControl: Sendable {
     public static let releaseGrace: Duration = .milliseconds(500)
 
     /// The former holder whose late audio is not a floor request, and until when (see ``releaseGrace``).
+    ///
+    /// After a revocation that leaves the floor idle (an operator's, T1, T2) the revoked member gets one too,
+    /// `afterRevoke`: its audio, late or still coming (its app has not let go yet), is no floor request until it has
+    /// been silent for ``FloorControl/releaseGrace``, so that an operator's revoke is not undone by the packets that
+    /// follow it. Unlike a release's, its audio is not forwarded meanwhile.
     public struct ReleaseGrace: Sendable, Equatable {
-        /// Who released the floor.
+        /// Who released the floor, or lost it.
         public var member: MemberID
         /// The end of the grace.
         public var until: PTTInstant
+        /// The member lost the floor to a revocation: each of its reports moves `until` on.
+        public var afterRevoke = false
+
+        public init(member: MemberID, until: PTTInstant, afterRevoke: Bool = false) {
+            self.member = member
+            self.until = until
+            self.afterRevoke = afterRevoke
+        }
     }
 
     /// The configuration this machine was created with.

@@ -53,13 +53,13 @@ struct FloorReleaseGraceTests: FloorTesting {
         #expect(floor.releaseGrace == nil)
     }
 
-    @Test func aRevokeOrADepartureLeavesNoGrace() {
+    @Test func aRevokeLeavesAGraceWithoutForwardingADepartureNone() {
         var revoked = takenFloor()
         _ = revoked.revoke(now: at(2000))
-        #expect(revoked.releaseGrace == nil)
+        #expect(revoked.releaseGrace == FloorControl.ReleaseGrace(member: alice, until: at(2500), afterRevoke: true))
         var expired = takenFloor()
         _ = expired.timersExpired(now: at(3000))
-        #expect(expired.releaseGrace == nil)
+        #expect(expired.releaseGrace == FloorControl.ReleaseGrace(member: alice, until: at(3500), afterRevoke: true))
         var left = takenFloor()
         _ = left.memberLeft(alice, now: at(2000))
         #expect(left.releaseGrace == nil)
@@ -89,5 +89,45 @@ struct FloorReleaseGraceTests: FloorTesting {
         #expect(
             floor.request(candidate(alice, 1), memberCount: 5, now: at(2100))
                 == [.granted(alice, talkTime: .milliseconds(1500)), .taken(by: alice)])
+    }
+
+    // MARK: After a revocation
+
+    @Test func aRevokedHolderStillTalkingDoesNotTakeTheFloorBackUntilSilent() {
+        var floor = takenFloor()
+        #expect(floor.revoke(now: at(2000)) == [.revoked(alice, .revokedByOperator), .idle])
+        #expect(floor.releaseGrace == FloorControl.ReleaseGrace(member: alice, until: at(2500), afterRevoke: true))
+        // Its packets keep coming (its app has not let go): each moves the grace on, so none is a request.
+        for ms in stride(from: 2100, through: 4000, by: 100) {
+            #expect(
+                floor.talkHeard(from: candidate(alice, 1), memberCount: 5, implicitRequest: true, now: at(ms)) == [])
+        }
+        #expect(floor.isIdle)
+        #expect(floor.releaseGrace?.until == at(4500))
+        // Silent for the grace: talking again is a new request.
+        #expect(floor.timersExpired(now: at(4500)) == [])
+        #expect(floor.releaseGrace == nil)
+        #expect(
+            floor.talkHeard(from: candidate(alice, 1), memberCount: 5, implicitRequest: true, now: at(4600))
+                == [.granted(alice, talkTime: fullTalk), .taken(by: alice)])
+    }
+
+    @Test func aHolderRevokedByEndOfMediaIsNotRegrantedByItsLateReports() {
+        var floor = takenFloor()
+        #expect(floor.timersExpired(now: at(3000)) == [.revoked(alice, .endOfMedia), .idle])
+        #expect(floor.talkHeard(from: candidate(alice, 1), memberCount: 5, implicitRequest: true, now: at(3100)) == [])
+        #expect(floor.isIdle, "a report the relay made before T1 fired, arriving after it")
+    }
+
+    @Test func aRevokedMemberMayAskAgainAndOthersMayTalk() {
+        var floor = takenFloor()
+        _ = floor.revoke(now: at(2000))
+        #expect(
+            floor.request(candidate(alice, 1), memberCount: 5, now: at(2100))
+                == [.granted(alice, talkTime: fullTalk), .taken(by: alice)], "an explicit request is a new press")
+        _ = floor.revoke(now: at(2200))
+        #expect(
+            floor.talkHeard(from: candidate(bob), memberCount: 5, implicitRequest: true, now: at(2300))
+                == [.granted(bob, talkTime: fullTalk), .taken(by: bob)])
     }
 }

@@ -244,7 +244,8 @@ extension ControlPlane {
         let event = NodeFloorEvent(
             channel: channel, holder: holder, actions: actions, state: floors.state(of: channel),
             requester: requester?.remote,
-            releasedBy: holder == nil ? floors[channel]?.releaseGrace?.member : nil)
+            releasedBy: holder == nil ? floors[channel]?.releaseGrace.flatMap { $0.afterRevoke ? nil : $0.member } : nil
+        )
         for link in links.links.values where link.listening.contains(channel) || link.peer == requester?.remote?.node {
             links.send(.floorEvent(event), to: link.peer)
         }

@@ -47,7 +47,8 @@ final class Floors: @unchecked Sendable {
         let actions = event(&floor, context.clock.now())
         floors[channel] = floor
         if floor.holder != holderBefore {
-            if let released = holderBefore, floor.releaseGrace?.member == released {
+            if let released = holderBefore, let grace = floor.releaseGrace, grace.member == released, !grace.afterRevoke
+            {
                 plane.relayLink.released(channel, by: released)
             } else {
                 plane.relayLink.syncFloor(channel, holder: floor.holder)

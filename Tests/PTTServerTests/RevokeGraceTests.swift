@@ -1,0 +1,54 @@
+import Foundation
+import PTTCore
+import PTTKit
+import PTTProtocol
+import PTTServer
+import TestSupport
+import Testing
+
+/// An operator revokes a talking member's floor. Its app has not let go yet and its packets in flight arrive after
+/// the revoke: they must not take the floor straight back as an implicit request (before, they did, and the page that
+/// was revoked showed "granted" again a moment later: `ConsoleTests.live` timed out waiting for "revoked").
+@Suite("The grace after a revoke")
+struct RevokeGraceTests {
+    @Test("a revoked member still sending takes no floor until it has been silent; then talking takes it again")
+    func revokedTalkerStaysRevoked() async throws {
+        try await withTestServer { server in
+            let crew = try await RelayTests.crew(server, ["alice", "bob"])
+            let (alice, bob) = (crew[0], crew[1])
+            guard case .floorGranted = try await alice.peer.request(.floorRequest(FloorCommand(channel: "deck"))) else {
+                throw TestFailure("floor not granted")
+            }
+            _ = try await bob.peer.next("floor-taken")
+            let packets = try tonePackets(30)
+            var timestamp = try await ReleaseRaceTests.send(alice, packets.prefix(5), from: 1_000, first: true)
+            try await server.admin.perform(.POST, "/api/channels/deck/revoke")
+            _ = try await alice.peer.next("floor-revoked")
+            _ = try await bob.peer.next("floor-idle")
+            // Alice's app goes on sending for 300 ms after the revoke, as an app that has not let go yet does.
+            timestamp = try await ReleaseRaceTests.send(alice, packets[5..<20], from: timestamp, first: false)
+            // Bob's barrier: every floor event the plane sent before it has reached him. None gave alice the floor.
+            try await bob.peer.barrier()
+            let seen = await bob.peer.pending().map(\.type)
+            #expect(!seen.contains("floor-taken"), "alice's audio after the revoke took the floor again: \(seen)")
+            let state = try await Self.floor(server)
+            #expect(state == .idle, "the floor stays idle while the revoked member's audio goes on")
+
+            // Silent for longer than the grace (the stimulus here, not a wait for an event), alice talking again is
+            // a new implicit request.
+            try await Task.sleep(for: FloorControl.releaseGrace + .milliseconds(200))
+            _ = try await ReleaseRaceTests.send(alice, packets[20..<30], from: timestamp, first: true)
+            let taken = try await bob.peer.next("floor-taken")
+            guard case .floorTaken(let event) = taken else { throw TestFailure("expected floor-taken") }
+            #expect(event.member.user == "alice")
+            await alice.media.close()
+            await bob.media.close()
+        }
+    }
+
+    /// The floor of channel deck, as the admin API shows it.
+    static func floor(_ server: TestServer) async throws -> FloorStatus {
+        let detail: ChannelDetail = try await server.admin.get("/api/channels/deck")
+        return detail.floor
+    }
+}

@@ -288,11 +288,12 @@ public final class PTTDaemon: Service, @unchecked Sendable {
             while running.control.openConnections > 0, ContinuousClock.now < deadline {
                 try? await Task.sleep(for: .milliseconds(10))
             }
+            // Writes handed over before the plane stopped are stored, and their completions reach the plane's loop
+            // while it still runs (their answers have nowhere to go).
+            await running.plane.storage.shutdown()
             try? await running.planeGroup.shutdownGracefully()
             try? await running.relayGroup.shutdownGracefully()
             try? await running.recordingGroup.shutdownGracefully()
-            // Writes handed over before the plane stopped are stored (their answers had nowhere to go).
-            await running.plane.storage.shutdown()
             (running.plane.store as? PostgresStore)?.close()
             state = .stopped
             logger.notice("pttd stopped")

@@ -13,6 +13,9 @@ final class Announcements: @unchecked Sendable {
     private(set) var book: AnnouncementBook
     /// The timer that removes stored announcements when they expire.
     private var expiryTimer: Scheduled<Void>?
+    /// Announcements whose removal is on its way to storage: a repeated `push-ack`, or another hello finding them
+    /// expired, queues nothing more (a client acknowledging in a loop costs no memory).
+    private var removing: Set<String> = []
 
     init(plane: ControlPlane) {
         self.plane = plane
@@ -41,7 +44,7 @@ final class Announcements: @unchecked Sendable {
             return promise.futureResult
         }
         // In turn with the directory's writes: the members are those stored when it is written.
-        plane.writes.inTurn { [self] in
+        plane.writes.inTurn(refused: { promise.fail(AdminError(.unavailable, $0.description)) }) { [self] in
             let now = context.wallClock.now()
             let expiresAt = now.addingTimeInterval(TimeInterval(ttl.components.seconds))
             let members = plane.directory.members(of: channel.id)
@@ -137,8 +140,18 @@ final class Announcements: @unchecked Sendable {
 
     /// Writes announcement changes in turn with the directory's writes, then applies them and runs `then`; on a
     /// storage failure nothing changes (it was logged).
-    private func commitInTurn(_ changes: [AnnouncementChange], then: @escaping () -> Void = {}) {
-        plane.writes.inTurn { [self] in commit(changes).map(then) }
+    private func removeInTurn(_ ids: [String], then: @escaping () -> Void = {}) {
+        let ids = ids.filter { !removing.contains($0) }
+        guard !ids.isEmpty else { return }
+        removing.formUnion(ids)
+        let settled = { [self] in removing.subtract(ids) }
+        plane.writes.inTurn(
+            { [self] in commit(ids.map { .remove(id: $0) }).map(then).always { _ in settled() } },
+            refused: { [self] in
+                settled()
+                plane.logger.warning(
+                    "announcements not removed: storage is not keeping up", metadata: ["ids": "\(ids.count)"])
+            })
     }
 
     /// A session said hello: the stored announcements of its device's memberships are handed to it, when it is
@@ -161,7 +174,7 @@ final class Announcements: @unchecked Sendable {
         for membership in plane.directory.memberships(user: device.user, device: device.device) {
             guard book.announcement(ack.id, for: membership.id) != nil else { continue }
             let member = membership.id
-            commitInTurn([.remove(id: ack.id)]) { [self] in
+            removeInTurn([ack.id]) { [self] in
                 plane.notifier.record(
                     PushRecord(kind: .announce, member: member, transport: .localPush, outcome: .acknowledged))
                 armExpiry()
@@ -176,7 +189,7 @@ final class Announcements: @unchecked Sendable {
     /// Deletes expired announcements from storage and counts them.
     private func removeExpired(_ expired: [StoredAnnouncement]) {
         guard !expired.isEmpty else { return }
-        commitInTurn(expired.map { .remove(id: $0.id) }) { [self] in
+        removeInTurn(expired.map(\.id)) { [self] in
             for announcement in expired {
                 plane.notifier.record(
                     PushRecord(

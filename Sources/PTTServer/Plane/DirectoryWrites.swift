@@ -50,9 +50,6 @@ final class DirectoryWrites {
         plane.context.metrics.channels.directoryWritesWaiting.set(Double(waiting.count + inWrite))
     }
 
-    /// Operations waiting for their turn, and whether a write is out.
-    var backlog: (waiting: Int, writing: Bool) { (waiting.count, writing) }
-
     /// Queues `operation`; it is planned, stored and answered in its turn.
     func submit(_ operation: DirectoryOperation) {
         guard waiting.count < Self.limit else {
@@ -72,9 +69,18 @@ final class DirectoryWrites {
 
     /// Runs `call` in turn: after every directory write queued before it is stored, and before any queued after
     /// it starts (announcements refer to memberships: they are written against the memberships as stored).
-    func inTurn(_ call: @escaping () -> EventLoopFuture<Void>) {
+    /// Past ``limit`` waiting, `refused` is called instead.
+    func inTurn(
+        refused: @escaping (DirectoryWritesBusy) -> Void, _ call: @escaping () -> EventLoopFuture<Void>
+    ) {
+        guard waiting.count < Self.limit else { return refused(DirectoryWritesBusy(waiting: waiting.count)) }
         waiting.append(.call(call))
         queueTurn()
+    }
+
+    /// ``inTurn(refused:_:)`` for a call whose refusal needs no answer beyond `refused`.
+    func inTurn(_ call: @escaping () -> EventLoopFuture<Void>, refused: @escaping () -> Void) {
+        inTurn(refused: { _ in refused() }, call)
     }
 
     /// The first operation of a quiet queue waits for the end of the loop turn: the joins read with it go with it.

@@ -43,7 +43,7 @@ final class SignInLinks {
     func make(user: String, _ request: SignInLinkRequest) -> EventLoopFuture<SignInLinkResponse> {
         let promise = plane.eventLoop.makePromise(of: SignInLinkResponse.self)
         // In turn with the directory's writes: the link is stored for the user as stored.
-        plane.writes.inTurn { [self] in
+        plane.writes.inTurn(refused: { promise.fail(AdminError(.unavailable, $0.description)) }) { [self] in
             do throws(AdminError) {
                 let (link, answer) = try plan(user: user, request)
                 return plane.storage.run { try $0.insertSignInLink(link) }.hop(to: plane.eventLoop).map { [self] in
@@ -99,7 +99,8 @@ final class SignInLinks {
         let secret = SecretHasher.generateSecret()
         let tokenHash = Self.hash(token)
         let keep = Self.keepPerUser
-        plane.writes.inTurn { [self] in
+        let busy = SignInAnswer.refused(.unknown, "the server is busy: try again in a moment")
+        plane.writes.inTurn(refused: { _ in promise.succeed(busy) }) { [self] in
             plane.storage.run { store in
                 try store.redeemSignInLink(
                     tokenHash: tokenHash, now: now,

@@ -281,16 +281,13 @@ public final class PTTDaemon: Service, @unchecked Sendable {
                 return live.retiredAPNs + (live.apns.map { [$0] } ?? [])
             }
             for client in clients { await client.shutdown() }
-            // Connections report their close to the plane: let them finish before its thread stops, for at
-            // most a second (a peer that does not read is cut off when the event loops shut down), so that
-            // pttd stops within 2 s of SIGTERM at any load.
+            // Connections report their close to the plane: let them finish before its thread stops, for at most a
+            // second (a peer that does not read is cut off as the loops stop): pttd stops within 2 s of SIGTERM.
             let deadline = ContinuousClock.now + min(configuration.limits.closeGrace, .seconds(1))
             while running.control.openConnections > 0, ContinuousClock.now < deadline {
                 try? await Task.sleep(for: .milliseconds(10))
             }
-            // Writes handed over before the plane stopped are stored, and their completions reach the plane's loop
-            // while it still runs (their answers have nowhere to go).
-            await running.plane.storage.shutdown()
+            await running.plane.storage.shutdown()  // writes handed over are stored while the plane's loop runs
             try? await running.planeGroup.shutdownGracefully()
             try? await running.relayGroup.shutdownGracefully()
             try? await running.recordingGroup.shutdownGracefully()

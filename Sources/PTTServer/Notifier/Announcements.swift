@@ -145,13 +145,11 @@ final class Announcements: @unchecked Sendable {
         guard !ids.isEmpty else { return }
         removing.formUnion(ids)
         let settled = { [self] in removing.subtract(ids) }
-        plane.writes.inTurn(
-            { [self] in commit(ids.map { .remove(id: $0) }).map(then).always { _ in settled() } },
-            refused: { [self] in
-                settled()
-                plane.logger.warning(
-                    "announcements not removed: storage is not keeping up", metadata: ["ids": "\(ids.count)"])
-            })
+        plane.writes.inTurn(refused: { [self] _ in
+            settled()
+            plane.logger.warning(
+                "announcements not removed: storage is not keeping up", metadata: ["ids": "\(ids.count)"])
+        }) { [self] in commit(ids.map { .remove(id: $0) }).map(then).always { _ in settled() } }
     }
 
     /// A session said hello: the stored announcements of its device's memberships are handed to it, when it is

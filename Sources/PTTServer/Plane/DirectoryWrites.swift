@@ -78,11 +78,6 @@ final class DirectoryWrites {
         queueTurn()
     }
 
-    /// ``inTurn(refused:_:)`` for a call whose refusal needs no answer beyond `refused`.
-    func inTurn(_ call: @escaping () -> EventLoopFuture<Void>, refused: @escaping () -> Void) {
-        inTurn(refused: { _ in refused() }, call)
-    }
-
     /// The first operation of a quiet queue waits for the end of the loop turn: the joins read with it go with it.
     private func queueTurn() {
         guard !writing, !turnQueued else { return }

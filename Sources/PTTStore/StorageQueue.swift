@@ -1,26 +1,42 @@
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 
 /// A ``Storage`` used without waiting: every call runs on a thread of the queue's own, one after another, and answers
-/// with a future. The control plane hands its writes over here and goes on with floors, heartbeats and presence
-/// while a disk syncs or a database answers; it applies a change once its future says it is stored.
+/// with a future on the caller's loop. The control plane hands its writes over here and goes on with floors,
+/// heartbeats and presence while a disk syncs or a database answers; it applies a change once its future says it is
+/// stored.
 ///
 /// The calls keep their order: a call made after another runs after it. The thread does nothing else, so a slow
 /// disk or an unreachable database delays only the calls queued behind it (each bounded by the storage's own
 /// timeout: ``PostgresStore/timeout``, SQLite's busy timeout).
+///
+/// After ``shutdown()`` a call is refused at once with ``Closed``, on the answering loop: nothing is handed to a
+/// thread that has stopped, and no answer waits on one.
 public final class StorageQueue: Sendable {
+    /// A call made after ``StorageQueue/shutdown()``.
+    public struct Closed: Error, CustomStringConvertible {
+        public var description: String { "the server is shutting down" }
+    }
+
     /// The storage the calls run against.
     public let store: any Storage
     /// The queue's own thread (nil when it runs on a loop it was given).
     private let group: MultiThreadedEventLoopGroup?
-    /// The queue's thread: futures from ``run(_:)`` complete there (hop to your own loop to use them).
+    /// The queue's thread: the calls run there.
     public let eventLoop: EventLoop
+    /// Where the futures from ``run(_:)`` complete: the caller's loop.
+    public let answers: EventLoop
+    /// False once ``shutdown()`` began; read and set under the lock with the hand-over, so no call is handed to a
+    /// stopped thread.
+    private let open = NIOLockedValueBox(true)
 
-    /// A queue of calls to `store`, on a thread of its own; or, given `eventLoop`, on that loop (an
-    /// `EmbeddedEventLoop` that a test or a fuzzer runs by hand, where a thread of its own would answer at a time
-    /// the test does not control).
-    public init(_ store: any Storage, on eventLoop: EventLoop? = nil) {
+    /// A queue of calls to `store`, on a thread of its own, answering on `answers`; or, given `eventLoop`, on that
+    /// loop (an `EmbeddedEventLoop` that a test or a fuzzer runs by hand, where a thread of its own would answer at a
+    /// time the test does not control).
+    public init(_ store: any Storage, on eventLoop: EventLoop? = nil, answeringOn answers: EventLoop) {
         self.store = store
+        self.answers = answers
         if let eventLoop {
             group = nil
             self.eventLoop = eventLoop
@@ -32,17 +48,28 @@ public final class StorageQueue: Sendable {
     }
 
     /// Runs `call` on the queue's thread after every call queued before it; its result or error completes the
-    /// future (on ``eventLoop``).
+    /// future, on ``answers``. After ``shutdown()``, fails at once with ``Closed``.
     public func run<T: Sendable>(_ call: @escaping @Sendable (any Storage) throws -> T) -> EventLoopFuture<T> {
+        let promise = answers.makePromise(of: T.self)
         let store = store
-        return eventLoop.submit { try call(store) }
+        let handed = open.withLockedValue { open in
+            if open { eventLoop.execute { promise.completeWith(Result { try call(store) }) } }
+            return open
+        }
+        if !handed { promise.fail(Closed()) }
+        return promise.futureResult
     }
 
     /// What went wrong with a call, in words for a client or an operator.
-    public func describe(_ error: any Error) -> String { store.describe(error) }
+    public func describe(_ error: any Error) -> String {
+        if let closed = error as? Closed { return closed.description }
+        return store.describe(error)
+    }
 
-    /// Runs what is queued, then stops the thread.
+    /// Refuses new calls, runs what is queued, then stops the thread. Call it while ``answers`` still runs: the
+    /// answers of the calls queued are delivered there.
     public func shutdown() async {
+        open.withLockedValue { $0 = false }
         try? await group?.shutdownGracefully()
     }
 }

@@ -130,7 +130,7 @@ final class Announcements: @unchecked Sendable {
     /// Writes announcement changes on the storage's thread, then applies them; on a storage failure nothing
     /// changes and the future fails. Call it in turn (``DirectoryWrites/inTurn(_:)``).
     private func commit(_ changes: [AnnouncementChange]) -> EventLoopFuture<Void> {
-        plane.storage.run { try $0.write(changes) }.hop(to: plane.eventLoop).map { [self] in
+        plane.storage.run { try $0.write(changes) }.map { [self] in
             book.apply(changes)
         }.flatMapErrorThrowing { [self] error in
             plane.logger.error("storage write failed", metadata: ["error": "\(plane.storage.describe(error))"])

@@ -9,7 +9,8 @@ extension AdminOperations {
             return plane.eventLoop.makeFailedFuture(
                 AdminError(.notFound, "this pttd is not a node of a cluster (start it with --cluster postgres://…)"))
         }
-        return plane.storage.run { _ in try store.nodes() }.hop(to: plane.eventLoop).map { nodes in
+        let storage = plane.storage
+        return storage.run { _ in try store.nodes() }.map { nodes in
             NodesResponse(
                 node: node,
                 nodes: nodes.map {
@@ -19,7 +20,7 @@ extension AdminOperations {
                         stoppedAt: $0.stoppedAt?.iso8601)
                 })
         }.flatMapErrorThrowing { error in
-            throw AdminError(.unavailable, "cannot read the cluster's nodes: \(store.describe(error))")
+            throw AdminError(.unavailable, "cannot read the cluster's nodes: \(storage.describe(error))")
         }
     }
 }
@@ -32,9 +33,9 @@ extension AdminOperations {
             return plane.eventLoop.makeSucceededFuture([:])
         }
         let channels = directory.channels.keys.map(\.description)
-        return plane.storage.run { _ in try store.channelOwners(channels) }.hop(to: plane.eventLoop).recover {
-            [logger = plane.logger] error in
-            logger.warning("cannot read channel owners", metadata: ["error": "\(store.describe(error))"])
+        let storage = plane.storage
+        return storage.run { _ in try store.channelOwners(channels) }.recover { [logger = plane.logger] error in
+            logger.warning("cannot read channel owners", metadata: ["error": "\(storage.describe(error))"])
             return [:]
         }
     }

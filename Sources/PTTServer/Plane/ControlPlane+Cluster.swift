@@ -33,7 +33,7 @@ extension ControlPlane {
     /// `done(false)`. Only ``DirectoryWrites`` calls this, between its writes.
     func loadStoredDirectory(then done: @escaping (Bool) -> Void) {
         eventLoop.preconditionInEventLoop()
-        storage.run { try $0.load() }.hop(to: eventLoop).whenComplete { result in
+        storage.run { try $0.load() }.whenComplete { result in
             switch result {
             case .success(let fresh):
                 self.follow(fresh)

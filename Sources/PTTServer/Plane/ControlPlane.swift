@@ -70,7 +70,7 @@ public final class ControlPlane: @unchecked Sendable {
             eventLoop: eventLoop, configuration: configuration, metrics: metrics, clock: clock,
             wallClock: wallClock, apns: apns, logger: logger)
         self.store = store
-        storage = StorageQueue(store, on: storageLoop)
+        storage = StorageQueue(store, on: storageLoop, answeringOn: eventLoop)
         cluster = configuration.cluster.map { ClusterRouting(node: $0.node) }
         directory = try store.load()
         let stored = try store.loadAnnouncements()

@@ -102,7 +102,7 @@ final class DirectoryWrites {
         case .call(let call):
             waiting.removeFirst()
             inWrite = 1
-            return call().hop(to: plane.eventLoop).whenComplete { _ in self.finished() }
+            return call().whenComplete { _ in self.finished() }
         case .operation:
             break
         }
@@ -168,7 +168,7 @@ final class DirectoryWrites {
         guard !changes.isEmpty else { return answer(stored.map(\.change), from: 0) }
         let write = Self.ordered(changes)
         inWrite = stored.count
-        plane.storage.run { try $0.write(write) }.hop(to: plane.eventLoop).whenComplete { result in
+        plane.storage.run { try $0.write(write) }.whenComplete { result in
             switch result {
             case .success:
                 self.plane.applyStored(write)

@@ -70,7 +70,7 @@ final class Recordings: @unchecked Sendable {
             }
             let recent = try store.bursts(in: channelID, limit: 8)
             return (recent.first { $0.state != .recording }, recent.first?.state == .recording)
-        }.hop(to: plane.eventLoop).whenComplete { [self] result in
+        }.whenComplete { [self] result in
             switch result {
             case .failure(let error):
                 plane.sendError(session, re: request.id, .internal, "cannot read the recordings: \(error)")
@@ -97,7 +97,7 @@ final class Recordings: @unchecked Sendable {
             let what = request.burst.map { "no recorded burst #\($0)" } ?? "no recorded burst"
             return plane.sendError(session, re: request.id, .noSuchRecording, "\(what) in '\(channel.name)'")
         }
-        recorder.load(burst).hop(to: plane.eventLoop).whenComplete { [self] result in
+        recorder.load(burst).whenComplete { [self] result in
             guard case .success(let packets) = result else {
                 return plane.sendError(
                     session, re: request.id, .noSuchRecording, "recorded burst #\(burst.id) cannot be read")
@@ -147,7 +147,7 @@ final class Recordings: @unchecked Sendable {
 
     /// `GET /api/channels/NAME/bursts` (with `deleted=true`, a deleted channel's): newest first.
     func history(_ channel: RecordedChannel, since: Date?, limit: Int) -> EventLoopFuture<[RecordedBurstInfo]> {
-        channel.bursts(in: plane.storage, live: plane.directory, since: since, limit: limit).hop(to: plane.eventLoop)
+        channel.bursts(in: plane.storage, live: plane.directory, since: since, limit: limit)
             .map { $0.map(Self.info) }.flatMapErrorThrowing { [storage = plane.storage] error in
                 throw AdminError(.internal, "cannot read the recordings: \(storage.describe(error))")
             }
@@ -171,7 +171,7 @@ final class Recordings: @unchecked Sendable {
 
     /// `GET /api/bursts/ID/audio`.
     func audio(_ id: Int64) -> EventLoopFuture<AdminResponse> {
-        plane.storage.run { try $0.burst(id) }.hop(to: plane.eventLoop).flatMap { [self] burst in
+        plane.storage.run { try $0.burst(id) }.flatMap { [self] burst in
             guard let recorder, let burst else {
                 return plane.eventLoop.makeSucceededFuture(.error(AdminError(.notFound, "no recorded burst #\(id)")))
             }

@@ -46,7 +46,7 @@ final class SignInLinks {
         plane.writes.inTurn(refused: { promise.fail(AdminError(.unavailable, $0.description)) }) { [self] in
             do throws(AdminError) {
                 let (link, answer) = try plan(user: user, request)
-                return plane.storage.run { try $0.insertSignInLink(link) }.hop(to: plane.eventLoop).map { [self] in
+                return plane.storage.run { try $0.insertSignInLink(link) }.map { [self] in
                     plane.logger.info(
                         "sign-in link made", metadata: ["user": "\(user)", "expires": "\(link.expiresAt.iso8601)"])
                     promise.succeed(answer)
@@ -110,7 +110,7 @@ final class SignInLinks {
                             user: user, secretHash: SecretHasher.hash(secret: secret, salt: salt), salt: salt,
                             createdAt: now)
                     }, keep: keep)
-            }.hop(to: plane.eventLoop).map { [self] result in
+            }.map { [self] result in
                 promise.succeed(redeemed(result, secret: secret))
             }.recover { [self] error in
                 plane.logger.error(

@@ -18,7 +18,9 @@ struct StorageQueueTests {
 
     /// The future's answer, or a failure if there is none within `limit` (a call handed to a stopped thread is
     /// never answered).
-    static func answer<T: Sendable>(_ future: EventLoopFuture<T>, within limit: TimeAmount = .seconds(5)) async throws -> T {
+    static func answer<T: Sendable>(
+        _ future: EventLoopFuture<T>, within limit: TimeAmount = .seconds(5)
+    ) async throws -> T {
         let promise = future.eventLoop.makePromise(of: T.self)
         let timer = future.eventLoop.scheduleTask(in: limit) { promise.fail(TestFailure("no answer within \(limit)")) }
         future.whenComplete { result in
@@ -44,7 +46,9 @@ struct StorageQueueTests {
         await queue.shutdown()
     }
 
-    @Test("a call queued before shutdown is answered; one made after is refused at once with the reason, on the caller's loop")
+    @Test(
+        "a call queued before shutdown is answered; one made after is refused at once with the reason, on the caller's loop"
+    )
     func shutdownRefuses() async throws {
         let loop = MultiThreadedEventLoopGroup.singleton.next()
         let queue = StorageQueue(try Self.store(), answeringOn: loop)

@@ -26,8 +26,13 @@ public struct APNsNotification: Sendable, Equatable {
         deviceToken: [UInt8], pushType: String, priority: Int, expiration: Int64, collapseId: String? = nil,
         payload: Data, apnsID: UUID? = nil
     ) {
-        self.deviceToken = deviceToken; self.pushType = pushType; self.priority = priority; self.expiration = expiration
-        self.collapseId = collapseId; self.payload = payload; self.apnsID = apnsID
+        self.deviceToken = deviceToken
+        self.pushType = pushType
+        self.priority = priority
+        self.expiration = expiration
+        self.collapseId = collapseId
+        self.payload = payload
+        self.apnsID = apnsID
     }
 
     /// `pushtotalk`: the `apns-push-type` of notifications for the PushToTalk framework.

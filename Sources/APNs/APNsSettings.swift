@@ -28,8 +28,13 @@ public struct APNsSettings: Sendable, Equatable, Codable {
         keyFile: String, keyId: String, teamId: String, bundleId: String, environment: String = "production",
         endpoint: String? = nil, caFile: String? = nil
     ) {
-        self.keyFile = keyFile; self.keyId = keyId; self.teamId = teamId; self.bundleId = bundleId
-        self.environment = environment; self.endpoint = endpoint; self.caFile = caFile
+        self.keyFile = keyFile
+        self.keyId = keyId
+        self.teamId = teamId
+        self.bundleId = bundleId
+        self.environment = environment
+        self.endpoint = endpoint
+        self.caFile = caFile
     }
 
     enum CodingKeys: String, CodingKey { case keyFile, keyId, teamId, bundleId, environment, endpoint, caFile }

@@ -9,7 +9,10 @@ public struct Channel: Sendable, Equatable {
     /// Whether its bursts are recorded (switched with `pttctl channel record`).
     public var recording: Bool
     public init(id: ChannelID, name: String, imageURL: String? = nil, createdAt: Date, recording: Bool = false) {
-        self.id = id; self.name = name; self.imageURL = imageURL; self.createdAt = createdAt
+        self.id = id
+        self.name = name
+        self.imageURL = imageURL
+        self.createdAt = createdAt
         self.recording = recording
     }
 }
@@ -26,8 +29,12 @@ public struct User: Sendable, Equatable {
     public init(
         name: String, secretHash: [UInt8], salt: [UInt8], priority: Int = 0, receiveOnly: Bool = false, createdAt: Date
     ) {
-        self.name = name; self.secretHash = secretHash; self.salt = salt
-        self.priority = priority; self.receiveOnly = receiveOnly; self.createdAt = createdAt
+        self.name = name
+        self.secretHash = secretHash
+        self.salt = salt
+        self.priority = priority
+        self.receiveOnly = receiveOnly
+        self.createdAt = createdAt
     }
 }
 
@@ -66,9 +73,18 @@ public struct Membership: Sendable, Equatable {
         joinedAt: Date,
         memberEvents: Bool = true
     ) {
-        self.id = id; self.channel = channel; self.user = user; self.device = device; self.displayName = displayName
-        self.priority = priority; self.receiveOnly = receiveOnly; self.pushToken = pushToken
-        self.ssrc = ssrc; self.mediaKey = mediaKey; self.mediaSuite = mediaSuite; self.joinedAt = joinedAt
+        self.id = id
+        self.channel = channel
+        self.user = user
+        self.device = device
+        self.displayName = displayName
+        self.priority = priority
+        self.receiveOnly = receiveOnly
+        self.pushToken = pushToken
+        self.ssrc = ssrc
+        self.mediaKey = mediaKey
+        self.mediaSuite = mediaSuite
+        self.joinedAt = joinedAt
         self.memberEvents = memberEvents
     }
 }

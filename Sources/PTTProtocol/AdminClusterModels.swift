@@ -34,8 +34,15 @@ public struct NodeInfo: Codable, Sendable, Equatable {
         name: String, alive: Bool, adminURL: String, control: String, media: String, host: String, pid: Int,
         version: String, startedAt: String, stoppedAt: String?
     ) {
-        self.name = name; self.alive = alive; self.adminURL = adminURL; self.control = control; self.media = media
-        self.host = host; self.pid = pid; self.version = version; self.startedAt = startedAt
+        self.name = name
+        self.alive = alive
+        self.adminURL = adminURL
+        self.control = control
+        self.media = media
+        self.host = host
+        self.pid = pid
+        self.version = version
+        self.startedAt = startedAt
         self.stoppedAt = stoppedAt
     }
 }

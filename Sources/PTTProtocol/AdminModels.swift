@@ -17,9 +17,13 @@ public struct RuntimeInfo: Codable, Sendable, Equatable {
         fingerprint: String?, webURL: String? = nil
     ) {
         self.webURL = webURL
-        self.pid = pid; self.controlHost = controlHost; self.controlPort = controlPort; self.mediaPort = mediaPort;
+        self.pid = pid
+        self.controlHost = controlHost
+        self.controlPort = controlPort
+        self.mediaPort = mediaPort
         self.adminURL = adminURL
-        self.tls = tls; self.fingerprint = fingerprint
+        self.tls = tls
+        self.fingerprint = fingerprint
     }
 }
 
@@ -41,8 +45,15 @@ public struct ChannelSummary: Codable, Sendable, Equatable {
         id: String, name: String, imageURL: String?, members: Int, connected: Int, floor: FloorStatus, speaker: String?,
         queueLength: Int, owner: String? = nil
     ) {
-        self.id = id; self.name = name; self.imageURL = imageURL; self.members = members; self.connected = connected
-        self.floor = floor; self.speaker = speaker; self.queueLength = queueLength; self.owner = owner
+        self.id = id
+        self.name = name
+        self.imageURL = imageURL
+        self.members = members
+        self.connected = connected
+        self.floor = floor
+        self.speaker = speaker
+        self.queueLength = queueLength
+        self.owner = owner
     }
 }
 
@@ -78,11 +89,22 @@ public struct MemberStatus: Codable, Sendable, Equatable {
         lastHeartbeat: String?, joinedAt: String, ssrc: UInt32,
         wakeRoute: WakeTransport = .unreachable, lastWake: LastWakeStatus? = nil
     ) {
-        self.id = id; self.name = name; self.user = user; self.device = device; self.priority = priority
-        self.receiveOnly = receiveOnly; self.connected = connected; self.connections = connections
-        self.pushToken = pushToken; self.audioReachable = audioReachable; self.droppedNotHolder = droppedNotHolder;
-        self.lastHeartbeat = lastHeartbeat; self.joinedAt = joinedAt; self.ssrc = ssrc
-        self.wakeRoute = wakeRoute; self.lastWake = lastWake
+        self.id = id
+        self.name = name
+        self.user = user
+        self.device = device
+        self.priority = priority
+        self.receiveOnly = receiveOnly
+        self.connected = connected
+        self.connections = connections
+        self.pushToken = pushToken
+        self.audioReachable = audioReachable
+        self.droppedNotHolder = droppedNotHolder
+        self.lastHeartbeat = lastHeartbeat
+        self.joinedAt = joinedAt
+        self.ssrc = ssrc
+        self.wakeRoute = wakeRoute
+        self.lastWake = lastWake
     }
 }
 
@@ -93,7 +115,10 @@ public struct QueueEntryStatus: Codable, Sendable, Equatable {
     public var name: String
     public var priority: Int
     public init(position: Int, member: String, name: String, priority: Int) {
-        self.position = position; self.member = member; self.name = name; self.priority = priority
+        self.position = position
+        self.member = member
+        self.name = name
+        self.priority = priority
     }
 }
 
@@ -117,8 +142,15 @@ public struct ChannelDetail: Codable, Sendable, Equatable {
         id: String, name: String, imageURL: String?, floor: FloorStatus, speaker: MemberStatus?, talkTimeLeftMs: Int?,
         queue: [QueueEntryStatus], members: [MemberStatus], recording: Bool? = nil, nodeLinks: [String]? = nil
     ) {
-        self.id = id; self.name = name; self.imageURL = imageURL; self.floor = floor; self.speaker = speaker
-        self.talkTimeLeftMs = talkTimeLeftMs; self.queue = queue; self.members = members; self.recording = recording
+        self.id = id
+        self.name = name
+        self.imageURL = imageURL
+        self.floor = floor
+        self.speaker = speaker
+        self.talkTimeLeftMs = talkTimeLeftMs
+        self.queue = queue
+        self.members = members
+        self.recording = recording
         self.nodeLinks = nodeLinks
     }
 }
@@ -127,7 +159,10 @@ public struct ChannelDetail: Codable, Sendable, Equatable {
 public struct CreateChannelRequest: Codable, Sendable, Equatable {
     public var name: String
     public var imageURL: String?
-    public init(name: String, imageURL: String? = nil) { self.name = name; self.imageURL = imageURL }
+    public init(name: String, imageURL: String? = nil) {
+        self.name = name
+        self.imageURL = imageURL
+    }
 }
 
 /// A user in `GET /api/users`.
@@ -138,7 +173,10 @@ public struct UserStatus: Codable, Sendable, Equatable {
     public var memberships: Int
     public var createdAt: String
     public init(name: String, priority: Int, receiveOnly: Bool, memberships: Int, createdAt: String) {
-        self.name = name; self.priority = priority; self.receiveOnly = receiveOnly; self.memberships = memberships;
+        self.name = name
+        self.priority = priority
+        self.receiveOnly = receiveOnly
+        self.memberships = memberships
         self.createdAt = createdAt
     }
 }
@@ -149,7 +187,9 @@ public struct AddUserRequest: Codable, Sendable, Equatable {
     public var priority: Int?
     public var receiveOnly: Bool?
     public init(name: String, priority: Int? = nil, receiveOnly: Bool? = nil) {
-        self.name = name; self.priority = priority; self.receiveOnly = receiveOnly
+        self.name = name
+        self.priority = priority
+        self.receiveOnly = receiveOnly
     }
 }
 
@@ -157,7 +197,10 @@ public struct AddUserRequest: Codable, Sendable, Equatable {
 public struct AddUserResponse: Codable, Sendable, Equatable {
     public var name: String
     public var secret: String
-    public init(name: String, secret: String) { self.name = name; self.secret = secret }
+    public init(name: String, secret: String) {
+        self.name = name
+        self.secret = secret
+    }
 }
 
 /// The body of every admin API error.
@@ -165,9 +208,15 @@ public struct AdminError: Codable, Sendable, Equatable, Error, CustomStringConve
     /// The ``AdminErrorCode``'s raw value (a string on the wire, so that a client can read codes it does not know).
     public var error: String
     public var message: String
-    public init(_ code: AdminErrorCode, _ message: String) { self.error = code.rawValue; self.message = message }
+    public init(_ code: AdminErrorCode, _ message: String) {
+        self.error = code.rawValue
+        self.message = message
+    }
     /// An error with a code of its own (a client's, such as `no-server`: never one the server sends).
-    public init(error: String, message: String) { self.error = error; self.message = message }
+    public init(error: String, message: String) {
+        self.error = error
+        self.message = message
+    }
     /// The code, if it is one this version knows.
     public var code: AdminErrorCode? { AdminErrorCode(rawValue: error) }
     public var description: String { message }

@@ -26,9 +26,17 @@ public struct CertificateReport: Codable, Sendable, Equatable {
         notAfter: String,
         daysLeft: Int, names: [String], chainLength: Int, certificateFile: String, keyFile: String
     ) {
-        self.source = source; self.fingerprint = fingerprint; self.subject = subject; self.issuer = issuer
-        self.notBefore = notBefore; self.notAfter = notAfter; self.daysLeft = daysLeft; self.names = names
-        self.chainLength = chainLength; self.certificateFile = certificateFile; self.keyFile = keyFile
+        self.source = source
+        self.fingerprint = fingerprint
+        self.subject = subject
+        self.issuer = issuer
+        self.notBefore = notBefore
+        self.notAfter = notAfter
+        self.daysLeft = daysLeft
+        self.names = names
+        self.chainLength = chainLength
+        self.certificateFile = certificateFile
+        self.keyFile = keyFile
     }
 }
 
@@ -49,7 +57,10 @@ public struct ReloadReport: Codable, Sendable, Equatable {
         configFile: String?, applied: [String], needsRestart: [String], certificateChanged: Bool,
         certificate: CertificateReport?
     ) {
-        self.configFile = configFile; self.applied = applied; self.needsRestart = needsRestart
-        self.certificateChanged = certificateChanged; self.certificate = certificate
+        self.configFile = configFile
+        self.applied = applied
+        self.needsRestart = needsRestart
+        self.certificateChanged = certificateChanged
+        self.certificate = certificate
     }
 }

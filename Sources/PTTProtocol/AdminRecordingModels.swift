@@ -17,8 +17,14 @@ public struct RecordedBurstInfo: Codable, Sendable, Equatable {
         id: Int64, channel: String, speaker: String, speakerName: String, startedAt: String, durationMs: Int,
         packets: Int, bytes: Int, state: RecordedBurstState
     ) {
-        self.id = id; self.channel = channel; self.speaker = speaker; self.speakerName = speakerName
-        self.startedAt = startedAt; self.durationMs = durationMs; self.packets = packets; self.bytes = bytes
+        self.id = id
+        self.channel = channel
+        self.speaker = speaker
+        self.speakerName = speakerName
+        self.startedAt = startedAt
+        self.durationMs = durationMs
+        self.packets = packets
+        self.bytes = bytes
         self.state = state
     }
 }
@@ -31,6 +37,8 @@ public struct ChannelRecording: Codable, Sendable, Equatable {
     public var configured: Bool?
 
     public init(channel: String? = nil, recording: Bool, configured: Bool? = nil) {
-        self.channel = channel; self.recording = recording; self.configured = configured
+        self.channel = channel
+        self.recording = recording
+        self.configured = configured
     }
 }

@@ -20,6 +20,9 @@ public struct SignInLinkResponse: Codable, Sendable, Equatable {
     /// ISO 8601.
     public var expiresAt: String
     public init(user: String, url: String, token: String, expiresAt: String) {
-        self.user = user; self.url = url; self.token = token; self.expiresAt = expiresAt
+        self.user = user
+        self.url = url
+        self.token = token
+        self.expiresAt = expiresAt
     }
 }

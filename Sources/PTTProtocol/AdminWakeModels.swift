@@ -17,7 +17,11 @@ public struct LastWakeStatus: Codable, Sendable, Equatable {
         at: String, kind: WakeKind, transport: WakeTransport, outcome: WakeOutcome, reason: String? = nil,
         burst: String? = nil
     ) {
-        self.at = at; self.kind = kind; self.transport = transport; self.outcome = outcome; self.reason = reason;
+        self.at = at
+        self.kind = kind
+        self.transport = transport
+        self.outcome = outcome
+        self.reason = reason
         self.burst = burst
     }
 }
@@ -34,7 +38,11 @@ public struct WakeCount: Codable, Sendable, Equatable {
     public var reason: String
     public var count: Int
     public init(kind: WakeKind, transport: WakeTransport, outcome: WakeOutcome, reason: String, count: Int) {
-        self.kind = kind; self.transport = transport; self.outcome = outcome; self.reason = reason; self.count = count
+        self.kind = kind
+        self.transport = transport
+        self.outcome = outcome
+        self.reason = reason
+        self.count = count
     }
 }
 
@@ -59,9 +67,14 @@ public struct WakeTotals: Codable, Sendable, Equatable {
         since: String, counts: [WakeCount], apnsConfigured: Bool, apnsEndpoint: String?, apnsBackoffUntil: String?,
         apnsTokenAgeSeconds: Int?, storedAnnouncements: Int, pending: Int
     ) {
-        self.since = since; self.counts = counts; self.apnsConfigured = apnsConfigured; self.apnsEndpoint = apnsEndpoint
-        self.apnsBackoffUntil = apnsBackoffUntil; self.apnsTokenAgeSeconds = apnsTokenAgeSeconds
-        self.storedAnnouncements = storedAnnouncements; self.pending = pending
+        self.since = since
+        self.counts = counts
+        self.apnsConfigured = apnsConfigured
+        self.apnsEndpoint = apnsEndpoint
+        self.apnsBackoffUntil = apnsBackoffUntil
+        self.apnsTokenAgeSeconds = apnsTokenAgeSeconds
+        self.storedAnnouncements = storedAnnouncements
+        self.pending = pending
     }
 }
 
@@ -74,7 +87,9 @@ public struct AnnounceRequest: Codable, Sendable, Equatable {
     /// How long the announcement stays deliverable, in seconds: 1 to 2 592 000 (30 days); default 3600.
     public var ttlSeconds: Int?
     public init(text: String, collapseId: String? = nil, ttlSeconds: Int? = nil) {
-        self.text = text; self.collapseId = collapseId; self.ttlSeconds = ttlSeconds
+        self.text = text
+        self.collapseId = collapseId
+        self.ttlSeconds = ttlSeconds
     }
 }
 
@@ -90,7 +105,10 @@ public struct AnnounceResponse: Codable, Sendable, Equatable {
     /// When it expires, ISO 8601.
     public var expiresAt: String
     public init(channel: String, members: Int, handedNow: Int, replaced: Int, expiresAt: String) {
-        self.channel = channel; self.members = members; self.handedNow = handedNow; self.replaced = replaced;
+        self.channel = channel
+        self.members = members
+        self.handedNow = handedNow
+        self.replaced = replaced
         self.expiresAt = expiresAt
     }
 }

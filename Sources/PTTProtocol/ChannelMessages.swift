@@ -5,7 +5,9 @@ public struct ChannelInfo: Codable, Sendable, Equatable {
     public var name: String
     public var imageURL: String?
     public init(id: String, name: String, imageURL: String? = nil) {
-        self.id = id; self.name = name; self.imageURL = imageURL
+        self.id = id
+        self.name = name
+        self.imageURL = imageURL
     }
 }
 
@@ -17,7 +19,11 @@ public struct MemberInfo: Codable, Sendable, Equatable {
     public var priority: Int
     public var receiveOnly: Bool
     public init(id: String, name: String, user: String, priority: Int, receiveOnly: Bool) {
-        self.id = id; self.name = name; self.user = user; self.priority = priority; self.receiveOnly = receiveOnly
+        self.id = id
+        self.name = name
+        self.user = user
+        self.priority = priority
+        self.receiveOnly = receiveOnly
     }
 }
 
@@ -43,8 +49,13 @@ public struct MediaParameters: Codable, Sendable, Equatable {
         ssrc: UInt32, listenSSRC: UInt32, port: Int, security: MediaSecurity, suite: String?, key: String?,
         payloadType: Int
     ) {
-        self.ssrc = ssrc; self.listenSSRC = listenSSRC; self.port = port; self.security = security; self.suite = suite;
-        self.key = key; self.payloadType = payloadType
+        self.ssrc = ssrc
+        self.listenSSRC = listenSSRC
+        self.port = port
+        self.security = security
+        self.suite = suite
+        self.key = key
+        self.payloadType = payloadType
     }
 }
 
@@ -66,7 +77,10 @@ public struct FloorState: Codable, Sendable, Equatable {
         state: FloorStatus, holder: MemberInfo? = nil, talkTimeLeftMs: Int? = nil, queue: [String] = [],
         queueLength: Int? = nil
     ) {
-        self.state = state; self.holder = holder; self.talkTimeLeftMs = talkTimeLeftMs; self.queue = queue
+        self.state = state
+        self.holder = holder
+        self.talkTimeLeftMs = talkTimeLeftMs
+        self.queue = queue
         self.queueLength = queueLength ?? queue.count
     }
 }
@@ -94,9 +108,13 @@ public struct Join: Codable, Sendable, Equatable {
         id: Int? = nil, channel: String, displayName: String? = nil, receiveOnly: Bool? = nil, pushToken: String? = nil,
         srtpSuites: [String]? = nil, memberEvents: Bool? = nil
     ) {
-        self.id = id; self.channel = channel; self.displayName = displayName; self.receiveOnly = receiveOnly;
+        self.id = id
+        self.channel = channel
+        self.displayName = displayName
+        self.receiveOnly = receiveOnly
         self.pushToken = pushToken
-        self.srtpSuites = srtpSuites; self.memberEvents = memberEvents
+        self.srtpSuites = srtpSuites
+        self.memberEvents = memberEvents
     }
 }
 
@@ -123,9 +141,15 @@ public struct Joined: Codable, Sendable, Equatable {
         members: [MemberInfo],
         memberCount: Int? = nil, memberEvents: Bool? = nil, recorded: Bool? = nil
     ) {
-        self.re = re; self.channel = channel; self.member = member; self.media = media; self.floor = floor;
+        self.re = re
+        self.channel = channel
+        self.member = member
+        self.media = media
+        self.floor = floor
         self.members = members
-        self.memberCount = memberCount ?? members.count; self.memberEvents = memberEvents; self.recorded = recorded
+        self.memberCount = memberCount ?? members.count
+        self.memberEvents = memberEvents
+        self.recorded = recorded
     }
 }
 
@@ -133,7 +157,10 @@ public struct Joined: Codable, Sendable, Equatable {
 public struct Leave: Codable, Sendable, Equatable {
     public var id: Int?
     public var channel: String
-    public init(id: Int? = nil, channel: String) { self.id = id; self.channel = channel }
+    public init(id: Int? = nil, channel: String) {
+        self.id = id
+        self.channel = channel
+    }
 }
 
 /// `left`: a membership ended: the member left, was kicked, or the channel was deleted.
@@ -143,7 +170,9 @@ public struct Left: Codable, Sendable, Equatable {
     /// `left`, `kicked`, `channel-deleted` or `user-removed`.
     public var reason: LeaveReason
     public init(re: Int? = nil, channel: ChannelInfo, reason: LeaveReason) {
-        self.re = re; self.channel = channel; self.reason = reason
+        self.re = re
+        self.channel = channel
+        self.reason = reason
     }
 }
 
@@ -153,7 +182,9 @@ public struct PushToken: Codable, Sendable, Equatable {
     public var channel: String
     public var token: String
     public init(id: Int? = nil, channel: String, token: String) {
-        self.id = id; self.channel = channel; self.token = token
+        self.id = id
+        self.channel = channel
+        self.token = token
     }
 }
 
@@ -161,12 +192,18 @@ public struct PushToken: Codable, Sendable, Equatable {
 public struct PushTokenRegistered: Codable, Sendable, Equatable {
     public var re: Int?
     public var channel: ChannelInfo
-    public init(re: Int? = nil, channel: ChannelInfo) { self.re = re; self.channel = channel }
+    public init(re: Int? = nil, channel: ChannelInfo) {
+        self.re = re
+        self.channel = channel
+    }
 }
 
 /// `member-joined` / `member-left`: told to the other members of a channel.
 public struct MemberEvent: Codable, Sendable, Equatable {
     public var channel: ChannelInfo
     public var member: MemberInfo
-    public init(channel: ChannelInfo, member: MemberInfo) { self.channel = channel; self.member = member }
+    public init(channel: ChannelInfo, member: MemberInfo) {
+        self.channel = channel
+        self.member = member
+    }
 }

@@ -226,13 +226,27 @@ extension ControlMessage {
     /// Returns the message with its request id set, for requests that carry one.
     public func withID(_ id: Int) -> ControlMessage {
         switch self {
-        case .join(var m): m.id = id; return .join(m)
-        case .leave(var m): m.id = id; return .leave(m)
-        case .pushToken(var m): m.id = id; return .pushToken(m)
-        case .floorRequest(var m): m.id = id; return .floorRequest(m)
-        case .floorRelease(var m): m.id = id; return .floorRelease(m)
-        case .replay(var m): m.id = id; return .replay(m)
-        case .presence(var m): m.id = id; return .presence(m)
+        case .join(var m):
+            m.id = id
+            return .join(m)
+        case .leave(var m):
+            m.id = id
+            return .leave(m)
+        case .pushToken(var m):
+            m.id = id
+            return .pushToken(m)
+        case .floorRequest(var m):
+            m.id = id
+            return .floorRequest(m)
+        case .floorRelease(var m):
+            m.id = id
+            return .floorRelease(m)
+        case .replay(var m):
+            m.id = id
+            return .replay(m)
+        case .presence(var m):
+            m.id = id
+            return .presence(m)
         case .hello, .welcome, .heartbeat, .heartbeatAck, .error, .joined, .left, .pushTokenRegistered, .memberJoined,
             .memberLeft, .floorGranted, .floorDenied, .floorQueued, .floorQueueCancelled, .floorReleased, .floorTaken,
             .floorIdle, .floorRevoked, .floorRevokePending, .push, .pushAck, .replaying, .replayEnded, .presenceReport:

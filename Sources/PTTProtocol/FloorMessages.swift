@@ -3,7 +3,10 @@ public struct FloorCommand: Codable, Sendable, Equatable {
     public var id: Int?
     /// Channel name or UUID.
     public var channel: String
-    public init(id: Int? = nil, channel: String) { self.id = id; self.channel = channel }
+    public init(id: Int? = nil, channel: String) {
+        self.id = id
+        self.channel = channel
+    }
 }
 
 /// `floor-granted`: you may talk, for at most `talkTimeMs`.
@@ -12,7 +15,9 @@ public struct FloorGranted: Codable, Sendable, Equatable {
     public var channel: ChannelInfo
     public var talkTimeMs: Int
     public init(re: Int? = nil, channel: ChannelInfo, talkTimeMs: Int) {
-        self.re = re; self.channel = channel; self.talkTimeMs = talkTimeMs
+        self.re = re
+        self.channel = channel
+        self.talkTimeMs = talkTimeMs
     }
 }
 
@@ -23,7 +28,9 @@ public struct FloorDenied: Codable, Sendable, Equatable {
     /// `another-member-has-permission`, `only-one-participant`, `receive-only` or `queue-full`.
     public var cause: FloorDenialCause
     public init(re: Int? = nil, channel: ChannelInfo, cause: FloorDenialCause) {
-        self.re = re; self.channel = channel; self.cause = cause
+        self.re = re
+        self.channel = channel
+        self.cause = cause
     }
 }
 
@@ -33,7 +40,9 @@ public struct FloorQueued: Codable, Sendable, Equatable {
     public var channel: ChannelInfo
     public var position: Int
     public init(re: Int? = nil, channel: ChannelInfo, position: Int) {
-        self.re = re; self.channel = channel; self.position = position
+        self.re = re
+        self.channel = channel
+        self.position = position
     }
 }
 
@@ -41,7 +50,10 @@ public struct FloorQueued: Codable, Sendable, Equatable {
 public struct FloorTaken: Codable, Sendable, Equatable {
     public var channel: ChannelInfo
     public var member: MemberInfo
-    public init(channel: ChannelInfo, member: MemberInfo) { self.channel = channel; self.member = member }
+    public init(channel: ChannelInfo, member: MemberInfo) {
+        self.channel = channel
+        self.member = member
+    }
 }
 
 /// `floor-idle`, `floor-queue-cancelled` (to a member that left the queue) and `floor-released` (the answer
@@ -49,7 +61,10 @@ public struct FloorTaken: Codable, Sendable, Equatable {
 public struct FloorChannelEvent: Codable, Sendable, Equatable {
     public var re: Int?
     public var channel: ChannelInfo
-    public init(re: Int? = nil, channel: ChannelInfo) { self.re = re; self.channel = channel }
+    public init(re: Int? = nil, channel: ChannelInfo) {
+        self.re = re
+        self.channel = channel
+    }
 }
 
 /// `floor-revoked`: told to the holder that lost the floor.
@@ -57,7 +72,10 @@ public struct FloorRevoked: Codable, Sendable, Equatable {
     public var channel: ChannelInfo
     /// `end-of-media`, `talk-time-exceeded`, `preempted` or `revoked-by-operator`.
     public var cause: FloorRevocationCause
-    public init(channel: ChannelInfo, cause: FloorRevocationCause) { self.channel = channel; self.cause = cause }
+    public init(channel: ChannelInfo, cause: FloorRevocationCause) {
+        self.channel = channel
+        self.cause = cause
+    }
 }
 
 /// `floor-revoke-pending`: a higher-priority member asked; the holder loses the floor after `graceMs`.
@@ -66,6 +84,8 @@ public struct FloorRevokePending: Codable, Sendable, Equatable {
     public var by: MemberInfo
     public var graceMs: Int
     public init(channel: ChannelInfo, by: MemberInfo, graceMs: Int) {
-        self.channel = channel; self.by = by; self.graceMs = graceMs
+        self.channel = channel
+        self.by = by
+        self.graceMs = graceMs
     }
 }

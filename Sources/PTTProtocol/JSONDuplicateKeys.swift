@@ -37,7 +37,10 @@ enum JSONDuplicateKeys {
                 var end = start
                 var escaped = false
                 while end < bytes.count, bytes[end] != UInt8(ascii: "\"") {
-                    if bytes[end] == UInt8(ascii: "\\") { escaped = true; end += 1 }
+                    if bytes[end] == UInt8(ascii: "\\") {
+                        escaped = true
+                        end += 1
+                    }
                     end += 1
                 }
                 if let last = stack.indices.last, stack[last].isObject, stack[last].expectingKey {

@@ -4,7 +4,10 @@ public struct PresenceRequest: Codable, Sendable, Equatable {
     public var id: Int?
     /// Channel name or UUID.
     public var channel: String
-    public init(id: Int? = nil, channel: String) { self.id = id; self.channel = channel }
+    public init(id: Int? = nil, channel: String) {
+        self.id = id
+        self.channel = channel
+    }
 }
 
 /// One member in a `presence-report`.
@@ -23,8 +26,13 @@ public struct MemberPresence: Codable, Sendable, Equatable {
         id: String, name: String, user: String, receiveOnly: Bool, connected: Bool, audioReachable: Bool,
         wakeRoute: WakeTransport
     ) {
-        self.id = id; self.name = name; self.user = user; self.receiveOnly = receiveOnly; self.connected = connected
-        self.audioReachable = audioReachable; self.wakeRoute = wakeRoute
+        self.id = id
+        self.name = name
+        self.user = user
+        self.receiveOnly = receiveOnly
+        self.connected = connected
+        self.audioReachable = audioReachable
+        self.wakeRoute = wakeRoute
     }
 }
 
@@ -38,6 +46,9 @@ public struct PresenceReport: Codable, Sendable, Equatable {
     /// The most members a report lists (so the frame stays well under 64 KiB).
     public static let maxMembersListed = 200
     public init(re: Int? = nil, channel: ChannelInfo, members: [MemberPresence], memberCount: Int) {
-        self.re = re; self.channel = channel; self.members = members; self.memberCount = memberCount
+        self.re = re
+        self.channel = channel
+        self.members = members
+        self.memberCount = memberCount
     }
 }

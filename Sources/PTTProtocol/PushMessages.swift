@@ -8,7 +8,10 @@ public struct APS: Codable, Sendable, Equatable {
     public struct Alert: Codable, Sendable, Equatable {
         public var title: String?
         public var body: String
-        public init(title: String? = nil, body: String) { self.title = title; self.body = body }
+        public init(title: String? = nil, body: String) {
+            self.title = title
+            self.body = body
+        }
     }
 }
 
@@ -41,9 +44,14 @@ public struct PushPayload: Codable, Sendable, Equatable {
         aps: APS = APS(), channel: String, activeSpeaker: String? = nil, burst: String? = nil, sentAt: Int64,
         leaveChannel: Bool? = nil, reason: LeaveReason? = nil, announcement: String? = nil
     ) {
-        self.aps = aps; self.channel = channel; self.activeSpeaker = activeSpeaker; self.burst = burst;
+        self.aps = aps
+        self.channel = channel
+        self.activeSpeaker = activeSpeaker
+        self.burst = burst
         self.sentAt = sentAt
-        self.leaveChannel = leaveChannel; self.reason = reason; self.announcement = announcement
+        self.leaveChannel = leaveChannel
+        self.reason = reason
+        self.announcement = announcement
     }
 }
 
@@ -65,8 +73,12 @@ public struct PushFrame: Codable, Sendable, Equatable {
         id: String, pushType: PushType, priority: Int, expiration: Int64, collapseId: String? = nil,
         payload: PushPayload
     ) {
-        self.id = id; self.pushType = pushType; self.priority = priority; self.expiration = expiration
-        self.collapseId = collapseId; self.payload = payload
+        self.id = id
+        self.pushType = pushType
+        self.priority = priority
+        self.expiration = expiration
+        self.collapseId = collapseId
+        self.payload = payload
     }
 
     /// `pushtotalk`, the push type of wakes and leaves.

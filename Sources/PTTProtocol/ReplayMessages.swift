@@ -7,7 +7,9 @@ public struct Replay: Codable, Sendable, Equatable {
     /// The recorded burst's id (`pttctl history`); the channel's most recent one if absent.
     public var burst: Int64?
     public init(id: Int? = nil, channel: String, burst: Int64? = nil) {
-        self.id = id; self.channel = channel; self.burst = burst
+        self.id = id
+        self.channel = channel
+        self.burst = burst
     }
 }
 
@@ -26,8 +28,13 @@ public struct Replaying: Codable, Sendable, Equatable {
         re: Int? = nil, channel: ChannelInfo, burst: Int64, speaker: String, startedAt: Int64, durationMs: Int,
         packets: Int
     ) {
-        self.re = re; self.channel = channel; self.burst = burst; self.speaker = speaker
-        self.startedAt = startedAt; self.durationMs = durationMs; self.packets = packets
+        self.re = re
+        self.channel = channel
+        self.burst = burst
+        self.speaker = speaker
+        self.startedAt = startedAt
+        self.durationMs = durationMs
+        self.packets = packets
     }
 }
 
@@ -38,6 +45,8 @@ public struct ReplayEnded: Codable, Sendable, Equatable {
     public var burst: Int64
     public var outcome: ReplayOutcome
     public init(channel: ChannelInfo, burst: Int64, outcome: ReplayOutcome) {
-        self.channel = channel; self.burst = burst; self.outcome = outcome
+        self.channel = channel
+        self.burst = burst
+        self.outcome = outcome
     }
 }

@@ -20,7 +20,11 @@ public struct Hello: Codable, Sendable, Equatable {
         version: Int = ProtocolVersion.current, user: String, secret: String, device: String, role: ClientRole = .app,
         client: String? = nil
     ) {
-        self.version = version; self.user = user; self.secret = secret; self.device = device; self.role = role;
+        self.version = version
+        self.user = user
+        self.secret = secret
+        self.device = device
+        self.role = role
         self.client = client
     }
 
@@ -47,8 +51,11 @@ public struct Welcome: Codable, Sendable, Equatable {
     /// The memberships this device already holds (kept across disconnects and server restarts).
     public var memberships: [Joined]
     public init(version: Int, server: String, session: String, heartbeatIntervalMs: Int, memberships: [Joined]) {
-        self.version = version; self.server = server; self.session = session
-        self.heartbeatIntervalMs = heartbeatIntervalMs; self.memberships = memberships
+        self.version = version
+        self.server = server
+        self.session = session
+        self.heartbeatIntervalMs = heartbeatIntervalMs
+        self.memberships = memberships
     }
 }
 
@@ -71,6 +78,8 @@ public struct ErrorFrame: Codable, Sendable, Equatable {
     public var code: ErrorCode
     public var message: String
     public init(re: Int? = nil, code: ErrorCode, message: String) {
-        self.re = re; self.code = code; self.message = message
+        self.re = re
+        self.code = code
+        self.message = message
     }
 }

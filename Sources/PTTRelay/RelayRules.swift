@@ -25,7 +25,10 @@ enum DatagramKind: Equatable {
 
     /// Reads the first bytes only (RFC 5761 demultiplexing: RTCP packet types 192...223).
     init(_ bytes: UnsafeRawBufferPointer) {
-        guard bytes.count >= 8 else { self = .malformed; return }
+        guard bytes.count >= 8 else {
+            self = .malformed
+            return
+        }
         if RTPHeader.isRTCP(bytes) {
             self = .rtcp(ssrc: UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: 4, as: UInt32.self)))
         } else if bytes.count >= 12 {

@@ -27,9 +27,18 @@ public struct NodeRecord: Sendable, Equatable, Codable {
         name: String, adminURL: String, control: String, media: String, host: String, pid: Int, version: String,
         startedAt: Date, stoppedAt: Date? = nil, alive: Bool = true, link: String = "", fingerprint: String = ""
     ) {
-        self.name = name; self.adminURL = adminURL; self.control = control; self.media = media; self.host = host
-        self.pid = pid; self.version = version; self.startedAt = startedAt; self.stoppedAt = stoppedAt
-        self.alive = alive; self.link = link; self.fingerprint = fingerprint
+        self.name = name
+        self.adminURL = adminURL
+        self.control = control
+        self.media = media
+        self.host = host
+        self.pid = pid
+        self.version = version
+        self.startedAt = startedAt
+        self.stoppedAt = stoppedAt
+        self.alive = alive
+        self.link = link
+        self.fingerprint = fingerprint
     }
 }
 

@@ -10,7 +10,10 @@ public struct StoredSignInLink: Sendable, Equatable {
     public var createdAt: Date
     public var expiresAt: Date
     public init(tokenHash: [UInt8], user: String, createdAt: Date, expiresAt: Date) {
-        self.tokenHash = tokenHash; self.user = user; self.createdAt = createdAt; self.expiresAt = expiresAt
+        self.tokenHash = tokenHash
+        self.user = user
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
     }
 }
 
@@ -22,7 +25,11 @@ public struct WebCredential: Sendable, Equatable {
     public var salt: [UInt8]
     public var createdAt: Date
     public init(id: Int64 = 0, user: String, secretHash: [UInt8], salt: [UInt8], createdAt: Date) {
-        self.id = id; self.user = user; self.secretHash = secretHash; self.salt = salt; self.createdAt = createdAt
+        self.id = id
+        self.user = user
+        self.secretHash = secretHash
+        self.salt = salt
+        self.createdAt = createdAt
     }
 }
 

@@ -117,15 +117,24 @@ final class AudioInput {
             defer { mode = .wav(reader, encoder) }
             while true {
                 if let packet = try encoder.nextPacket(final: false) { return packet }
-                if let samples = try reader.nextSamples(maxFrames: 4_096) { encoder.add(samples); continue }
-                if let chunk = try readChunk() { reader.feed(chunk); continue }
+                if let samples = try reader.nextSamples(maxFrames: 4_096) {
+                    encoder.add(samples)
+                    continue
+                }
+                if let chunk = try readChunk() {
+                    reader.feed(chunk)
+                    continue
+                }
                 return try encoder.nextPacket(final: true)
             }
         case .raw(var encoder):
             defer { mode = .raw(encoder) }
             while true {
                 if let packet = try encoder.nextPacket(final: false) { return packet }
-                if let chunk = try readChunk() { encoder.add(RawPCM.samples(chunk)); continue }
+                if let chunk = try readChunk() {
+                    encoder.add(RawPCM.samples(chunk))
+                    continue
+                }
                 return try encoder.nextPacket(final: true)
             }
         }

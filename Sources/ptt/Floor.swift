@@ -29,11 +29,17 @@ struct Floor: AsyncParsableCommand {
                 let deadline = ContinuousClock.now + .milliseconds(Int(wait * 1000))
                 for await message in client.messages {
                     printLine(message)
-                    if case .floorGranted = message { granted = true; break }
+                    if case .floorGranted = message {
+                        granted = true
+                        break
+                    }
                     if ContinuousClock.now > deadline { break }
                 }
             }
-            guard granted else { stderr("ptt: gave up waiting for the floor"); throw ExitCode(3) }
+            guard granted else {
+                stderr("ptt: gave up waiting for the floor")
+                throw ExitCode(3)
+            }
             try await Task.sleep(for: .milliseconds(Int(hold * 1000)))
             client.send(.floorRelease(FloorCommand(channel: channel)))
             if !stay { printLine(try await client.request(.leave(Leave(channel: channel)), timeout: .seconds(3))) }

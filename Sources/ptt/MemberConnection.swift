@@ -14,7 +14,9 @@ final class MemberConnection: Sendable {
     private let replayEnd = NIOLockedValueBox<(burst: Int64, outcome: ReplayOutcome)?>(nil)
 
     private init(client: PTTClient, handle: ChannelHandle, channel: String) {
-        self.client = client; self.handle = handle; self.channel = channel
+        self.client = client
+        self.handle = handle
+        self.channel = channel
     }
 
     static func open(

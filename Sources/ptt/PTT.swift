@@ -170,7 +170,10 @@ final class SignalSources: @unchecked Sendable {
 
     func start(_ callback: @escaping @Sendable () -> Void) {
         lock.lock()
-        if fired { lock.unlock(); return callback() }
+        if fired {
+            lock.unlock()
+            return callback()
+        }
         self.callback = callback
         sources = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0, queue: .global()) }
         for source in sources {
@@ -190,7 +193,8 @@ final class SignalSources: @unchecked Sendable {
     }
 
     func stop() {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         sources.forEach { $0.cancel() }
         sources = []
     }

@@ -195,7 +195,10 @@ struct BenchMatrix: AsyncParsableCommand {
         for path in [jsonPath, errorPath] { _ = FileManager.default.createFile(atPath: path, contents: nil) }
         let stdout = try FileHandle(forWritingTo: URL(fileURLWithPath: jsonPath))
         let stderr = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
-        defer { try? stdout.close(); try? stderr.close() }
+        defer {
+            try? stdout.close()
+            try? stderr.close()
+        }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments

@@ -49,19 +49,34 @@ struct LateReceivers {
         listener: Int, packet: UnsafeMutableRawPointer, length: Int, arrival: UInt64, seen readAt: UInt64,
         counting: Bool, firstTimestamp: UInt32?, sendTimes: UnsafeMutablePointer<UInt64>, sent: Int
     ) {
-        guard length >= 12 else { tally.unmatched += 1; return }
+        guard length >= 12 else {
+            tally.unmatched += 1
+            return
+        }
         let second = packet.load(fromByteOffset: 1, as: UInt8.self)
         if second >= 192 && second <= 223 { return }  // RTCP
         guard counting else { return }
         let ssrc = UInt32(bigEndian: packet.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
-        guard ssrc == listenSSRCs[listener] else { tally.wrongSSRC += 1; return }
+        guard ssrc == listenSSRCs[listener] else {
+            tally.wrongSSRC += 1
+            return
+        }
         let timestamp = UInt32(bigEndian: packet.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
-        guard let firstTimestamp else { tally.unmatched += 1; return }
+        guard let firstTimestamp else {
+            tally.unmatched += 1
+            return
+        }
         let delta = timestamp &- firstTimestamp
         let index = Int(delta / 960)
-        guard delta % 960 == 0, index < sent, index < words * 64 else { tally.unmatched += 1; return }
+        guard delta % 960 == 0, index < sent, index < words * 64 else {
+            tally.unmatched += 1
+            return
+        }
         let sentAt = sendTimes[index]
-        guard arrival >= sentAt else { tally.unmatched += 1; return }
+        guard arrival >= sentAt else {
+            tally.unmatched += 1
+            return
+        }
         tally.delivered += 1
         lastDelivery = readAt
         if arrival - sentAt > Self.behindNanoseconds { lastBehind[listener] = max(lastBehind[listener], arrival) }

@@ -11,7 +11,10 @@ extension LoadEngine {
         guard epoll >= 0, timer >= 0 else {
             return "epoll_create1/timerfd_create failed: \(String(cString: strerror(errno)))"
         }
-        defer { close(epoll); close(timer) }
+        defer {
+            close(epoll)
+            close(timer)
+        }
         let timerTag = UInt64.max
         guard LinuxSys.epollAdd(epoll, fd: timer, tag: timerTag) else { return "epoll_ctl(timerfd) failed" }
         // Tags: live listeners 0..<n, late listeners n..<n+m.
@@ -31,7 +34,12 @@ extension LoadEngine {
         let messages = UnsafeMutablePointer<MMsgHdr>.allocate(capacity: batch)
         let controlSize = 64
         let controls = UnsafeMutableRawPointer.allocate(byteCount: batch * controlSize, alignment: 16)
-        defer { buffers.deallocate(); iovecs.deallocate(); messages.deallocate(); controls.deallocate() }
+        defer {
+            buffers.deallocate()
+            iovecs.deallocate()
+            messages.deallocate()
+            controls.deallocate()
+        }
         let kernelTimestamps = configuration.sockets.kernelTimestamps
         for index in 0..<batch {
             iovecs[index] = iovec(iov_base: buffers + index * slot, iov_len: slot)

@@ -150,7 +150,10 @@ struct MatrixResults {
             "|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         for name in audio.keys.sorted(by: Self.runOrder) {
-            guard let r = audio[name] ?? nil else { lines.append("| \(name) | failed | | | | | | | | | |"); continue }
+            guard let r = audio[name] ?? nil else {
+                lines.append("| \(name) | failed | | | | | | | | | |")
+                continue
+            }
             let stop = r.serverStop.map { $0.killed ? "killed" : f($0.secondsAfterSIGTERM, 3) } ?? "-"
             lines.append(
                 "| \(name) | \(f(r.deliveredPerSecond, 0)) | \(f(r.lossPercent, 3)) | \(f(r.latencyMs["p50"], 2)) | "
@@ -159,7 +162,10 @@ struct MatrixResults {
                     + "\(f(r.backgroundServerCoreBusyPercent, 0))/\(f(r.backgroundBenchCoreBusyPercent, 0)) |")
         }
         for name in joins.keys.sorted() {
-            guard let j = joins[name] ?? nil else { lines.append("\n\(name): failed"); continue }
+            guard let j = joins[name] ?? nil else {
+                lines.append("\n\(name): failed")
+                continue
+            }
             lines.append("")
             lines.append(
                 "\(name): \(f(j.parallelJoinSeconds, 2)) s wall, pttd CPU \(f(j.parallelServerCPUSeconds, 2)) s; "

@@ -50,16 +50,31 @@ struct Receivers {
         listener: Int, packet: UnsafeMutableRawPointer, length: Int, arrival: UInt64, seen: UInt64,
         counting: Bool, sendTimes: UnsafeMutablePointer<UInt64>, sent: Int
     ) {
-        guard length >= 12 else { tally.unmatched += 1; return }
+        guard length >= 12 else {
+            tally.unmatched += 1
+            return
+        }
         let second = packet.load(fromByteOffset: 1, as: UInt8.self)
-        if second >= 192 && second <= 223 { tally.rtcpReceived += 1; return }
-        guard counting else { tally.delivered += 1; return }
+        if second >= 192 && second <= 223 {
+            tally.rtcpReceived += 1
+            return
+        }
+        guard counting else {
+            tally.delivered += 1
+            return
+        }
         let ssrc = UInt32(bigEndian: packet.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
-        guard ssrc == listenSSRCs[listener] else { tally.wrongSSRC += 1; return }
+        guard ssrc == listenSSRCs[listener] else {
+            tally.wrongSSRC += 1
+            return
+        }
         let timestamp = UInt32(bigEndian: packet.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
         let marker = second & 0x80 != 0
         if !haveFirstTimestamp {
-            guard marker else { tally.unmatched += 1; return }
+            guard marker else {
+                tally.unmatched += 1
+                return
+            }
             haveFirstTimestamp = true
             firstTimestamp = timestamp
         } else if marker && timestamp != firstTimestamp {
@@ -67,9 +82,15 @@ struct Receivers {
         }
         let delta = timestamp &- firstTimestamp
         let index = Int(delta / 960)
-        guard delta % 960 == 0, index < sent else { tally.unmatched += 1; return }
+        guard delta % 960 == 0, index < sent else {
+            tally.unmatched += 1
+            return
+        }
         let sentAt = sendTimes[index]
-        guard arrival >= sentAt else { tally.unmatched += 1; return }
+        guard arrival >= sentAt else {
+            tally.unmatched += 1
+            return
+        }
         histogram.record(arrival - sentAt)
         if window.contains(sentAt) { windowHistogram.record(arrival - sentAt) }
         tally.delivered += 1

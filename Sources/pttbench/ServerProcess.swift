@@ -20,9 +20,13 @@ final class ServerProcess: Sendable {
         dataDirectory: String, process: Process, spawner: SpawnerThread, pid: Int32, runtime: RuntimeInfo,
         adminToken: String, logPath: String
     ) {
-        self.dataDirectory = dataDirectory; self.process = process; self.spawner = spawner; self.pid = pid;
+        self.dataDirectory = dataDirectory
+        self.process = process
+        self.spawner = spawner
+        self.pid = pid
         self.runtime = runtime
-        self.adminToken = adminToken; self.logPath = logPath
+        self.adminToken = adminToken
+        self.logPath = logPath
     }
 
     struct LaunchOptions {

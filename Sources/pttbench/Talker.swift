@@ -47,10 +47,16 @@ struct Talker {
             var length = try? RTPHeader.writePacket(
                 into: out, marker: index == 0, payloadType: 111, sequenceNumber: sequence,
                 timestamp: timestampBase &+ UInt32(truncatingIfNeeded: index) &* 960, ssrc: ssrc, payload: payload)
-        else { errors += 1; log.sent += 1; return }
+        else {
+            errors += 1
+            log.sent += 1
+            return
+        }
         if let session {
             guard let protected = try? session.protect(scratch, length: length, capacity: 4096) else {
-                errors += 1; log.sent += 1; return
+                errors += 1
+                log.sent += 1
+                return
             }
             length = protected
         }

@@ -92,7 +92,10 @@ extension PTTBench {
                 hello: Hello(user: "bench", secret: user.secret, device: device, role: role, client: "pttbench"),
                 security: .plain, timeout: .seconds(30), group: group)
             let reply = try await client.request(.join(Join(channel: "bench")), timeout: .seconds(30))
-            guard case .joined = reply else { await client.close(); throw BenchError("join answered \(reply.type)") }
+            guard case .joined = reply else {
+                await client.close()
+                throw BenchError("join answered \(reply.type)")
+            }
             return client
         }
 

@@ -100,9 +100,16 @@ public final class APNsDouble: Sendable {
         teamId: String, keyId: String, bundleId: String, port: Int, directory: String, caFile: String, keyFile: String,
         publicKeyRaw: Data, serverChannel: Channel, state: APNsDoubleState
     ) {
-        self.teamId = teamId; self.keyId = keyId; self.bundleId = bundleId; self.port = port; self.directory = directory
-        self.caFile = caFile; self.keyFile = keyFile; self.publicKeyRaw = publicKeyRaw
-        self.serverChannel = serverChannel; self.state = state
+        self.teamId = teamId
+        self.keyId = keyId
+        self.bundleId = bundleId
+        self.port = port
+        self.directory = directory
+        self.caFile = caFile
+        self.keyFile = keyFile
+        self.publicKeyRaw = publicKeyRaw
+        self.serverChannel = serverChannel
+        self.state = state
     }
 
     /// From now on, answers requests for the device token `hex` (lowercase) with `status` and, when given, a
@@ -192,13 +199,20 @@ public struct DecodedProviderToken: Sendable, Equatable {
         public var alg: String?
         public var kid: String?
         public var typ: String?
-        public init(alg: String?, kid: String?, typ: String?) { self.alg = alg; self.kid = kid; self.typ = typ }
+        public init(alg: String?, kid: String?, typ: String?) {
+            self.alg = alg
+            self.kid = kid
+            self.typ = typ
+        }
     }
     /// The claims.
     public struct Claims: Codable, Sendable, Equatable {
         public var iss: String?
         public var iat: Int64?
-        public init(iss: String?, iat: Int64?) { self.iss = iss; self.iat = iat }
+        public init(iss: String?, iat: Int64?) {
+            self.iss = iss
+            self.iat = iat
+        }
     }
 
     /// The token as received.

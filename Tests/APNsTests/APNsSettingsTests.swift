@@ -26,7 +26,8 @@ import Testing
         try Self.changed { $0.endpoint = "https://127.0.0.1:8443" }.validate()
         try Self.changed { $0.bundleId = String(repeating: "a", count: 200) }.validate()
         try Self.changed {
-            $0.keyId = "0123456789"; $0.teamId = "abcdefghij"
+            $0.keyId = "0123456789"
+            $0.teamId = "abcdefghij"
         }.validate()
     }
 
@@ -71,7 +72,8 @@ import Testing
         #expect(Self.changed { $0.environment = "sandbox" }.baseURL == "https://api.sandbox.push.apple.com")
         #expect(
             Self.changed {
-                $0.environment = "sandbox"; $0.endpoint = "https://127.0.0.1:8443/"
+                $0.environment = "sandbox"
+                $0.endpoint = "https://127.0.0.1:8443/"
             }.baseURL == "https://127.0.0.1:8443")
         #expect(Self.changed { $0.endpoint = "https://relay.example:443" }.baseURL == "https://relay.example:443")
     }
@@ -86,7 +88,9 @@ import Testing
                     keyFile: "k.p8", keyId: "KEY1234567", teamId: "TEAM123456", bundleId: "com.example.walkie",
                     environment: "production", endpoint: nil, caFile: nil))
         let full = Self.changed {
-            $0.environment = "sandbox"; $0.endpoint = "https://127.0.0.1:1"; $0.caFile = "/tmp/ca.pem"
+            $0.environment = "sandbox"
+            $0.endpoint = "https://127.0.0.1:1"
+            $0.caFile = "/tmp/ca.pem"
         }
         #expect(try JSONDecoder().decode(APNsSettings.self, from: JSONEncoder().encode(full)) == full)
     }

@@ -8,7 +8,10 @@ import Testing
 struct DirectoryRandom: RandomNumberGenerator {
     var state: UInt64
     var mask: UInt64
-    init(seed: UInt64, mask: UInt64 = .max) { state = seed; self.mask = mask }
+    init(seed: UInt64, mask: UInt64 = .max) {
+        state = seed
+        self.mask = mask
+    }
     mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state

@@ -110,7 +110,8 @@ struct DispatcherTests {
         for task in [waiting] {
             let error = await #expect(throws: ControlClientError.self) { try await task.value }
             guard case .connectionClosed? = error else {
-                Issue.record("expected connectionClosed, got \(String(describing: error))"); continue
+                Issue.record("expected connectionClosed, got \(String(describing: error))")
+                continue
             }
         }
         var iterator = rig.messages.makeAsyncIterator()
@@ -123,7 +124,8 @@ struct DispatcherTests {
         }
         let error = await #expect(throws: ControlClientError.self) { try await late.value }
         guard case .connectionClosed? = error else {
-            Issue.record("expected connectionClosed, got \(String(describing: error))"); return
+            Issue.record("expected connectionClosed, got \(String(describing: error))")
+            return
         }
     }
 
@@ -136,7 +138,8 @@ struct DispatcherTests {
         await rig.channel.testingEventLoop.advanceTime(by: .milliseconds(1))
         let error = await #expect(throws: ControlClientError.self) { try await request.value }
         guard case .timedOut(let what)? = error else {
-            Issue.record("expected timedOut, got \(String(describing: error))"); return
+            Issue.record("expected timedOut, got \(String(describing: error))")
+            return
         }
         #expect(what == "joined")
         rig.dispatcher.received(Self.answer(1, "late"))

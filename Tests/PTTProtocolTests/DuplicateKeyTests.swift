@@ -60,7 +60,10 @@ struct DuplicateKeyTests {
     func notDuplicates() throws {
         let json =
             #"{"type":"hello","version":1,"user":"type","secret":"s\"type\"","device":"d","role":"app","a":[{"k":1},{"k":2}],"b":{"k":1}}"#
-        guard case .hello(let hello) = try decode(json) else { Issue.record("expected hello"); return }
+        guard case .hello(let hello) = try decode(json) else {
+            Issue.record("expected hello")
+            return
+        }
         #expect(hello.user == "type")
     }
 }

@@ -45,7 +45,10 @@ struct DatagramBatchTests {
     func realSocket() throws {
         let sender = try socket()
         let receiver = try socket()
-        defer { close(sender.fd); close(receiver.fd) }
+        defer {
+            close(sender.fd)
+            close(receiver.fd)
+        }
         let batch = DatagramBatch(descriptor: sender.fd)
         let to = RawSocketAddress(receiver.address)
         for n in 1...300 {

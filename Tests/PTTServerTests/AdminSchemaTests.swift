@@ -18,7 +18,8 @@ struct AdminSchemaTests {
     func generatedInput() async throws {
         // TLS on, so that `GET /api/certificate` answers a CertificateReport rather than `404`.
         try await withTestServer(configure: {
-            $0.tls = true; $0.implicitFloorRequest = false
+            $0.tls = true
+            $0.implicitFloorRequest = false
         }) { server in
             // What the document's examples name (`deck`, `alice`, burst 1): a channel with members and a recorded
             // burst, so that the examples reach answers with bodies (details, histories, Ogg files).

@@ -169,7 +169,8 @@ struct BrowserMemberTests {
     )
     func pagesQueueAndHandOff() async throws {
         try await withTestServer(configure: {
-            $0.tls = true; $0.recording.channels = ["deck"]
+            $0.tls = true
+            $0.recording.channels = ["deck"]
         }) { server in
             let web = try require_(server.server.runtimeInfo?.webURL)
             let janeSecret = try await server.addUser("jane")
@@ -195,7 +196,8 @@ struct BrowserMemberTests {
     @Test("two pages, no queue: the second is denied and told why, and its button shows it")
     func pageDenied() async throws {
         try await withTestServer(configure: {
-            $0.tls = true; $0.floor.queueCapacityPerPriority = 0
+            $0.tls = true
+            $0.floor.queueCapacityPerPriority = 0
         }) { server in
             let web = try require_(server.server.runtimeInfo?.webURL)
             let janeSecret = try await server.addUser("jane")

@@ -66,7 +66,8 @@ struct BrowserPageTests {
             await first.stop()
             // The same data directory and web port (the one the system gave the first): the page reconnects by itself.
             let restarted = try await TestServer.start(data: data) {
-                $0.tls = true; $0.webPort = port
+                $0.tls = true
+                $0.webPort = port
             }
             second = restarted
             // Once the new pttd has the page's WebSocket, "online" in the page is the new server's (not a moment of
@@ -109,7 +110,8 @@ struct BrowserPageTests {
     )
     func wordsAndControls() async throws {
         try await withTestServer(configure: {
-            $0.tls = true; $0.recording.channels = ["bridge"]
+            $0.tls = true
+            $0.recording.channels = ["bridge"]
         }) { server in
             let web = try require_(server.server.runtimeInfo?.webURL)
             let secret = try await server.addUser("jane")

@@ -29,7 +29,8 @@ struct BrowserSocketTests {
     @Test("not JSON, no hello, junk audio, a spoofed SSRC, an oversized message: each answered or closed, and counted")
     func hostileSockets() async throws {
         try await withTestServer(configure: {
-            $0.tls = true; $0.limits.helloTimeout = .milliseconds(700)
+            $0.tls = true
+            $0.limits.helloTimeout = .milliseconds(700)
         }) {
             server in
             let web = try require_(server.server.runtimeInfo?.webURL)

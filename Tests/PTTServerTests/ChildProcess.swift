@@ -59,7 +59,9 @@ final class ChildProcess: @unchecked Sendable {
             // As Foundation reports it: the exit code, or the number of the signal that ended it.
             let exited = raw & 0x7F == 0
             let code = exited ? (raw >> 8) & 0xFF : raw & 0x7F
-            lock.lock(); status = code; lock.unlock()
+            lock.lock()
+            status = code
+            lock.unlock()
         }
     }
 
@@ -75,10 +77,18 @@ final class ChildProcess: @unchecked Sendable {
         for fd in open.compactMap(Int32.init) where fd > 2 { posix_spawn_file_actions_addclose(&actions, fd) }
     }
 
-    var isRunning: Bool { lock.lock(); defer { lock.unlock() }; return status == nil }
+    var isRunning: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return status == nil
+    }
 
     /// The exit code, or the signal that ended it; -1 while it runs.
-    var terminationStatus: Int32 { lock.lock(); defer { lock.unlock() }; return status ?? -1 }
+    var terminationStatus: Int32 {
+        lock.lock()
+        defer { lock.unlock() }
+        return status ?? -1
+    }
 
     func terminate() { kill(processIdentifier, SIGTERM) }
 

@@ -125,7 +125,8 @@ struct ControlSessionHandlerTests {
         let written = try rig.written()
         #expect(written.count == 1)
         guard case .error(let error)? = written.first else {
-            Issue.record("expected an error frame, got \(written.map(\.type))"); return
+            Issue.record("expected an error frame, got \(written.map(\.type))")
+            return
         }
         #expect(error.code == .notAuthenticated)
         #expect(error.message == "no hello within 5000 ms")
@@ -218,7 +219,8 @@ struct ControlSessionHandlerTests {
         rig.advance(by: .seconds(10))
         let written = try rig.written()
         guard case .error(let error)? = written.last else {
-            Issue.record("expected an error frame, got \(written.map(\.type))"); return
+            Issue.record("expected an error frame, got \(written.map(\.type))")
+            return
         }
         #expect(error.code == .heartbeatTimeout)
         #expect(error.message == "2 heartbeats were not acknowledged")

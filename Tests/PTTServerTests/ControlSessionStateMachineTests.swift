@@ -25,14 +25,16 @@ struct ControlSessionStateMachineTests {
             var machine = Machine(maxRequestsInFlight: 4, heartbeatMissLimit: 3)
             _ = machine.channelActive()
             guard case .reject(let rejection) = machine.received(frame) else {
-                Issue.record("\(frame) was not rejected"); continue
+                Issue.record("\(frame) was not rejected")
+                continue
             }
             #expect(rejection.code == .notAuthenticated)
             #expect(machine.received(.hello) == .none, "nothing is read after a rejection")
         }
         var machine = authenticated()
         guard case .reject(let rejection) = machine.received(.hello) else {
-            Issue.record("a second hello was accepted"); return
+            Issue.record("a second hello was accepted")
+            return
         }
         #expect(rejection.code == .alreadyAuthenticated)
     }

@@ -51,7 +51,11 @@ final class FaultLab: Sendable {
     }
 
     private init(network: TestNetwork, daemon: Subprocess, data: String, info: RuntimeInfo, secrets: [String: String]) {
-        self.network = network; self.daemon = daemon; self.data = data; self.info = info; self.secrets = secrets
+        self.network = network
+        self.daemon = daemon
+        self.data = data
+        self.info = info
+        self.secrets = secrets
         self.home = TestServer.temporaryDirectory()
     }
 

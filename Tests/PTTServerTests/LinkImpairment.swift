@@ -70,7 +70,8 @@ final class LinkImpairment: @unchecked Sendable {
     func stop() {
         guard
             lock.withLock({ () -> Bool in
-                defer { running = false }; return running
+                defer { running = false }
+                return running
             })
         else { return }
         finished.wait()

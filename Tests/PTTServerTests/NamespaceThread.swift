@@ -27,7 +27,10 @@ enum NamespaceThread {
         let newNetworkNamespace: Int32 = 0x4000_0000  // CLONE_NEWNET
         let home = open("/proc/thread-self/ns/net", O_RDONLY)
         let target = open("/run/netns/\(namespace)", O_RDONLY)
-        defer { close(home); close(target) }
+        defer {
+            close(home)
+            close(target)
+        }
         guard home >= 0, target >= 0 else { throw TestFailure("cannot open the namespaces (errno \(errno))") }
         guard setns(target, newNetworkNamespace) == 0 else { throw TestFailure("setns \(namespace): errno \(errno)") }
         defer { _ = setns(home, newNetworkNamespace) }

@@ -48,7 +48,8 @@ final class TestNetwork: @unchecked Sendable {
 
     init() throws {
         let number = Self.counter.withLock {
-            Self.made += 1; return Self.made
+            Self.made += 1
+            return Self.made
         }
         name = "\(Self.prefix)\(getpid())-\(number)"
         server = name + "-srv"

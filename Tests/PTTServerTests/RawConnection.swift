@@ -26,7 +26,8 @@ final class RawConnection: Sendable {
     }
 
     private init(channel: Channel, messages: AsyncStream<ControlMessage>) {
-        self.channel = channel; self.messages = messages
+        self.channel = channel
+        self.messages = messages
     }
 
     func write(_ bytes: [UInt8]) async throws {

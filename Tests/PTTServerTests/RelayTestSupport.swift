@@ -56,7 +56,8 @@ final class PacketBox: @unchecked Sendable {
     private var gathered: [ReceivedAudio] = []
     func append(_ packet: ReceivedAudio) -> Int {
         lock.withLock {
-            gathered.append(packet); return gathered.count
+            gathered.append(packet)
+            return gathered.count
         }
     }
     var packets: [ReceivedAudio] { lock.withLock { gathered } }

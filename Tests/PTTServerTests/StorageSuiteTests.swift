@@ -87,10 +87,14 @@ struct StorageSuiteTests {
             try place.withStorage { store in
                 try store.write([.putChannel(deck), .putUser(alice), .putMembership(member)])
                 var renamed = deck
-                renamed.name = "main-deck"; renamed.recording = true; renamed.imageURL = nil
+                renamed.name = "main-deck"
+                renamed.recording = true
+                renamed.imageURL = nil
                 renamed.createdAt = Date(timeIntervalSince1970: 1)
-                alice.priority = 9; alice.salt = [42]
-                member.pushToken = [1, 2, 3]; member.displayName = "Alice";
+                alice.priority = 9
+                alice.salt = [42]
+                member.pushToken = [1, 2, 3]
+                member.displayName = "Alice"
                 member.mediaKey = Array(repeating: 7, count: 30)
                 member.memberEvents = true
                 try store.write([.putChannel(renamed), .putUser(alice), .putMembership(member)])

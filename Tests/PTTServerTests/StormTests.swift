@@ -64,12 +64,13 @@ extension Stress {
                     if case .joined = message {
                         joinedCount.withLockedValue { $0 += 1 }
                         done.withLockedValue {
-                            $0?.resume(); $0 = nil
+                            $0?.resume()
+                            $0 = nil
                         }
                     } else if case .error(let error) = message {
                         done.withLockedValue {
                             $0?.resume(
-                                throwing: TestFailure("device \(index): \(error.code.rawValue) \(error.message)"));
+                                throwing: TestFailure("device \(index): \(error.code.rawValue) \(error.message)"))
                             $0 = nil
                         }
                     }
@@ -84,7 +85,8 @@ extension Stress {
                             ])
                         } catch {
                             done.withLockedValue {
-                                $0?.resume(throwing: error); $0 = nil
+                                $0?.resume(throwing: error)
+                                $0 = nil
                             }
                         }
                     }

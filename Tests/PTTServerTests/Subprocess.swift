@@ -74,7 +74,8 @@ final class Subprocess: @unchecked Sendable {
         // Children get none of them but their own ends as 1 and 2 (`ChildProcess` closes the rest in the child).
         guard pipe(&outputPipe) == 0 else { throw TestFailure("pipe: \(String(cString: strerror(errno)))") }
         guard pipe(&errorPipe) == 0 else {
-            close(outputPipe[0]); close(outputPipe[1])
+            close(outputPipe[0])
+            close(outputPipe[1])
             throw TestFailure("pipe: \(String(cString: strerror(errno)))")
         }
         do {
@@ -103,7 +104,9 @@ final class Subprocess: @unchecked Sendable {
         }
         Self.drain(errors) { [weak self] data in
             guard let self else { return }
-            self.lock.lock(); self.errorText.append(data); self.lock.unlock()
+            self.lock.lock()
+            self.errorText.append(data)
+            self.lock.unlock()
         } ended: { [weak self] in
             self?.pipeEnded()
         }
@@ -132,13 +135,19 @@ final class Subprocess: @unchecked Sendable {
     }
 
     private func pipeEnded() {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         endedPipes += 1
     }
-    private var bothPipesEnded: Bool { lock.lock(); defer { lock.unlock() }; return endedPipes == 2 }
+    private var bothPipesEnded: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return endedPipes == 2
+    }
 
     private func received(_ data: Data) {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         partial.append(data)
         while let newline = partial.firstIndex(of: 0x0A) {
             lines.append(String(decoding: partial[partial.startIndex..<newline], as: UTF8.self))
@@ -147,9 +156,15 @@ final class Subprocess: @unchecked Sendable {
     }
 
     var standardError: String {
-        lock.lock(); defer { lock.unlock() }; return String(decoding: errorText, as: UTF8.self)
+        lock.lock()
+        defer { lock.unlock() }
+        return String(decoding: errorText, as: UTF8.self)
     }
-    var outputLines: [String] { lock.lock(); defer { lock.unlock() }; return lines }
+    var outputLines: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return lines
+    }
 
     /// Waits until a line of standard output satisfies `predicate`, the process exits, or `timeout` passes.
     func waitForLine(timeout: Duration = .seconds(20), _ predicate: (String) -> Bool) async throws -> String {

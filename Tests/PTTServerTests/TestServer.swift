@@ -57,7 +57,11 @@ final class TestServer: Sendable {
     }
 
     private init(server: PTTDaemon, data: DataDirectory, endpoint: ServerEndpoint, admin: AdminClient, tls: Bool) {
-        self.server = server; self.data = data; self.endpoint = endpoint; self.admin = admin; self.tls = tls
+        self.server = server
+        self.data = data
+        self.endpoint = endpoint
+        self.admin = admin
+        self.tls = tls
     }
 
     func stop() async {

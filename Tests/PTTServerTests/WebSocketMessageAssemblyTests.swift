@@ -32,11 +32,13 @@ struct WebSocketMessageAssemblyTests {
     func fragments() {
         var assembly = WebSocketMessageAssembly(maxMessageBytes: 100)
         guard case .wait = assembly.received(Self.frame(.text, fin: false, "hel")) else {
-            Issue.record("the first fragment was not kept"); return
+            Issue.record("the first fragment was not kept")
+            return
         }
         #expect(Self.text(of: assembly.received(Self.frame(.ping, "p"))) == "p")
         guard case .wait = assembly.received(Self.frame(.continuation, fin: false, "l")) else {
-            Issue.record("the middle fragment was not kept"); return
+            Issue.record("the middle fragment was not kept")
+            return
         }
         #expect(Self.text(of: assembly.received(Self.frame(.continuation, "o"))) == "hello")
         #expect(Self.text(of: assembly.received(Self.frame(.text, "next"))) == "next")
@@ -57,7 +59,8 @@ struct WebSocketMessageAssemblyTests {
             #expect(Self.failure(of: last)?.code == .protocolError, "\(frames)")
             #expect(Self.failure(of: last)?.rejection == .malformedFrame)
             guard case .wait = assembly.received(Self.frame(.text, "after")) else {
-                Issue.record("a frame after the failure was handled"); continue
+                Issue.record("a frame after the failure was handled")
+                continue
             }
         }
     }

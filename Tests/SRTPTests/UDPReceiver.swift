@@ -22,7 +22,10 @@ final class UDPReceiver {
                 Glibc.bind(descriptor, raw, length) == 0 && getsockname(descriptor, raw, &length) == 0
             }
         }
-        guard bound else { Glibc.close(descriptor); throw POSIXError(.EADDRNOTAVAIL) }
+        guard bound else {
+            Glibc.close(descriptor)
+            throw POSIXError(.EADDRNOTAVAIL)
+        }
         self.descriptor = descriptor
         self.port = UInt16(bigEndian: address.sin_port)
         var bufferSize: Int32 = 4 << 20

@@ -17,8 +17,13 @@ public struct StoredAnnouncement: Sendable, Equatable {
         id: String, member: MemberID, channel: ChannelID, collapseID: String?, text: String, createdAt: Date,
         expiresAt: Date
     ) {
-        self.id = id; self.member = member; self.channel = channel; self.collapseID = collapseID; self.text = text
-        self.createdAt = createdAt; self.expiresAt = expiresAt
+        self.id = id
+        self.member = member
+        self.channel = channel
+        self.collapseID = collapseID
+        self.text = text
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
     }
 }
 

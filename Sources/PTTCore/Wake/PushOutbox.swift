@@ -16,8 +16,13 @@ public struct OutboxItem<Payload: Sendable>: Sendable {
         id: String, kind: PushKind, member: MemberID, priority: Int, deadline: PTTInstant, burst: BurstID? = nil,
         payload: Payload
     ) {
-        self.id = id; self.kind = kind; self.member = member; self.priority = priority; self.deadline = deadline
-        self.burst = burst; self.payload = payload
+        self.id = id
+        self.kind = kind
+        self.member = member
+        self.priority = priority
+        self.deadline = deadline
+        self.burst = burst
+        self.payload = payload
     }
 }
 

@@ -23,8 +23,11 @@ public struct WakeConfiguration: Sendable, Equatable {
         maxDelay: Duration = .seconds(2), outboxCapacity: Int = 256, storedPerMember: Int = 32,
         announcementTTL: Duration = .seconds(3600), apnsConcurrency: Int = 64
     ) {
-        self.maxDelay = maxDelay; self.outboxCapacity = outboxCapacity; self.storedPerMember = storedPerMember
-        self.announcementTTL = announcementTTL; self.apnsConcurrency = apnsConcurrency
+        self.maxDelay = maxDelay
+        self.outboxCapacity = outboxCapacity
+        self.storedPerMember = storedPerMember
+        self.announcementTTL = announcementTTL
+        self.apnsConcurrency = apnsConcurrency
     }
 }
 

@@ -9,7 +9,10 @@ public struct WakeLedger<Time: Sendable>: Sendable {
         /// Empty for `sent` and `acknowledged`.
         public var reason: String
         public init(kind: PushKind, transport: WakeRoute, outcome: PushOutcome, reason: String) {
-            self.kind = kind; self.transport = transport; self.outcome = outcome; self.reason = reason
+            self.kind = kind
+            self.transport = transport
+            self.outcome = outcome
+            self.reason = reason
         }
         public static func < (a: Key, b: Key) -> Bool {
             (a.kind.rawValue, a.transport.rawValue, a.outcome.rawValue, a.reason) < (

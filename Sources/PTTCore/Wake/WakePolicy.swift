@@ -18,7 +18,9 @@ public struct WakeCandidate: Sendable, Equatable {
     public var audioReachable: Bool
     public var route: WakeRoute
     public init(member: MemberID, audioReachable: Bool, route: WakeRoute) {
-        self.member = member; self.audioReachable = audioReachable; self.route = route
+        self.member = member
+        self.audioReachable = audioReachable
+        self.route = route
     }
 }
 

@@ -243,7 +243,10 @@ public final class MediaSession: Sendable {
     /// restarted learns this member's address before the next periodic one.
     public func sendKeepAlives(at delays: [Int64]) {
         for delay in delays {
-            if delay == 0 { sendKeepAlive(); continue }
+            if delay == 0 {
+                sendKeepAlive()
+                continue
+            }
             eventLoop.scheduleTask(in: .milliseconds(delay)) { [weak self] in self?.sendKeepAlive() }
         }
     }

@@ -32,8 +32,13 @@ public final class ControlClient: Sendable {
         welcome: Welcome, messages: AsyncStream<ControlMessage>, channel: Channel, dispatcher: Dispatcher,
         pinned: Bool, fingerprint: String?, timings: ConnectTimings
     ) {
-        self.welcome = welcome; self.messages = messages; self.channel = channel; self.dispatcher = dispatcher
-        self.pinnedCertificate = pinned; self.serverFingerprint = fingerprint; self.timings = timings
+        self.welcome = welcome
+        self.messages = messages
+        self.channel = channel
+        self.dispatcher = dispatcher
+        self.pinnedCertificate = pinned
+        self.serverFingerprint = fingerprint
+        self.timings = timings
     }
 
     /// Connects, says `hello` and waits for `welcome`.

@@ -19,7 +19,8 @@ final class Dispatcher: Sendable {
 
     func nextID() -> Int {
         state.withLockedValue {
-            $0.nextID += 1; return $0.nextID
+            $0.nextID += 1
+            return $0.nextID
         }
     }
 

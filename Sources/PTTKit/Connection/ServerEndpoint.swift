@@ -3,7 +3,10 @@ public struct ServerEndpoint: Sendable, Equatable, CustomStringConvertible {
     public var host: String
     public var port: Int
 
-    public init(host: String, port: Int) { self.host = host; self.port = port }
+    public init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
 
     /// Parses `HOST`, `HOST:PORT`, `[V6]` or `[V6]:PORT`.
     public init?(parsing text: String, defaultPort: Int = 7700) {

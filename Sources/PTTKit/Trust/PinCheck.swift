@@ -4,7 +4,10 @@ import PTTProtocol
 
 /// Checks the server certificate against a ``TrustStore`` during the TLS handshake and remembers the outcome.
 final class PinCheck: Sendable {
-    struct Mismatch { var expected: String; var actual: String }
+    struct Mismatch {
+        var expected: String
+        var actual: String
+    }
     private struct State {
         var mismatch: Mismatch?
         var pinnedNow = false

@@ -107,7 +107,12 @@ package final class ClusterNode: Sendable {
     func stop() async {
         let (connection, task, owning) = state.withLockedValue { state in
             state.stopped = true
-            defer { state.connection = nil; state.following = nil; state.owning = nil; state.owned = [] }
+            defer {
+                state.connection = nil
+                state.following = nil
+                state.owning = nil
+                state.owned = []
+            }
             return (state.connection, state.following, state.owning)
         }
         owning?.cancel()

@@ -253,7 +253,7 @@ final class NodeLinks: @unchecked Sendable {
         retryAt[peer] = nil
         metrics.linksUp.set(Double(links.count))
         logger.notice("node link up", metadata: ["peer": "\(peer)", "node": "\(name)"])
-        plane.nodeLinkUp(peer)
+        plane.cluster?.nodeLinkUp(peer)
     }
 
     /// A link that was up closed (from the connection's loop).
@@ -264,13 +264,13 @@ final class NodeLinks: @unchecked Sendable {
             retryAt[peer] = .now() + .milliseconds(200)
             metrics.linksUp.set(Double(links.count))
             logger.notice("node link down", metadata: ["peer": "\(peer)", "node": "\(name)"])
-            plane.nodeLinkDown(peer)
+            plane.cluster?.nodeLinkDown(peer)
         }
     }
 
     /// A message from a peer (from the connection's loop).
     func received(_ message: NodeMessage, from peer: String) {
-        plane.eventLoop.execute { [self] in plane.nodeMessage(message, from: peer) }
+        plane.eventLoop.execute { [self] in plane.cluster?.nodeMessage(message, from: peer) }
     }
 
     // MARK: Sending

@@ -17,7 +17,7 @@ extension PTTDaemon {
             },
             viewChanged: { [weak self] owners, nodes in
                 guard let plane = self?.running?.plane else { return }
-                plane.eventLoop.execute { plane.clusterViewChanged(owners: owners, nodes: nodes) }
+                plane.eventLoop.execute { plane.cluster?.roundRead(owners: owners, nodes: nodes) }
             },
             directoryChanged: { [weak self] _ in self?.running?.plane.storedDirectoryChanged() })
         try await node.claim()

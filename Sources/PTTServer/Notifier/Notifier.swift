@@ -45,7 +45,7 @@ final class Notifier: @unchecked Sendable {
     func wakeRoute(_ membership: Membership) -> WakeRoute {
         WakeRoute.choose(
             localPushConnected: plane.sessions.pushProviderSession(of: membership) != nil
-                || plane.pushNode(of: membership.id) != nil,
+                || plane.cluster?.pushNode(of: membership.id) != nil,
             hasPushToken: pushToken(of: membership) != nil, apnsConfigured: context.apns != nil)
     }
 
@@ -62,7 +62,7 @@ final class Notifier: @unchecked Sendable {
         var random = SecureRandom()
         let burst = BurstID.random(using: &random)
         let candidates = directory.members(of: channel).map {
-            WakeCandidate(member: $0.id, audioReachable: plane.audioReachable($0.id), route: wakeRoute($0))
+            WakeCandidate(member: $0.id, audioReachable: plane.relayLink.heardAnywhere($0.id), route: wakeRoute($0))
         }
         let (decisions, ended) = policy.burstStarted(
             burst, in: channel, speaker: speaker, candidates: candidates, now: context.clock.now())
@@ -124,7 +124,9 @@ final class Notifier: @unchecked Sendable {
         case .localPush:
             if let session = plane.sessions.pushProviderSession(of: membership) { return queue(item, to: session) }
             // Its extension is connected to another node of the cluster: that node writes the wake (and records it).
-            if let node = plane.pushNode(of: membership.id), plane.sendWake(item, to: node) { return }
+            if let cluster = plane.cluster, let node = cluster.pushNode(of: membership.id), cluster.sendWake(item, to: node) {
+                return
+            }
         case .apns:
             if let token = pushToken(of: membership) {
                 return execute(

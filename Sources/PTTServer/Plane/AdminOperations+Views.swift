@@ -15,7 +15,7 @@ extension AdminOperations {
         directory.channels.values.sorted { $0.name < $1.name }.map { channel in
             let members = directory.members(of: channel.id)
             let floor = plane.floors[channel.id]
-            if plane.remoteOwner(of: channel.id) != nil {
+            if plane.cluster?.remoteOwner(of: channel.id) != nil {
                 let state = plane.floors.state(of: channel.id)
                 return ChannelSummary(
                     id: channel.id.description, name: channel.name, imageURL: channel.imageURL, members: members.count,
@@ -35,7 +35,7 @@ extension AdminOperations {
     /// `GET /api/channels/NAME`.
     func channelDetail(_ reference: String) throws(AdminError) -> ChannelDetail {
         let channel = try channel(reference)
-        if plane.remoteOwner(of: channel.id) != nil {
+        if plane.cluster?.remoteOwner(of: channel.id) != nil {
             return remoteDetail(channel, plane.floors.state(of: channel.id))
         }
         let snapshot = plane.floors[channel.id]?.snapshot(now: plane.context.clock.now())
@@ -49,7 +49,7 @@ extension AdminOperations {
             speaker: snapshot?.holder.flatMap { directory.memberships[$0] }.map(memberStatus),
             talkTimeLeftMs: snapshot?.talkTimeLeft.map { Int($0.milliseconds) },
             queue: queue, members: directory.members(of: channel.id).map(memberStatus),
-            recording: plane.recordings.isRecorded(channel), nodeLinks: plane.relayedNodes(of: channel.id))
+            recording: plane.recordings.isRecorded(channel), nodeLinks: plane.cluster?.relayedNodes(of: channel.id))
     }
 
     /// A channel whose floor another node runs, as its last floor event showed it.
@@ -63,7 +63,7 @@ extension AdminOperations {
             speaker: state.holder.flatMap { directory.memberships[MemberID($0.id)] }.map(memberStatus),
             talkTimeLeftMs: state.talkTimeLeftMs, queue: queue,
             members: directory.members(of: channel.id).map(memberStatus),
-            recording: plane.recordings.isRecorded(channel), nodeLinks: plane.relayedNodes(of: channel.id))
+            recording: plane.recordings.isRecorded(channel), nodeLinks: plane.cluster?.relayedNodes(of: channel.id))
     }
 
     /// A member as the admin API shows it: connections, media, wakes.
@@ -75,7 +75,7 @@ extension AdminOperations {
             receiveOnly: m.receiveOnly,
             connected: roles.contains(.app), connections: roles.map(\.rawValue),
             pushToken: plane.notifier.pushToken(of: m) != nil,
-            audioReachable: plane.audioReachable(m.id),
+            audioReachable: plane.relayLink.heardAnywhere(m.id),
             droppedNotHolder: plane.relayLink.droppedPackets(of: m.id),
             lastHeartbeat: plane.sessions.lastHeartbeat[device]?.iso8601,
             joinedAt: m.joinedAt.iso8601, ssrc: m.ssrc,

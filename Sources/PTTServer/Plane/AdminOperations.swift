@@ -98,12 +98,12 @@ final class AdminOperations: @unchecked Sendable {
     /// `POST /api/channels/NAME/revoke`.
     func revokeFloor(_ reference: String) throws(AdminError) {
         let channel = try channel(reference)
-        if let owner = plane.remoteOwner(of: channel.id) {
+        if let cluster = plane.cluster, let owner = cluster.remoteOwner(of: channel.id) {
             // The owner runs the floor: it revokes, and its floor event tells every node.
-            guard plane.cluster?.remoteFloors[channel.id]?.holder != nil else {
+            guard cluster.remoteFloors[channel.id]?.holder != nil else {
                 throw AdminError(.conflict, "the floor of '\(channel.name)' is idle")
             }
-            guard plane.sendToOwner(.floorRevoke(NodeFloorChannel(channel: channel.id)), owner: owner) else {
+            guard cluster.sendToOwner(.floorRevoke(NodeFloorChannel(channel: channel.id)), owner: owner) else {
                 throw AdminError(
                     .unavailable, "the floor of '\(channel.name)' runs on node '\(owner)', which cannot be reached now")
             }

@@ -18,7 +18,7 @@ extension ControlPlane {
                 "protocol version \(hello.version) is not supported; this server speaks \(ProtocolVersion.current)",
                 reason: .unsupportedVersion)
         }
-        if let elsewhere = sendsMembersElsewhere {
+        if let elsewhere = cluster?.sendsMembersElsewhere {
             return refuse(.unavailable, elsewhere, reason: .unavailable)
         }
         guard (1...128).contains(hello.device.count) else {

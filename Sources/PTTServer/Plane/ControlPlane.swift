@@ -53,8 +53,8 @@ public final class ControlPlane: @unchecked Sendable {
     private(set) lazy var admin = AdminOperations(plane: self)
     private(set) lazy var recordings = Recordings(plane: self)
     private(set) lazy var signInLinks = SignInLinks(plane: self)
-    /// A cluster node's view of the other nodes (nil on a single server).
-    let cluster: ClusterRouting?
+    /// A cluster node's part: the node links, who owns each channel, forwarded requests (nil on a single server).
+    private(set) lazy var cluster: ClusterPlane? = configuration.cluster.map { ClusterPlane(plane: self, node: $0.node) }
 
     public var eventLoop: EventLoop { context.eventLoop }
     var configuration: ServerConfiguration { context.configuration }
@@ -71,7 +71,6 @@ public final class ControlPlane: @unchecked Sendable {
             wallClock: wallClock, apns: apns, logger: logger)
         self.store = store
         storage = StorageQueue(store, on: storageLoop, answeringOn: eventLoop)
-        cluster = configuration.cluster.map { ClusterRouting(node: $0.node) }
         directory = try store.load()
         let stored = try store.loadAnnouncements()
         // Fresh media keys at every start; not in a cluster, where other nodes' members are using theirs.

@@ -8,7 +8,7 @@ final class Floors: @unchecked Sendable {
     // @unchecked: confined to the plane's event loop, like the plane.
     /// Who asked, for the answer to a `floor-request`: that member's answer carries `re` and goes to the
     /// connection that asked.
-    struct Requester {
+    struct Requester: Sendable {
         var member: MemberID
         /// The connection that asked here (nil: another node's member, answered through ``remote``).
         var session: ControlSession?
@@ -36,11 +36,11 @@ final class Floors: @unchecked Sendable {
 
     /// Runs one floor event for a channel, executes the actions it returns and re-arms the channel's timer.
     /// In a cluster, only the channel's owner runs its floor: elsewhere this does nothing (requests and reports go
-    /// to the owner, see `ControlPlane+Links`).
+    /// to the owner, see ``ClusterPlane``).
     func event(
         _ channel: ChannelID, requester: Requester? = nil, _ event: (inout FloorControl, PTTInstant) -> [FloorAction]
     ) {
-        guard plane.remoteOwner(of: channel) == nil else { return }
+        guard plane.cluster?.remoteOwner(of: channel) == nil else { return }
         var floor = floors[channel] ?? FloorControl(configuration: context.configuration.floor)
         floor.adopt(context.configuration.floor)  // an idle floor (in a release's grace) takes a reload's settings
         let holderBefore = floor.holder
@@ -58,7 +58,7 @@ final class Floors: @unchecked Sendable {
         var frames = FloorActionFrames(plane: plane, channel: channel, requester: requester)
         frames.execute(actions)
         armTimer(channel)
-        plane.floorEventRan(channel, actions: actions, holder: floor.holder, requester: requester)
+        plane.cluster?.floorEventRan(channel, actions: actions, holder: floor.holder, requester: requester)
     }
 
     /// A channel was deleted: its floor and timer go (its burst ends).
@@ -88,8 +88,8 @@ final class Floors: @unchecked Sendable {
 
     /// The `floor` of a channel as `joined` shows it.
     func state(of channel: ChannelID) -> FloorState {
-        if plane.remoteOwner(of: channel) != nil {
-            return plane.cluster?.remoteFloors[channel]?.state ?? FloorState(state: .idle)
+        if let cluster = plane.cluster, cluster.remoteOwner(of: channel) != nil {
+            return cluster.remoteFloors[channel]?.state ?? FloorState(state: .idle)
         }
         guard let floor = floors[channel], let holder = floor.holder else { return FloorState(state: .idle) }
         let snapshot = floor.snapshot(now: context.clock.now())
@@ -131,13 +131,8 @@ final class Floors: @unchecked Sendable {
                 session: session)
         else { return }
         let requester = Requester(member: membership.id, session: session, re: command.id)
-        if let owner = plane.remoteOwner(of: channel.id) {
-            return plane.forwardFloorRequest(requester, channel: channel.id, to: owner)
-        }
-        if plane.cluster?.ownerUnknown(channel.id) == true {
-            return plane.awaitOwner(requester, channel: channel.id)
-        }
-        request(from: requester, in: channel.id)
+        guard let cluster = plane.cluster else { return request(from: requester, in: channel.id) }
+        cluster.requestFloor(requester, in: channel.id)
     }
 
     /// `floor-release`. Every release gets the same answer, whether the member held the floor, waited in the queue
@@ -149,8 +144,8 @@ final class Floors: @unchecked Sendable {
                 session: session)
         else { return }
         session.send(.floorReleased(FloorChannelEvent(re: command.id, channel: ChannelInfo(channel))))
-        if let owner = plane.remoteOwner(of: channel.id) {
-            plane.sendToOwner(
+        if let cluster = plane.cluster, let owner = cluster.remoteOwner(of: channel.id) {
+            cluster.sendToOwner(
                 .floorRelease(NodeFloorMember(channel: channel.id, member: membership.id)), owner: owner)
             return
         }

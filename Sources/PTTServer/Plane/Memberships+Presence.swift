@@ -13,7 +13,7 @@ extension Memberships {
             MemberPresence(
                 id: m.id.rawValue, name: m.displayName, user: m.user, receiveOnly: m.receiveOnly,
                 connected: plane.sessions.appSession(of: m) != nil,
-                audioReachable: plane.audioReachable(m.id),
+                audioReachable: plane.relayLink.heardAnywhere(m.id),
                 wakeRoute: WakeTransport(rawValue: plane.notifier.wakeRoute(m).rawValue))
         }
         session.send(

@@ -89,6 +89,12 @@ final class RelayLink: @unchecked Sendable {
         return plane.context.clock.now().since(at) < plane.configuration.mediaSilenceTimeout
     }
 
+    /// Whether a member is heard by this node's relay, or by another node's as that node last said: a member
+    /// connected anywhere in the cluster is reachable, and is not woken.
+    func heardAnywhere(_ member: MemberID) -> Bool {
+        audioReachable(member) || plane.cluster?.heardElsewhere(member) == true
+    }
+
     /// Packets the relay dropped from a member because it did not hold the floor.
     func droppedPackets(of member: MemberID) -> Int { droppedNotHolder[member] ?? 0 }
 
@@ -106,16 +112,8 @@ final class RelayLink: @unchecked Sendable {
             // be told it holds the floor nor release it (late audio of a member that just left, on a loaded relay).
             let implicit =
                 plane.configuration.implicitFloorRequest && plane.sessions.appSession(of: membership) != nil
-            if let owner = plane.remoteOwner(of: channel) {
-                plane.sendToOwner(
-                    .talkHeard(NodeTalkHeard(channel: channel, member: member, implicit: implicit)), owner: owner)
-                return
-            }
-            if let cluster = plane.cluster, cluster.ownerUnknown(channel) {
-                // Nobody known to own it: the next report goes to the owner the round finds.
-                cluster.roundNow?()
-                return
-            }
+            // Another node's floor: the report goes there (or, with no owner known, a round is asked for).
+            if plane.cluster?.talkHeard(member, in: channel, implicit: implicit) == true { return }
             plane.floors.talkHeard(member, in: channel, implicit: implicit)
         case .replayEnded(let member, _, let burst, let outcome):
             plane.recordings.replayEnded(member, burst: burst, outcome: outcome)

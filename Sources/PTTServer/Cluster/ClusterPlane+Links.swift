@@ -46,7 +46,8 @@ extension ClusterPlane {
     func sendWake(_ item: OutboxItem<PushFrame>, to node: String) -> Bool {
         let now = now.nanoseconds
         let left = item.deadline.nanoseconds > now ? (item.deadline.nanoseconds - now) / 1_000_000 : 0
-        let wake = NodeWake(member: item.member, frame: item.payload, deadlineMs: Int(left), burst: item.burst?.rawValue)
+        let wake = NodeWake(
+            member: item.member, frame: item.payload, deadlineMs: Int(left), burst: item.burst?.rawValue)
         return links?.send(.wake(wake), to: node) ?? false
     }
 
@@ -75,7 +76,9 @@ extension ClusterPlane {
                 let relayed = peers.compactMap { relayNodeLink($0, channel: channel) }
                 if !relayed.isEmpty { wanted[channel] = RelayChannelLinks(owner: nil, links: relayed) }
             case .owner(let owner):
-                guard let link = links.links[owner], let relayed = relayNodeLink(link, channel: channel) else { continue }
+                guard let link = links.links[owner], let relayed = relayNodeLink(link, channel: channel) else {
+                    continue
+                }
                 wanted[channel] = RelayChannelLinks(owner: owner, links: [relayed])
             case .unknown:
                 continue

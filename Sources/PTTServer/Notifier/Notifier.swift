@@ -124,7 +124,9 @@ final class Notifier: @unchecked Sendable {
         case .localPush:
             if let session = plane.sessions.pushProviderSession(of: membership) { return queue(item, to: session) }
             // Its extension is connected to another node of the cluster: that node writes the wake (and records it).
-            if let cluster = plane.cluster, let node = cluster.pushNode(of: membership.id), cluster.sendWake(item, to: node) {
+            if let cluster = plane.cluster, let node = cluster.pushNode(of: membership.id),
+                cluster.sendWake(item, to: node)
+            {
                 return
             }
         case .apns:

@@ -54,7 +54,9 @@ public final class ControlPlane: @unchecked Sendable {
     private(set) lazy var recordings = Recordings(plane: self)
     private(set) lazy var signInLinks = SignInLinks(plane: self)
     /// A cluster node's part: the node links, who owns each channel, forwarded requests (nil on a single server).
-    private(set) lazy var cluster: ClusterPlane? = configuration.cluster.map { ClusterPlane(plane: self, node: $0.node) }
+    private(set) lazy var cluster: ClusterPlane? = configuration.cluster.map {
+        ClusterPlane(plane: self, node: $0.node)
+    }
 
     public var eventLoop: EventLoop { context.eventLoop }
     var configuration: ServerConfiguration { context.configuration }

@@ -70,7 +70,7 @@ extension ClusterPlane {
         guard let links else { return }
         var wanted: [ChannelID: RelayChannelLinks] = [:]
         for channel in listening.union(ownership.ownedChannels) {
-            switch route(of: channel) {
+            switch ownership.route(of: channel) {
             case .here:
                 let peers = links.links.values.filter { $0.listening.contains(channel) }.sorted { $0.peer < $1.peer }
                 let relayed = peers.compactMap { relayNodeLink($0, channel: channel) }

@@ -20,7 +20,7 @@ extension ClusterPlane {
     /// no owner known, a round is asked for and the report dropped (the next goes to the owner it finds).
     /// False when the floor runs here.
     func talkHeard(_ member: MemberID, in channel: ChannelID, implicit: Bool) -> Bool {
-        switch route(of: channel) {
+        switch ownership.route(of: channel) {
         case .here:
             return false
         case .owner(let owner):

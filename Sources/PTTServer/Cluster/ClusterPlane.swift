@@ -45,12 +45,9 @@ final class ClusterPlane {
 
     var now: PTTInstant { plane.context.clock.now() }
 
-    /// Where a channel's floor runs as this node sees it.
-    func route(of channel: ChannelID) -> FloorRoute { ownership.route(of: channel) }
-
     /// The owner of a channel when it is another node; nil when it is this one or unknown.
     func remoteOwner(of channel: ChannelID) -> String? {
-        if case .owner(let owner) = route(of: channel) { return owner }
+        if case .owner(let owner) = ownership.route(of: channel) { return owner }
         return nil
     }
 
@@ -100,6 +97,11 @@ final class ClusterPlane {
     /// A channel changed owner: a floor run here goes idle when another node takes it, as does one seen from a
     /// former owner; members here are told (a new owner starts idle).
     private func ownerChanged(_ channel: ChannelID, from old: String?, to new: String?) {
+        func floorWentIdleHere(_ channel: ChannelID) {
+            plane.relayLink.syncFloor(channel, holder: nil)
+            guard let found = plane.directory.channels[channel] else { return }
+            plane.broadcast(.floorIdle(FloorChannelEvent(channel: ChannelInfo(found))), to: channel)
+        }
         if new != node, let floor = plane.floors[channel] {
             plane.floors.remove(channel)
             if floor.holder != nil { floorWentIdleHere(channel) }
@@ -110,12 +112,6 @@ final class ClusterPlane {
         guard let new else { return }
         plane.logger.notice(
             "channel owner changed", metadata: ["channel": "\(channel)", "from": "\(old ?? "-")", "to": "\(new)"])
-    }
-
-    private func floorWentIdleHere(_ channel: ChannelID) {
-        plane.relayLink.syncFloor(channel, holder: nil)
-        guard let found = plane.directory.channels[channel] else { return }
-        plane.broadcast(.floorIdle(FloorChannelEvent(channel: ChannelInfo(found))), to: channel)
     }
 
     /// Keeps one timer at the ownership's next deadline.

@@ -108,7 +108,7 @@ struct ChannelOwnershipRequestTests: OwnershipTesting {
     }
 
     @Test func theDefaultsAreTheServersToday() {
-        // ClusterRouting.ticketTimeout, .isolationGrace and .maxTickets in PTTServer.
+        // The defaults ClusterPlane (PTTServer) runs with: ticketTimeout, isolationGrace and maxPending.
         let configuration = ChannelOwnershipConfiguration()
         #expect(configuration.ticketTimeout == .seconds(3))
         #expect(configuration.isolationGrace == .seconds(3))

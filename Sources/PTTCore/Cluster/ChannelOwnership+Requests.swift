@@ -1,11 +1,11 @@
 /// Floor requests: this node's members', the ones other nodes forward here, and the answers to the ones it forwarded.
 extension ChannelOwnership {
     /// A member connected here asks for a channel's floor (`Floors.request(_:device:from:)`). Owned here: it is
-    /// decided here. Owned by another node: it is forwarded there with a new ticket (at most
-    /// ``ChannelOwnershipConfiguration/maxPending`` at once; more are answered ``FloorRequestOutcome/ownerUnreachable(_:)``
-    /// at once), after answering the tickets that are overdue (`ControlPlane.forwardFloorRequest`). No known owner:
-    /// it waits for a round, asked for now, at most ``ChannelOwnershipConfiguration/ticketTimeout``
-    /// (`ControlPlane.awaitOwner`; beyond the bound it is answered ``FloorRequestOutcome/noOwner`` at once).
+    /// decided here. Owned by another node: it is forwarded there with a new ticket, after answering the tickets
+    /// that are overdue (at most ``ChannelOwnershipConfiguration/maxPending`` tickets at once; one more is answered
+    /// ``FloorRequestOutcome/ownerUnreachable(_:)`` at once). No known owner: it waits for a round, asked for now,
+    /// at most ``ChannelOwnershipConfiguration/ticketTimeout`` (beyond the bound it is answered
+    /// ``FloorRequestOutcome/noOwner`` at once).
     public mutating func floorRequested(
         by requester: Requester, member: MemberID, in channel: ChannelID, now: PTTInstant
     ) -> [Action] {
@@ -25,8 +25,8 @@ extension ChannelOwnership {
         }
     }
 
-    /// Another node forwarded a member's request here (`ControlPlane.nodeMessage`, `.floorRequest`): decided here
-    /// only if this node owns the channel in its current view; refused otherwise, naming the owner it knows.
+    /// Another node forwarded a member's request here (`NodeMessage.floorRequest`): decided here only if this node
+    /// owns the channel in its current view; refused otherwise, naming the owner it knows.
     public mutating func forwardedRequestArrived(
         _ request: ForwardedFloorRequest, in channel: ChannelID, now: PTTInstant
     ) -> [Action] {
@@ -35,8 +35,8 @@ extension ChannelOwnership {
         return [.decideForwarded(channel, request)]
     }
 
-    /// The link to a ticket's owner could not take the request (`NodeLinks.send` returned false in
-    /// `ControlPlane.forwardFloorRequest`): it is answered ``FloorRequestOutcome/ownerUnreachable(_:)`` now.
+    /// The link to a ticket's owner could not take the request (`ClusterPlane` calls it when sending the
+    /// `NodeMessage.floorRequest` fails): it is answered ``FloorRequestOutcome/ownerUnreachable(_:)`` now.
     public mutating func forwardUndelivered(_ ticket: FloorTicket, now: PTTInstant) -> [Action] {
         _ = advance(to: now)
         guard let pending = tickets.removeValue(forKey: ticket) else { return [] }
@@ -45,7 +45,7 @@ extension ChannelOwnership {
 
     /// The node a request was forwarded to says it does not own the channel: the request is answered
     /// ``FloorRequestOutcome/refused(by:)``, and a round is asked for (this node's view is behind, or the other's).
-    /// Not in today's server (see ``Action/refuse(_:_:owner:)``).
+    /// `ClusterPlane` does not call it yet: the node links have no refusal message (see ``Action/refuse(_:_:owner:)``).
     public mutating func forwardRefused(_ ticket: FloorTicket, by peer: String, now: PTTInstant) -> [Action] {
         _ = advance(to: now)
         guard let pending = tickets[ticket], pending.owner == peer else { return [] }
@@ -53,10 +53,9 @@ extension ChannelOwnership {
         return [.answer(pending.requester, .refused(by: peer)), .askRound]
     }
 
-    /// A node went down (its link dropped, or a round shows it gone): the requests forwarded to it will not be
-    /// answered, and are answered ``FloorRequestOutcome/ownerUnreachable(_:)`` now. Who owns what is left to the
-    /// next round. Today's server lets them time out instead (``ChannelOwnershipConfiguration/ticketTimeout``): a
-    /// server that does not call this behaves as today.
+    /// A node went down (`ClusterPlane` calls it when the node's link goes down): the requests forwarded to it will
+    /// not be answered, and are answered ``FloorRequestOutcome/ownerUnreachable(_:)`` now rather than at their
+    /// timeout. Who owns what is left to the next round.
     public mutating func nodeDown(_ peer: String, now: PTTInstant) -> [Action] {
         _ = advance(to: now)
         let lost = tickets.filter { $0.value.owner == peer }.keys.sorted()

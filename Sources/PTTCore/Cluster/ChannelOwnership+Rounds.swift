@@ -1,18 +1,20 @@
 /// Who owns what: rounds of ownership, the loss of the database, and owners' floor events.
 extension ChannelOwnership {
-    /// A round of ownership reached the database (`ControlPlane.clusterViewChanged`): `owners` are the owners of
-    /// the channels this node has members in and of those it owns, `liveNodes` the nodes running now (this one
-    /// among them). A round with no live node at all is the lost connection's view (``databaseLost(now:)``).
+    /// A round of ownership read the database (`ClusterPlane.roundRead`, for each round `ClusterNode` runs):
+    /// `owners` are the owners of the channels this node has members in and of those it owns, `liveNodes` the nodes
+    /// running now (this one among them). A round that could not reach the database has no live node at all: it is
+    /// taken as ``databaseLost(now:)``.
     ///
-    /// The database is back if it was gone; each channel whose owner changed is told (``Action/ownerChanged(_:from:to:)``,
-    /// then ``Action/releaseFloor(_:)`` or ``Action/adoptFloor(_:)``); then the requests waiting for an owner go
-    /// where their channel's owner now is (``Action/decideLocally(_:_:)`` or ``Action/forward(_:_:member:to:)``).
+    /// The database is back if it was gone; each channel whose owner changed is told
+    /// (``Action/ownerChanged(_:from:to:)``, then ``Action/releaseFloor(_:)`` or ``Action/adoptFloor(_:)``); then the
+    /// requests waiting for an owner go where their channel's owner now is (``Action/decideLocally(_:_:)`` or
+    /// ``Action/forward(_:_:member:to:)``).
     public mutating func roundRead(
         owners fresh: [ChannelID: String], liveNodes: Set<String>, now: PTTInstant
     ) -> [Action] {
         let now = advance(to: now)
         guard !liveNodes.isEmpty else { return databaseLost(now: now) }
-        // ControlPlane.databaseBack
+        // The database is back, if it was gone.
         otherLiveNodes = liveNodes.subtracting([node]).sorted()
         isolatedSince = nil
         membersSentElsewhere = false
@@ -21,10 +23,10 @@ extension ChannelOwnership {
         return actions
     }
 
-    /// This node's own database connection ended (`ClusterNode` reports it as an empty round; `ControlPlane.databaseLost`):
-    /// it can no longer prove it owns anything, so it gives up every channel at once, and knows no owner until a
-    /// round reaches the database again. After the isolation grace, ``timersExpired(now:)`` sends its members
-    /// elsewhere. Forwarded requests are left to their answer or timeout, as today.
+    /// This node's own database connection ended (a round with no live node, see
+    /// ``roundRead(owners:liveNodes:now:)``): it can no longer prove it owns anything, so it gives up every channel
+    /// at once, and knows no owner until a round reaches the database again. After the isolation grace,
+    /// ``timersExpired(now:)`` sends its members elsewhere. Forwarded requests are left to their answer or timeout.
     public mutating func databaseLost(now: PTTInstant) -> [Action] {
         let now = advance(to: now)
         if isolatedSince == nil {
@@ -36,11 +38,12 @@ extension ChannelOwnership {
         return actions
     }
 
-    /// An owner's floor event arrived from `peer` (`ControlPlane.followFloorEvent`): `peer` owns the channel (a
-    /// node whose view was behind learns it here, before its next round), and the request it answers, when it
-    /// names one of this node's tickets, is answered by it (``FloorRequestOutcome/answeredBy(_:)``); a ticket
-    /// already answered (timed out, say) is answered no more, and the event's actions then go to nobody in particular.
-    /// An event claiming to come from this node itself changes nothing.
+    /// An owner's floor event arrived from `peer` (`NodeMessage.floorEvent`, followed by
+    /// `ClusterPlane.followFloorEvent`): `peer` owns the channel (a node whose view was behind learns it here, before
+    /// its next round), and the request it answers, when it names one of this node's tickets, is answered by it
+    /// (``FloorRequestOutcome/answeredBy(_:)``); a ticket already answered (timed out, say) is answered no more, and
+    /// the event's actions then go to nobody in particular. An event claiming to come from this node itself changes
+    /// nothing.
     public mutating func floorEventArrived(
         in channel: ChannelID, from peer: String, answering ticket: FloorTicket?, now: PTTInstant
     ) -> [Action] {
@@ -65,7 +68,7 @@ extension ChannelOwnership {
         return actions
     }
 
-    /// One channel's owner changes (`ControlPlane.ownerChanged`): a floor run here goes, a new one here starts idle.
+    /// One channel's owner changes: a floor run here goes, a new one here starts idle.
     mutating func changeOwner(of channel: ChannelID, to new: String?) -> [Action] {
         let old = owners[channel]
         owners[channel] = new

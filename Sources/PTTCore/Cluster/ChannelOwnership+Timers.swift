@@ -1,14 +1,11 @@
 /// Time passing: overdue tickets and waiting requests, and the end of an isolation's grace.
 extension ChannelOwnership {
-    /// Call at ``nextDeadline`` (earlier or later is harmless). Tickets past their deadline are answered
-    /// (`ControlPlane.expireTickets`: ``FloorRequestOutcome/ownerUnreachable(_:)`` naming the channel's owner as
-    /// this node sees it now, ``FloorRequestOutcome/noOwner`` if it knows none); waiting requests whose channel has
-    /// an owner now go there, and those past their deadline without one are answered ``FloorRequestOutcome/noOwner``
-    /// (`ControlPlane.settleAwaitingOwner(giveUp: true)`); once the isolation grace is over, members are sent
-    /// elsewhere, once per isolation (`ControlPlane.sendMembersElsewhere`).
-    ///
-    /// Unlike today's server, each waiting request has its own deadline: there, the timer of the first request to
-    /// wait gives up every request still waiting when it fires, however recent.
+    /// Call at ``nextDeadline`` (earlier or later is harmless; `ClusterPlane` keeps one timer there). Tickets past
+    /// their deadline are answered (``FloorRequestOutcome/ownerUnreachable(_:)`` naming the channel's owner as this
+    /// node sees it now, ``FloorRequestOutcome/noOwner`` if it knows none); waiting requests whose channel has an
+    /// owner now go there, and those past their own deadline without one are answered
+    /// ``FloorRequestOutcome/noOwner``; once the isolation grace is over, members are sent elsewhere, once per
+    /// isolation (``Action/sendMembersElsewhere(to:)``).
     public mutating func timersExpired(now: PTTInstant) -> [Action] {
         let now = advance(to: now)
         var actions = expireTickets(now: now)

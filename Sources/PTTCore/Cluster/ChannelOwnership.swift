@@ -15,14 +15,16 @@
 ///   (``forwardRefused(_:by:now:)``), a forward that could not be sent (``forwardUndelivered(_:now:)``), a node going
 ///   down (``nodeDown(_:now:)``), time passing (``timersExpired(now:)``).
 ///
+/// In the server, `ClusterPlane` (PTTServer) feeds it what the node learns and carries out its actions
+/// (`ClusterPlane.execute(_:)`).
+///
 /// Guarantees (held by `ChannelOwnershipWalkTests`, a seeded simulation of 2–4 nodes): a node decides a floor only
 /// on a channel it owns in its current view; two nodes connected to the database never both think they own a
 /// channel; every forwarded request and every request waiting for an owner is answered exactly once (by the owner,
 /// a refusal, a failure to send, its node going down, or its timeout), no later than its timeout.
 ///
-/// It mirrors what the server's plane does today with `ClusterRouting` (PTTServer), so that it can take its place
-/// without changing behaviour; where it differs, the member says so. The requester is whatever the server needs to
-/// answer a member (its connection and the request's `re`), carried untouched.
+/// The requester is whatever the server needs to answer a member (its connection and the request's `re`), carried
+/// untouched.
 public struct ChannelOwnership<Requester: Sendable>: Sendable {
     /// A request forwarded to an owner, until its answer or its deadline.
     struct PendingTicket: Sendable {
@@ -45,22 +47,19 @@ public struct ChannelOwnership<Requester: Sendable>: Sendable {
     /// The timeouts and bounds.
     public let configuration: ChannelOwnershipConfiguration
 
-    /// The owner of each channel as the last round read it, or as an owner's floor event since showed it
-    /// (`ClusterRouting.owners`).
+    /// The owner of each channel as the last round read it, or as an owner's floor event since showed it.
     public internal(set) var owners: [ChannelID: String] = [:]
     /// The other live nodes, as the last round that reached the database read them: where members are sent when
-    /// this node is cut off (`ClusterRouting.otherNodes`, the live ones).
+    /// this node is cut off.
     public internal(set) var otherLiveNodes: [String] = []
-    /// Since when this node has been without its database connection; nil while connected
-    /// (`ClusterRouting.isolatedSince`).
+    /// Since when this node has been without its database connection; nil while connected.
     public internal(set) var isolatedSince: PTTInstant?
     /// Whether this node's members were sent elsewhere in the current isolation.
     var membersSentElsewhere = false
-    /// Forwarded requests waiting for their owner's answer (`ClusterRouting.tickets`).
+    /// Forwarded requests waiting for their owner's answer.
     var tickets: [FloorTicket: PendingTicket] = [:]
     var nextTicket: UInt64 = 1
-    /// Requests waiting for a round to name their channel's owner, in arrival order
-    /// (`ClusterRouting.awaitingOwner`).
+    /// Requests waiting for a round to name their channel's owner, in arrival order.
     var waiting: [ChannelID: [WaitingRequest]] = [:]
     /// The latest instant seen; earlier instants are treated as this one.
     var latest: PTTInstant = .zero
@@ -73,15 +72,15 @@ public struct ChannelOwnership<Requester: Sendable>: Sendable {
 
     // MARK: What the node knows
 
-    /// Where a channel's floor runs as this node sees it (`ClusterRouting.remoteOwner(of:)` and `ownerUnknown(_:)`):
-    /// where releases, talk reports and revokes go. A talk report on a channel with no known owner asks for a round
-    /// and is dropped (`RelayLink.reported`).
+    /// Where a channel's floor runs as this node sees it: where releases, talk reports and revokes go. A talk
+    /// report on a channel with no known owner asks for a round and is dropped (`ClusterPlane.talkHeard`).
     public func route(of channel: ChannelID) -> FloorRoute {
         guard let owner = owners[channel] else { return .unknown }
         return owner == node ? .here : .owner(owner)
     }
 
-    /// Whether this node runs the channel's floor (`ControlPlane.owns(_:asked:)`): only then may it decide it.
+    /// Whether this node runs the channel's floor: only then may it decide it (`ClusterPlane` checks it before it
+    /// runs a release, a talk report or a revoke another node sends).
     public func ownsFloor(of channel: ChannelID) -> Bool { owners[channel] == node }
 
     /// The channels this node owns in its current view.
@@ -108,8 +107,8 @@ public struct ChannelOwnership<Requester: Sendable>: Sendable {
     }
 
     /// The other live nodes this node sends its members to, once it has been cut off from its database for the
-    /// isolation grace; nil while it serves them (`ControlPlane.sendsMembersElsewhere`: a new `hello` is refused
-    /// with their names then).
+    /// isolation grace; nil while it serves them (the server then refuses a new `hello` with `unavailable`,
+    /// naming them: `ClusterPlane.sendsMembersElsewhere`).
     public func sendsMembersElsewhere(now: PTTInstant) -> [String]? {
         guard let since = isolatedSince, max(now, latest).since(since) >= configuration.isolationGrace else {
             return nil

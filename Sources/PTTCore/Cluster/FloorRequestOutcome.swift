@@ -1,17 +1,17 @@
 /// How a floor request that did not run on this node's own floor was answered.
 public enum FloorRequestOutcome: Hashable, Sendable {
     /// The owner's floor event answers it (granted, queued, denied, ...): the node tells the requester what the
-    /// event's actions say, as `ControlPlane.followFloorEvent` does with the ticket's requester.
+    /// event's actions say (`ClusterPlane.followFloorEvent`).
     case answeredBy(String)
-    /// The owner it was forwarded to cannot be reached, or did not answer within the ticket's timeout
-    /// (`ControlPlane.ownerUnavailable` with an owner): `unavailable`.
+    /// The owner it was forwarded to cannot be reached, or did not answer within the ticket's timeout:
+    /// `unavailable`.
     case ownerUnreachable(String)
-    /// No node is known to own the channel (this node lost its database, or no round named an owner in time)
-    /// (`ControlPlane.ownerUnavailable` with owner "?"): `unavailable`.
+    /// No node is known to own the channel (this node lost its database, or no round named an owner in time):
+    /// `unavailable`.
     case noOwner
     /// The node it was forwarded to says it does not run the channel's floor (one of the two views was behind):
-    /// `unavailable`. Today's server has no such message: the owner logs the request and drops it
-    /// (`ControlPlane.owns(_:asked:)`), and the ticket times out.
+    /// `unavailable`. The node links have no refusal message yet: the node asked only logs the request, and the ticket
+    /// times out instead.
     case refused(by: String)
 
     /// Whether the requester is answered with an error (`unavailable`) rather than by a floor event.

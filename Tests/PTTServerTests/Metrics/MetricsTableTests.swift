@@ -8,8 +8,7 @@ import Testing
 @Suite("The documented metrics")
 struct MetricsTableTests {
     static let protocolDocument: String = {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
+        let root = PackagePaths.root
         return (try? String(contentsOf: root.appendingPathComponent("Docs/PROTOCOL.md"), encoding: .utf8)) ?? ""
     }()
 

@@ -11,8 +11,7 @@ import Testing
     .enabled(if: Tools.have("dpkg-deb", "dpkg"), "needs dpkg-deb (Debian)"))
 struct PackagingTests {
     static var packaging: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Docs/packaging")
+        PackagePaths.root.appendingPathComponent("Docs/packaging")
     }
 
     static func tool(_ name: String, _ arguments: [String]) async throws -> String {

@@ -8,7 +8,7 @@ enum KitCheckScript {
         ProcessInfo.processInfo.environment["PTT_PYTHON"].flatMap { $0.isEmpty ? nil : $0 }
         ?? Tools.path("python3")
 
-    static let script: String = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    static let script: String = PackagePaths.tests
         .appendingPathComponent("Scripts/check-kit-dependencies.py").path
 }
 

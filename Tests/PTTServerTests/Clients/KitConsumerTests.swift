@@ -30,8 +30,7 @@ enum KitConsumerBuild {
     ),
     .enabled(if: KitConsumerBuild.swift != nil, "needs the swift driver on PATH or in /opt/swift/usr/bin"))
 struct KitConsumerTests {
-    static let root: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static let root: URL = PackagePaths.root
 
     /// Modules that must not be built for the kit: server-only packages and targets, and our C and system-library
     /// targets.

@@ -9,8 +9,7 @@ import Foundation
 /// OpenAPI document to every route, including one added later. A `case` this reader cannot parse fails the test
 /// (``unparsed``) rather than going unseen.
 struct AdminRouterRoutes {
-    static let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Sources/PTTServer/Admin/AdminRouter.swift")
+    static let file = PackagePaths.root.appendingPathComponent("Sources/PTTServer/Admin/AdminRouter.swift")
 
     var operations: Set<OpenAPIDocument.Operation> = []
     /// `case (` lines of the router's switches that are not a route pattern this reader knows.

@@ -157,8 +157,7 @@ struct ConfigurationTests {
 
     @Test("the packaged config and every config example in the docs load")
     func documentedExamples() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
+        let root = PackagePaths.root
         _ = try ServerConfiguration.load(from: root.appendingPathComponent("Docs/packaging/config.json").path)
         let documents =
             ["README.md"]

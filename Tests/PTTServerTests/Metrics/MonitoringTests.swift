@@ -11,8 +11,7 @@ import Testing
     .enabled(if: Tools.have("prometheus", "promtool"), "needs prometheus and promtool (make test installs them)"))
 struct MonitoringTests {
     static var directory: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Docs/monitoring")
+        PackagePaths.root.appendingPathComponent("Docs/monitoring")
     }
 
     static func file(_ name: String) -> String { directory.appendingPathComponent(name).path }

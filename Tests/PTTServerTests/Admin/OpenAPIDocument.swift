@@ -16,8 +16,7 @@ struct OpenAPIDocument {
         }
     }
 
-    static let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Sources/PTTServer/Admin/openapi.json")
+    static let file = PackagePaths.root.appendingPathComponent("Sources/PTTServer/Admin/openapi.json")
 
     let root: [String: Any]
 

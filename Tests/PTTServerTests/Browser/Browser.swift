@@ -6,7 +6,7 @@ import Testing
 /// processes, like the ffmpeg interop tests run ffmpeg. Each script prints one line of JSON at the end.
 enum Browser {
     static var directory: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        PackagePaths.tests
             .appendingPathComponent("Browser")
     }
 

@@ -6,8 +6,7 @@ import TestSupport
 /// The captured talk bursts in `fixtures/` (see fixtures/README.md).
 enum Fixtures {
     static var directory: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
+        PackagePaths.root
             .appendingPathComponent("fixtures")
     }
 

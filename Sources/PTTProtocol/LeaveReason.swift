@@ -8,10 +8,13 @@ public enum LeaveReason: WireValue {
     case channelDeleted
     /// An operator deleted the user.
     case userRemoved
+    /// On a node of a cluster: the membership was ended through another node (an operator kicked the member
+    /// there, or the device left from its connection there); the stored directory does not say which.
+    case removed
     /// A value from a newer server.
     case unknown(String)
 
-    public static let known: [LeaveReason] = [.left, .kicked, .channelDeleted, .userRemoved]
+    public static let known: [LeaveReason] = [.left, .kicked, .channelDeleted, .userRemoved, .removed]
 
     public var rawValue: String {
         switch self {
@@ -19,6 +22,7 @@ public enum LeaveReason: WireValue {
         case .kicked: "kicked"
         case .channelDeleted: "channel-deleted"
         case .userRemoved: "user-removed"
+        case .removed: "removed"
         case .unknown(let value): value
         }
     }

@@ -10,7 +10,7 @@ struct WireValueTable: Sendable, CustomTestStringConvertible {
 
     static let all: [WireValueTable] = [
         .init(type: FloorStatus.self, documented: ["idle", "taken"]),
-        .init(type: LeaveReason.self, documented: ["left", "kicked", "channel-deleted", "user-removed"]),
+        .init(type: LeaveReason.self, documented: ["left", "kicked", "channel-deleted", "user-removed", "removed"]),
         .init(
             type: FloorDenialCause.self,
             documented: ["receive-only", "only-one-participant", "queue-full", "another-member-has-permission"]),

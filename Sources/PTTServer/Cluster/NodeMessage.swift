@@ -28,17 +28,30 @@ enum NodeMessage: Sendable, Equatable {
     /// From a channel's owner to the node that holds a member's Local Push connection: write this wake there.
     case wake(NodeWake)
 
-    var type: String {
+    /// Each message's `type` on the wire, written once.
+    enum Kind: String, CaseIterable, Sendable {
+        case hello
+        case heartbeat
+        case listening
+        case floorRequest = "floor-request"
+        case floorRelease = "floor-release"
+        case talkHeard = "talk-heard"
+        case floorRevoke = "floor-revoke"
+        case floorEvent = "floor-event"
+        case wake
+    }
+
+    var kind: Kind {
         switch self {
-        case .hello: "hello"
-        case .heartbeat: "heartbeat"
-        case .listening: "listening"
-        case .floorRequest: "floor-request"
-        case .floorRelease: "floor-release"
-        case .talkHeard: "talk-heard"
-        case .floorRevoke: "floor-revoke"
-        case .floorEvent: "floor-event"
-        case .wake: "wake"
+        case .hello: .hello
+        case .heartbeat: .heartbeat
+        case .listening: .listening
+        case .floorRequest: .floorRequest
+        case .floorRelease: .floorRelease
+        case .talkHeard: .talkHeard
+        case .floorRevoke: .floorRevoke
+        case .floorEvent: .floorEvent
+        case .wake: .wake
         }
     }
 }
@@ -116,25 +129,26 @@ extension NodeMessage: Codable {
 
     init(from decoder: Decoder) throws {
         let type = try decoder.container(keyedBy: TypeKey.self).decode(String.self, forKey: .type)
-        switch type {
-        case "hello": self = .hello(try NodeHello(from: decoder))
-        case "heartbeat": self = .heartbeat
-        case "listening": self = .listening(try NodeListening(from: decoder))
-        case "floor-request": self = .floorRequest(try NodeFloorRequest(from: decoder))
-        case "floor-release": self = .floorRelease(try NodeFloorMember(from: decoder))
-        case "talk-heard": self = .talkHeard(try NodeTalkHeard(from: decoder))
-        case "floor-revoke": self = .floorRevoke(try NodeFloorChannel(from: decoder))
-        case "floor-event": self = .floorEvent(try NodeFloorEvent(from: decoder))
-        case "wake": self = .wake(try NodeWake(from: decoder))
-        default:
+        guard let kind = Kind(rawValue: type) else {
             throw DecodingError.dataCorrupted(
                 .init(codingPath: [TypeKey.type], debugDescription: "unknown node message type '\(type)'"))
+        }
+        switch kind {
+        case .hello: self = .hello(try NodeHello(from: decoder))
+        case .heartbeat: self = .heartbeat
+        case .listening: self = .listening(try NodeListening(from: decoder))
+        case .floorRequest: self = .floorRequest(try NodeFloorRequest(from: decoder))
+        case .floorRelease: self = .floorRelease(try NodeFloorMember(from: decoder))
+        case .talkHeard: self = .talkHeard(try NodeTalkHeard(from: decoder))
+        case .floorRevoke: self = .floorRevoke(try NodeFloorChannel(from: decoder))
+        case .floorEvent: self = .floorEvent(try NodeFloorEvent(from: decoder))
+        case .wake: self = .wake(try NodeWake(from: decoder))
         }
     }
 
     func encode(to encoder: Encoder) throws {
         var container = encoder.container(keyedBy: TypeKey.self)
-        try container.encode(type, forKey: .type)
+        try container.encode(kind.rawValue, forKey: .type)
         switch self {
         case .hello(let body): try body.encode(to: encoder)
         case .heartbeat: break

@@ -83,8 +83,11 @@ extension ControlPlane {
             case .removeMembership(let id):
                 guard let membership = before.memberships[id], let channel = before.channels[membership.channel]
                 else { continue }
-                // `removed` (kicked or user removed on another node) is not one of the documented reasons.
-                let reason: LeaveReason = goneChannels.contains(channel.id) ? .channelDeleted : .unknown("removed")
+                // Ended through another node: the stored directory tells a deleted channel or user, not a kick from
+                // a leave.
+                let reason: LeaveReason =
+                    goneChannels.contains(channel.id)
+                    ? .channelDeleted : changes.contains(.removeUser(membership.user)) ? .userRemoved : .removed
                 for session in sessions.allSessions(of: membership) {
                     session.send(.left(Left(channel: ChannelInfo(channel), reason: reason)))
                 }

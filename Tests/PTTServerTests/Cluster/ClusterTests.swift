@@ -160,6 +160,7 @@ struct ClusterTests {
         let left = try await onTwo.next("left")
         guard case .left(let leftFrame) = left else { throw TestFailure("expected left") }
         #expect(leftFrame.channel.name == "deck")
+        #expect(leftFrame.reason == .removed, "ended through another node: the documented reason")
         let memberLeft = try await onOne.next("member-left")
         guard case .memberLeft(let leftEvent) = memberLeft else { throw TestFailure("expected memberLeft") }
         #expect(leftEvent.member.user == "alice")

@@ -2,10 +2,11 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 
-/// A ``Storage`` used without waiting: every call runs on a thread of the queue's own, one after another, and answers
-/// with a future on the caller's loop. The control plane hands its writes over here and goes on with floors,
-/// heartbeats and presence while a disk syncs or a database answers; it applies a change once its future says it is
-/// stored.
+/// A ``Storage`` used without waiting: every call runs on a thread of the queue's own (an `NIOThreadPool` of one
+/// thread, where blocking is what threads are for: no event loop ever waits for a disk or a database), one after
+/// another, and answers with a future on the caller's loop. The control plane hands its writes over here and goes
+/// on with floors, heartbeats and presence while a disk syncs or a database answers; it applies a change once its
+/// future says it is stored.
 ///
 /// The calls keep their order: a call made after another runs after it. The thread does nothing else, so a slow
 /// disk or an unreachable database delays only the calls queued behind it (each bounded by the storage's own
@@ -19,12 +20,18 @@ public final class StorageQueue: Sendable {
         public var description: String { "the server is shutting down" }
     }
 
+    /// Where the calls run.
+    private enum Runner: Sendable {
+        /// The queue's own thread.
+        case thread(NIOThreadPool)
+        /// A loop it was given (an `EmbeddedEventLoop` that a test or a fuzzer runs by hand, where a thread of its
+        /// own would answer at a time the test does not control): calls run there, in turn.
+        case loop(EventLoop)
+    }
+
     /// The storage the calls run against.
     public let store: any Storage
-    /// The queue's own thread (nil when it runs on a loop it was given).
-    private let group: MultiThreadedEventLoopGroup?
-    /// The queue's thread: the calls run there.
-    public let eventLoop: EventLoop
+    private let runner: Runner
     /// Where the futures from ``run(_:)`` complete: the caller's loop.
     public let answers: EventLoop
     /// False once ``shutdown()`` began; read and set under the lock with the hand-over, so no call is handed to a
@@ -32,18 +39,16 @@ public final class StorageQueue: Sendable {
     private let open = NIOLockedValueBox(true)
 
     /// A queue of calls to `store`, on a thread of its own, answering on `answers`; or, given `eventLoop`, on that
-    /// loop (an `EmbeddedEventLoop` that a test or a fuzzer runs by hand, where a thread of its own would answer at a
-    /// time the test does not control).
+    /// loop.
     public init(_ store: any Storage, on eventLoop: EventLoop? = nil, answeringOn answers: EventLoop) {
         self.store = store
         self.answers = answers
         if let eventLoop {
-            group = nil
-            self.eventLoop = eventLoop
+            runner = .loop(eventLoop)
         } else {
-            let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-            self.group = group
-            self.eventLoop = group.next()
+            let pool = NIOThreadPool(numberOfThreads: 1)
+            pool.start()
+            runner = .thread(pool)
         }
     }
 
@@ -53,8 +58,17 @@ public final class StorageQueue: Sendable {
         let promise = answers.makePromise(of: T.self)
         let store = store
         let handed = open.withLockedValue { open in
-            if open { eventLoop.execute { promise.completeWith(Result { try call(store) }) } }
-            return open
+            guard open else { return false }
+            switch runner {
+            case .thread(let pool):
+                pool.submit { state in
+                    guard case .active = state else { return promise.fail(Closed()) }
+                    promise.completeWith(Result { try call(store) })
+                }
+            case .loop(let loop):
+                loop.execute { promise.completeWith(Result { try call(store) }) }
+            }
+            return true
         }
         if !handed { promise.fail(Closed()) }
         return promise.futureResult
@@ -70,6 +84,12 @@ public final class StorageQueue: Sendable {
     /// answers of the calls queued are delivered there.
     public func shutdown() async {
         open.withLockedValue { $0 = false }
-        try? await group?.shutdownGracefully()
+        guard case .thread(let pool) = runner else { return }
+        // The pool cancels what has not started when it shuts down: a last item, after every call queued, waits for
+        // them to have run.
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            pool.submit { _ in done.resume() }
+        }
+        try? await pool.shutdownGracefully()
     }
 }

@@ -12,6 +12,9 @@ public struct ChannelDirectory: Sendable {
     private var channelByName: [String: ChannelID] = [:]
     /// Each channel's members, oldest membership first (by `joinedAt`, then id): listing them needs no sort.
     private var membersByChannel: [ChannelID: [MemberID]] = [:]
+    /// Each channel's members that are told of joins and leaves (`memberEvents`): a join's announcement costs
+    /// their number, not the channel's size (``MemberEventPolicy`` keeps them few in a large channel).
+    private var toldByChannel: [ChannelID: Set<MemberID>] = [:]
     /// Each device's memberships (a handful): a join or a hello finds them without a scan.
     private var membersByDevice: [DeviceRef: Set<MemberID>] = [:]
     /// Sending SSRCs in use: unique server-wide, so the relay can find a packet's member by SSRC alone.
@@ -54,6 +57,12 @@ public struct ChannelDirectory: Sendable {
     }
 
     public func memberCount(of channel: ChannelID) -> Int { membersByChannel[channel]?.count ?? 0 }
+
+    /// The members of a channel that are told of joins and leaves (`memberEvents`), in no particular order: costs
+    /// their number, not the channel's size.
+    public func membersTold(in channel: ChannelID) -> [Membership] {
+        (toldByChannel[channel] ?? []).compactMap { memberships[$0] }
+    }
 
     /// The membership of one device of one user in a channel.
     public func membership(channel: ChannelID, user: String, device: String) -> Membership? {
@@ -206,6 +215,7 @@ public struct ChannelDirectory: Sendable {
         case .removeChannel(let id):
             guard let old = channels.removeValue(forKey: id) else { return }
             channelByName[old.name] = nil
+            toldByChannel[id] = nil
             for member in membersByChannel.removeValue(forKey: id) ?? [] {
                 guard let old = memberships.removeValue(forKey: member) else { continue }
                 if ssrcs[old.ssrc] == member { ssrcs[old.ssrc] = nil }
@@ -225,8 +235,10 @@ public struct ChannelDirectory: Sendable {
                 if old.channel != membership.channel || old.joinedAt != membership.joinedAt { removeFromChannel(old) }
                 if old.user != membership.user || old.device != membership.device { removeFromDevice(old) }
             }
+            if let old, old.memberEvents { untell(old) }
             memberships[membership.id] = membership
             ssrcs[membership.ssrc] = membership.id
+            if membership.memberEvents { toldByChannel[membership.channel, default: []].insert(membership.id) }
             if old == nil || old!.channel != membership.channel || old!.joinedAt != membership.joinedAt {
                 insertInChannel(membership)
             }
@@ -234,6 +246,7 @@ public struct ChannelDirectory: Sendable {
                 membership.id)
         case .removeMembership(let id):
             guard let old = memberships[id] else { return }
+            untell(old)
             removeFromChannel(old)
             removeFromDevice(old)
             memberships[id] = nil
@@ -272,6 +285,12 @@ public struct ChannelDirectory: Sendable {
             list.remove(at: index)
         }
         if !list.isEmpty { membersByChannel[old.channel] = list }
+    }
+
+    /// Takes a membership (as it is still stored) out of its channel's told members.
+    private mutating func untell(_ old: Membership) {
+        toldByChannel[old.channel]?.remove(old.id)
+        if toldByChannel[old.channel]?.isEmpty == true { toldByChannel[old.channel] = nil }
     }
 
     private mutating func removeFromDevice(_ old: Membership) {

@@ -133,7 +133,10 @@ struct DirectoryPropertyTests {
                     #expect(m.displayName == displayName ?? userName, "\(context)")
                     #expect(m.receiveOnly == (receiveOnly || user?.receiveOnly == true), "\(context)")
                     #expect(m.priority == user?.priority, "\(context)")
-                    directory.apply(.putMembership(m))
+                    // The server decides `memberEvents` after planning (MemberEventPolicy): either way, at random.
+                    var stored = m
+                    stored.memberEvents = Bool.random(using: &choose)
+                    directory.apply(.putMembership(stored))
                     model.memberships.insert([channelName, userName, device])
                 } catch {
                     if !model.channels.contains(channelName) {
@@ -207,6 +210,9 @@ struct DirectoryPropertyTests {
                 Set(members.map(\.id)) == Set(directory.memberships.values.filter { $0.channel == id }.map(\.id)),
                 "\(context)")
             #expect(members.count == directory.memberCount(of: id), "\(context)")
+            #expect(
+                Set(directory.membersTold(in: id).map(\.id)) == Set(members.filter(\.memberEvents).map(\.id)),
+                "\(context): the members told of joins and leaves are indexed")
             let ssrcs = members.map(\.ssrc)
             #expect(Set(ssrcs).count == ssrcs.count, "\(context): SSRCs unique in \(channel.name)")
             #expect(!ssrcs.contains(0), "\(context)")

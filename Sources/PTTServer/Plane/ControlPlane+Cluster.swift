@@ -95,7 +95,7 @@ extension ControlPlane {
                 floors.event(channel.id) { floor, now in floor.memberLeft(membership.id, now: now) }
                 broadcast(
                     .memberLeft(MemberEvent(channel: ChannelInfo(channel), member: MemberInfo(membership))),
-                    to: directory.members(of: channel.id).filter(\.memberEvents))
+                    to: directory.membersTold(in: channel.id))
             case .removeUser(let name):
                 signInLinks.userRemoved(name)
                 for session in sessions.sessions(ofUser: name) {
@@ -105,7 +105,7 @@ extension ControlPlane {
                 guard let channel = directory.channels[membership.channel] else { continue }
                 broadcast(
                     .memberJoined(MemberEvent(channel: ChannelInfo(channel), member: MemberInfo(membership))),
-                    to: directory.members(of: channel.id).filter { $0.memberEvents && $0.id != membership.id })
+                    to: directory.membersTold(in: channel.id).filter { $0.id != membership.id })
             default:
                 continue
             }

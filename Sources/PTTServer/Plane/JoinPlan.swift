@@ -75,7 +75,7 @@ struct JoinPlan {
         planned.membership.memberEvents = policy.tells(
             asked: join.memberEvents, membersAfterJoin: directory.memberCount(of: channel.id) + (planned.isNew ? 1 : 0))
         // Who hears of the new member: the members before it that are told (as of this point in the batch).
-        let others = planned.isNew ? directory.members(of: channel.id).filter(\.memberEvents) : []
+        let others = planned.isNew ? directory.membersTold(in: channel.id) : []
         changes.append(.putMembership(planned.membership))
         directory.apply([.putMembership(planned.membership)])
         return JoinPlan(

@@ -166,7 +166,7 @@ final class Memberships: @unchecked Sendable {
         plane.floors.event(channel.id) { floor, now in floor.memberLeft(membership.id, now: now) }
         plane.broadcast(
             .memberLeft(MemberEvent(channel: ChannelInfo(channel), member: MemberInfo(membership))),
-            to: plane.directory.members(of: channel.id).filter(\.memberEvents))
+            to: plane.directory.membersTold(in: channel.id))
     }
 
     /// The `joined` view of a membership; `listMembers: false` for `welcome`, which can hold many memberships.

@@ -16,27 +16,14 @@ import Testing
 struct GStreamerInteropTests {
     let fixture = "burst-20ms-mono.opus"
 
-    func commonArguments(_ server: TestServer, user: String, secret: String) -> [String] {
-        ["--no-tls", "--server", server.endpoint.description, "--user", user, "--secret", secret]
-    }
-
     @Test("GStreamer listens through ptt sdp: srtpdec with the SDP's key gets every packet of a burst intact")
     func gstreamerListens() async throws {
         let (_, packets) = try Fixtures.opus(fixture)
-        try await withTestServer { server in
-            let aliceSecret = try await server.addUser("alice")
-            let bobSecret = try await server.addUser("bob")
-            let directory = TestServer.temporaryDirectory()
-            let listenPort = try await freeRTPPortPair()
-            let bridge = try Subprocess(
-                "ptt",
-                [
-                    "sdp", "--channel", "deck", "--listen-port", "\(listenPort)", "--sdp-file", directory + "/bob.sdp",
-                    "--seconds", "40",
-                ] + commonArguments(server, user: "bob", secret: bobSecret))
-            defer { bridge.signal(SIGKILL) }
-            try await bridge.waitForStandardError(containing: "to talk: ffmpeg")
-            let sdp = try SDESDescription(String(contentsOfFile: directory + "/bob.sdp", encoding: .utf8))
+        try await withAliceAndBob { server, alice, bob in
+            let bridge = try await SDPSession.listening(for: bob)
+            defer { bridge.process.signal(SIGKILL) }
+            let sdp = try SDESDescription(String(contentsOfFile: try #require(bridge.sdpFile), encoding: .utf8))
+            let listenPort = bridge.listenPort
 
             // udpsrc stops (EOS) after as many datagrams as the burst has packets: one lost, and it never ends.
             let caps = [
@@ -45,7 +32,7 @@ struct GStreamerInteropTests {
                 "srtp-key=(buffer)\(sdp.keyHex)", "srtp-cipher=(string)\(sdp.cipher)", "srtp-auth=(string)\(sdp.auth)",
                 "srtcp-cipher=(string)\(sdp.cipher)", "srtcp-auth=(string)\(sdp.auth)", "roc=(uint)0",
             ].joined(separator: ", ")
-            let recorded = directory + "/gstreamer.ogg"
+            let recorded = TestServer.temporaryDirectory() + "/gstreamer.ogg"
             let gstreamer = try Subprocess(
                 try #require(Tools.path("gst-launch-1.0")),
                 [
@@ -62,10 +49,7 @@ struct GStreamerInteropTests {
             }
 
             try await InteropTests().waitForAudio(server, members: 1)
-            let talker = try Subprocess(
-                "ptt",
-                ["talk", "--channel", "deck", "--file", Fixtures.path(fixture)]
-                    + commonArguments(server, user: "alice", secret: aliceSecret))
+            let talker = try alice.talk(Fixtures.path(fixture))
             #expect(try await talker.waitForExit(timeout: .seconds(30)) == 0, "ptt talk: \(talker.standardError)")
             #expect(talker.standardError.contains("sent \(packets.count) packets"))
             let status = try? await gstreamer.waitForExit(timeout: .seconds(15))
@@ -82,32 +66,19 @@ struct GStreamerInteropTests {
     @Test("GStreamer talks through ptt sdp: srtpenc with the member's key and SSRC; ptt listen records every packet")
     func gstreamerTalks() async throws {
         let (_, packets) = try Fixtures.opus(fixture)
-        try await withTestServer { server in
-            let aliceSecret = try await server.addUser("alice")
-            let bobSecret = try await server.addUser("bob")
+        try await withAliceAndBob { server, alice, bob in
             let directory = TestServer.temporaryDirectory()
             let out = directory + "/heard.ogg"
-            let listener = try Subprocess(
-                "ptt",
-                ["listen", "--channel", "deck", "--out", out, "--packets", "\(packets.count)", "--seconds", "40"]
-                    + commonArguments(server, user: "bob", secret: bobSecret))
+            let listener = try bob.listen(out: out, packets: packets.count)
             defer { listener.signal(SIGKILL) }
             let sendPort = try await freeUDPPort()
-            let bridge = try Subprocess(
-                "ptt",
-                [
-                    "sdp", "--channel", "deck", "--listen-port", "\(try await freeUDPPort())", "--send-port",
-                    "\(sendPort)", "--sdp-file", directory + "/alice.sdp", "--seconds", "40",
-                ] + commonArguments(server, user: "alice", secret: aliceSecret))
-            defer { bridge.signal(SIGKILL) }
-            try await bridge.waitForStandardError(containing: "to talk: ffmpeg")
+            let bridge = try await SDPSession.start(
+                for: alice, listenPort: try await freeUDPPort(), sendPort: sendPort, sdpFile: directory + "/alice.sdp")
+            defer { bridge.process.signal(SIGKILL) }
             try await InteropTests().waitForAudio(server, members: 2)
             let sdp = try SDESDescription(String(contentsOfFile: directory + "/alice.sdp", encoding: .utf8))
             // The member's own SSRC is in the ffmpeg command the bridge prints (signed, as ffmpeg reads it).
-            let talkLine = try #require(
-                bridge.standardError.split(separator: "\n").first { $0.contains("to talk: ffmpeg") })
-            let words = talkLine.split(separator: " ").map(String.init)
-            let signed = try #require(words.firstIndex(of: "-ssrc").flatMap { Int32(words[$0 + 1]) })
+            let signed = try #require(Int32(try bridge.talkOption("-ssrc")))
 
             // udpsink paces the file in real time (it syncs on the buffers' timestamps), as a talker would.
             let gstreamer = try Subprocess(

@@ -16,10 +16,6 @@ import Testing
 struct InteropTests {
     let fixture = "burst-20ms-mono.opus"
 
-    func commonArguments(_ server: TestServer, user: String, secret: String) -> [String] {
-        ["--no-tls", "--server", server.endpoint.description, "--user", user, "--secret", secret]
-    }
-
     /// Waits (bounded) until the channel has `count` members the relay can reach.
     func waitForAudio(_ server: TestServer, members count: Int) async throws {
         let deadline = ContinuousClock.now + .seconds(20).scaled
@@ -37,32 +33,18 @@ struct InteropTests {
     @Test("ffmpeg sends a fixture as SRTP through ptt sdp; ptt listen records every packet intact")
     func ffmpegTalks() async throws {
         let (_, packets) = try Fixtures.opus(fixture)
-        try await withTestServer { server in
-            let aliceSecret = try await server.addUser("alice")
-            let bobSecret = try await server.addUser("bob")
+        try await withAliceAndBob { server, alice, bob in
             let out = TestServer.temporaryDirectory() + "/heard.ogg"
 
-            let listener = try Subprocess(
-                "ptt",
-                ["listen", "--channel", "deck", "--out", out, "--packets", "\(packets.count)", "--seconds", "40"]
-                    + commonArguments(server, user: "bob", secret: bobSecret))
+            let listener = try bob.listen(out: out, packets: packets.count)
             defer { listener.signal(SIGKILL) }
             let sendPort = try await freeUDPPort()
-            let bridge = try Subprocess(
-                "ptt",
-                [
-                    "sdp", "--channel", "deck", "--listen-port", "\(try await freeUDPPort())", "--send-port",
-                    "\(sendPort)",
-                    "--seconds", "40",
-                ] + commonArguments(server, user: "alice", secret: aliceSecret))
-            defer { bridge.signal(SIGKILL) }
-            try await bridge.waitForStandardError(containing: "to talk: ffmpeg")
+            let bridge = try await SDPSession.start(
+                for: alice, listenPort: try await freeUDPPort(), sendPort: sendPort)
+            defer { bridge.process.signal(SIGKILL) }
             try await waitForAudio(server, members: 2)
-            let talkLine = try #require(
-                bridge.standardError.split(separator: "\n").first { $0.contains("to talk: ffmpeg") })
-            let words = talkLine.split(separator: " ").map(String.init)
-            let ssrc = try #require(words.firstIndex(of: "-ssrc").map { words[$0 + 1] })
-            let key = try #require(words.firstIndex(of: "-srtp_out_params").map { words[$0 + 1] })
+            let ssrc = try bridge.talkOption("-ssrc")
+            let key = try bridge.talkOption("-srtp_out_params")
 
             let ffmpeg = try Subprocess(
                 try #require(Tools.path("ffmpeg")),
@@ -87,20 +69,11 @@ struct InteropTests {
     @Test("ptt talk sends a fixture; ffmpeg records it through ptt sdp; tshark sees one clean RTP stream")
     func ffmpegListens() async throws {
         let (_, packets) = try Fixtures.opus(fixture)
-        try await withTestServer { server in
-            let aliceSecret = try await server.addUser("alice")
-            let bobSecret = try await server.addUser("bob")
+        try await withAliceAndBob { _, alice, bob in
             let directory = TestServer.temporaryDirectory()
-            let listenPort = try await freeRTPPortPair()
-
-            let bridge = try Subprocess(
-                "ptt",
-                [
-                    "sdp", "--channel", "deck", "--listen-port", "\(listenPort)", "--sdp-file", directory + "/bob.sdp",
-                    "--seconds", "40",
-                ] + commonArguments(server, user: "bob", secret: bobSecret))
-            defer { bridge.signal(SIGKILL) }
-            try await bridge.waitForStandardError(containing: "to talk: ffmpeg")
+            let bridge = try await SDPSession.listening(for: bob)
+            defer { bridge.process.signal(SIGKILL) }
+            let listenPort = bridge.listenPort
             let capture = try Subprocess(
                 try #require(Tools.path("tshark")),
                 [
@@ -115,7 +88,7 @@ struct InteropTests {
                 try #require(Tools.path("ffmpeg")),
                 [
                     "-hide_banner", "-loglevel", "error", "-protocol_whitelist", "file,udp,rtp", "-i",
-                    directory + "/bob.sdp",
+                    try #require(bridge.sdpFile),
                     "-c", "copy", "-frames:a", "\(packets.count)", "-y", directory + "/recorded.ogg",
                 ])
             defer { ffmpeg.signal(SIGKILL) }
@@ -127,10 +100,7 @@ struct InteropTests {
                     "\(error); ffmpeg running: \(ffmpeg.process.isRunning), says: \(ffmpeg.standardError)")
             }
 
-            let talker = try Subprocess(
-                "ptt",
-                ["talk", "--channel", "deck", "--file", Fixtures.path(fixture)]
-                    + commonArguments(server, user: "alice", secret: aliceSecret))
+            let talker = try alice.talk(Fixtures.path(fixture))
             #expect(try await talker.waitForExit(timeout: .seconds(30)) == 0, "ptt talk: \(talker.standardError)")
             #expect(talker.standardError.contains("sent \(packets.count) packets"))
             // Both peers stop by themselves once they have seen every packet (the test runner's children may not

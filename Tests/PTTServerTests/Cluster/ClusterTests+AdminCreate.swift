@@ -9,12 +9,9 @@ import Testing
 extension ClusterTests {
     @Test("the same channels created at the same instant through two nodes' admin APIs: one 201 and one 409 each")
     func simultaneousAdminCreates() async throws {
-        let server = try #require(SharedPostgres.server)
-        let database = try await server.createDatabase().database
-        let n1 = try await Self.start("n1", database: server.url(database: database))
-        defer { n1.daemon.signal(SIGKILL) }
-        let n2 = try await Self.start("n2", database: server.url(database: database))
-        defer { n2.daemon.signal(SIGKILL) }
+        let cluster = try await Self.cluster("n1", "n2")
+        defer { cluster.kill() }
+        let (n1, n2) = (cluster.nodes[0], cluster.nodes[1])
         let names = (1...12).map { "bay-\($0)" }
         let admins = [try n1.admin, try n2.admin]
         let answers = await withTaskGroup(of: (String, String).self) { group in

@@ -61,26 +61,16 @@ extension ClusterTests {
         "twenty channels created at the same instant by first joins on two nodes: every join succeeds into one channel per name, and the joins batched with them on a node are stored too"
     )
     func simultaneousFirstJoins() async throws {
-        let server = try #require(SharedPostgres.server)
-        let database = try await server.createDatabase().database
-        let n1 = try await Self.start("n1", database: server.url(database: database))
-        defer { n1.daemon.signal(SIGKILL) }
-        let n2 = try await Self.start("n2", database: server.url(database: database))
-        defer { n2.daemon.signal(SIGKILL) }
-        let secrets = try await Self.users(["alice", "bob", "carol", "dave"], on: n1, known: [n1, n2])
+        let cluster = try await Self.cluster("n1", "n2", users: ["alice", "bob", "carol", "dave"])
+        defer { cluster.kill() }
+        let (n1, n2) = (cluster.nodes[0], cluster.nodes[1])
         // A device is a member of at most 16 channels: each user joins ten names from each of two devices.
-        let alice = try await n1.connect("alice", secret: secrets["alice"]!)
-        defer { Task { await alice.close() } }
-        let aliceTablet = try await n1.connect("alice", secret: secrets["alice"]!, device: "tablet")
-        defer { Task { await aliceTablet.close() } }
-        let carol = try await n1.connect("carol", secret: secrets["carol"]!)
-        defer { Task { await carol.close() } }
-        let bob = try await n2.connect("bob", secret: secrets["bob"]!)
-        defer { Task { await bob.close() } }
-        let bobTablet = try await n2.connect("bob", secret: secrets["bob"]!, device: "tablet")
-        defer { Task { await bobTablet.close() } }
-        let dave = try await n2.connect("dave", secret: secrets["dave"]!)
-        defer { Task { await dave.close() } }
+        let alice = try await cluster.connect("alice", on: n1)
+        let aliceTablet = try await cluster.connect("alice", on: n1, device: "tablet")
+        let carol = try await cluster.connect("carol", on: n1)
+        let bob = try await cluster.connect("bob", on: n2)
+        let bobTablet = try await cluster.connect("bob", on: n2, device: "tablet")
+        let dave = try await cluster.connect("dave", on: n2)
 
         // Each name joined through both nodes at once; carol's own channels on n1 and dave's on n2 go into the same
         // join batches as alice's and bob's, so a batch that met a conflict must store them too.
@@ -103,7 +93,7 @@ extension ClusterTests {
         let daveJoined = try Self.joined(daveResults, nodes: [n1, n2])
         #expect(carolJoined.count == solos.count && daveJoined.count == owns.count)
 
-        let connection = try await server.connect(database: database)
+        let connection = try await cluster.server.connect(database: cluster.database)
         defer { Task { try? await connection.close() } }
         let stored = try await Self.storedMemberships(connection)
         for name in names {
@@ -139,28 +129,18 @@ extension ClusterTests {
         }
         let replans = [n1, n2].map { $0.daemon.standardError.components(separatedBy: "planning it again").count - 1 }
         print("cluster first joins: join batches planned again after another node's change: \(replans)")
-        for node in [n1, n2] {
-            node.daemon.signal(SIGTERM)
-            let status = try await node.daemon.waitForExit()
-            #expect(status == 0, "\(node.name) exited with \(status): \(node.daemon.standardError.suffix(3000))")
-        }
+        try await Self.stop([n1, n2])
     }
 
     @Test(
         "a channel deleted on one node while members join it on both nodes: every join succeeds, and no member is left in a channel that is gone"
     )
     func joinsRaceADelete() async throws {
-        let server = try #require(SharedPostgres.server)
-        let database = try await server.createDatabase().database
-        let n1 = try await Self.start("n1", database: server.url(database: database))
-        defer { n1.daemon.signal(SIGKILL) }
-        let n2 = try await Self.start("n2", database: server.url(database: database))
-        defer { n2.daemon.signal(SIGKILL) }
-        let secrets = try await Self.users(["alice", "bob"], on: n1, known: [n1, n2])
-        let alice = try await n1.connect("alice", secret: secrets["alice"]!)
-        defer { Task { await alice.close() } }
-        let bob = try await n2.connect("bob", secret: secrets["bob"]!)
-        defer { Task { await bob.close() } }
+        let cluster = try await Self.cluster("n1", "n2", users: ["alice", "bob"])
+        defer { cluster.kill() }
+        let (n1, n2) = (cluster.nodes[0], cluster.nodes[1])
+        let alice = try await cluster.connect("alice", on: n1)
+        let bob = try await cluster.connect("bob", on: n2)
         let admin = try n1.admin
 
         var answers: [(peer: Peer, user: String, joined: Joined)] = []
@@ -179,7 +159,7 @@ extension ClusterTests {
         }
 
         // Every member told it joined is, in the end, either stored in that very channel or told it left it.
-        let connection = try await server.connect(database: database)
+        let connection = try await cluster.server.connect(database: cluster.database)
         defer { Task { try? await connection.close() } }
         let stored = try await Self.storedMemberships(connection)
         var lost: [String] = []
@@ -216,9 +196,6 @@ extension ClusterTests {
                     && channels.allSatisfy { counts[$0.id] == $0.members }
             }
         }
-        for node in [n1, n2] {
-            node.daemon.signal(SIGTERM)
-            #expect(try await node.daemon.waitForExit() == 0)
-        }
+        try await Self.stop([n1, n2])
     }
 }

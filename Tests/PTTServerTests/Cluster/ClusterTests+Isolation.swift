@@ -85,7 +85,6 @@ extension ClusterTests {
         let granted = try await moved.talker.peer.request(.floorRequest(FloorCommand(channel: "deck")))
         #expect(granted.type == "floor-granted")
         try await Self.talk(try tonePackets(20), from: moved, to: [bob])
-        n1.daemon.signal(SIGTERM)
-        #expect(try await n1.daemon.waitForExit() == 0)
+        try await Self.stop([n1])
     }
 }

@@ -104,23 +104,13 @@ extension ClusterTests {
         "three nodes: the owner runs the floor for members on every node, and a talk on one node reaches listeners on the others packet for packet; after the owner is killed, another node takes over and talking works again"
     )
     func talkAcrossNodes() async throws {
-        let server = try #require(SharedPostgres.server)
-        let url = server.url(database: try await server.createDatabase().database)
-        let n1 = try await Self.start("n1", database: url)
-        defer { n1.daemon.signal(SIGKILL) }
-        let n2 = try await Self.start("n2", database: url)
-        defer { n2.daemon.signal(SIGKILL) }
-        let n3 = try await Self.start("n3", database: url)
-        defer { n3.daemon.signal(SIGKILL) }
-        let secrets = try await Self.users(["alice", "bob", "carol"], on: n1, known: [n1, n2, n3])
+        let cluster = try await Self.cluster("n1", "n2", "n3", users: ["alice", "bob", "carol"])
+        defer { cluster.kill() }
+        let (n1, n2, n3) = (cluster.nodes[0], cluster.nodes[1], cluster.nodes[2])
 
-        let alice = try await Self.member("alice", secret: secrets["alice"]!, on: n1, creates: true)
-        defer { Task { await alice.talker.peer.close() } }
-        _ = try await Self.eventually("deck owned by n1") { try await Self.owner(of: "deck", on: n1) == "n1" }
-        let bob = try await Self.member("bob", secret: secrets["bob"]!, on: n2)
-        defer { Task { await bob.talker.peer.close() } }
-        let carol = try await Self.member("carol", secret: secrets["carol"]!, on: n3)
-        defer { Task { await carol.talker.peer.close() } }
+        let alice = try await cluster.founder("alice", on: n1)
+        let bob = try await cluster.member("bob", on: n2)
+        let carol = try await cluster.member("carol", on: n3)
         let ready = try await Self.linked(n1, [n2, n3])
         print("cluster: deck's audio linked across three nodes \(ready) after the last join")
         // The owner knows that the members on the other nodes are heard there: it will not wake them.
@@ -205,31 +195,20 @@ extension ClusterTests {
         try await Self.talk(try tonePackets(30), from: bob, to: [carol])
         let channels: [ChannelSummary] = try await n2.admin.get("/api/channels")
         #expect(channels.first { $0.name == "deck" }?.members == 3, "no membership was lost")
-        for node in [n2, n3] {
-            node.daemon.signal(SIGTERM)
-            #expect(try await node.daemon.waitForExit() == 0)
-        }
+        try await Self.stop([n2, n3])
     }
 
     @Test(
         "the owner wakes a member whose Local Push connection is on another node, through that node; a member heard anywhere is not woken"
     )
     func wakesAcrossNodes() async throws {
-        let server = try #require(SharedPostgres.server)
-        let url = server.url(database: try await server.createDatabase().database)
-        let n1 = try await Self.start("n1", database: url)
-        defer { n1.daemon.signal(SIGKILL) }
-        let n2 = try await Self.start("n2", database: url)
-        defer { n2.daemon.signal(SIGKILL) }
-        let secrets = try await Self.users(["alice", "bob", "dave"], on: n1, known: [n1, n2])
-        let alice = try await Self.member("alice", secret: secrets["alice"]!, on: n1, creates: true)
-        defer { Task { await alice.talker.peer.close() } }
-        _ = try await Self.eventually("deck owned by n1") { try await Self.owner(of: "deck", on: n1) == "n1" }
-        let bob = try await Self.member("bob", secret: secrets["bob"]!, on: n2)
-        defer { Task { await bob.talker.peer.close() } }
+        let cluster = try await Self.cluster("n1", "n2", users: ["alice", "bob", "dave"])
+        defer { cluster.kill() }
+        let (n1, n2) = (cluster.nodes[0], cluster.nodes[1])
+        let alice = try await cluster.founder("alice", on: n1)
+        let bob = try await cluster.member("bob", on: n2)
         // Dave's app is suspended: only his Local Push extension is connected, to n2.
-        let dave = try await n2.connect("dave", secret: secrets["dave"]!, role: .pushProvider)
-        defer { Task { await dave.close() } }
+        let dave = try await cluster.connect("dave", on: n2, role: .pushProvider)
         let daveJoined = try await dave.join("deck")
         _ = try await Self.eventually("n1 can wake dave through n2, and hears bob there") {
             let detail: ChannelDetail = try await n1.admin.get("/api/channels/deck")
@@ -247,9 +226,6 @@ extension ClusterTests {
         let onTwo: ChannelDetail = try await n2.admin.get("/api/channels/deck")
         #expect(onTwo.members.first { $0.user == "dave" }?.lastWake?.outcome == .sent, "n2 wrote the wake")
         #expect(onTwo.members.first { $0.user == "bob" }?.lastWake == nil, "bob, heard on n2, was not woken")
-        for node in [n1, n2] {
-            node.daemon.signal(SIGTERM)
-            #expect(try await node.daemon.waitForExit() == 0)
-        }
+        try await Self.stop([n1, n2])
     }
 }

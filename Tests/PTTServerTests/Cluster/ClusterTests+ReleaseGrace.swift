@@ -12,18 +12,11 @@ extension ClusterTests {
         "a talker on another node than the owner releases with its last packets on the way: the listener on the owner's node hears every packet"
     )
     func releaseGraceOnTheTalkersNode() async throws {
-        let server = try #require(SharedPostgres.server)
-        let url = server.url(database: try await server.createDatabase().database)
-        let n1 = try await Self.start("n1", database: url)
-        defer { n1.daemon.signal(SIGKILL) }
-        let n2 = try await Self.start("n2", database: url)
-        defer { n2.daemon.signal(SIGKILL) }
-        let secrets = try await Self.users(["alice", "bob"], on: n1, known: [n1, n2])
-        let alice = try await Self.member("alice", secret: secrets["alice"]!, on: n1, creates: true)
-        defer { Task { await alice.talker.peer.close() } }
-        _ = try await Self.eventually("deck owned by n1") { try await Self.owner(of: "deck", on: n1) == "n1" }
-        let bob = try await Self.member("bob", secret: secrets["bob"]!, on: n2)
-        defer { Task { await bob.talker.peer.close() } }
+        let cluster = try await Self.cluster("n1", "n2", users: ["alice", "bob"])
+        defer { cluster.kill() }
+        let (n1, n2) = (cluster.nodes[0], cluster.nodes[1])
+        let alice = try await cluster.founder("alice", on: n1)
+        let bob = try await cluster.member("bob", on: n2)
         _ = try await Self.linked(n1, [n2])
 
         guard case .floorGranted = try await bob.talker.peer.request(.floorRequest(FloorCommand(channel: "deck")))

@@ -30,18 +30,14 @@ extension ClusterTests {
 
     @Test("a floor request is granted while the node's database is stopped in the middle of another member's join")
     func floorWhileStorageStalls() async throws {
-        let server = try #require(SharedPostgres.server)
-        let database = try await server.createDatabase().database
-        let n1 = try await Self.start("n1", database: server.url(database: database))
-        defer { n1.daemon.signal(SIGKILL) }
-        let secrets = try await Self.users(["ann", "bob"], on: n1, known: [n1])
-        let ann = try await n1.connect("ann", secret: secrets["ann"]!)
-        defer { Task { await ann.close() } }
+        let cluster = try await Self.cluster("n1", users: ["ann", "bob"])
+        defer { cluster.kill() }
+        let n1 = cluster.nodes[0]
+        let ann = try await cluster.connect("ann", on: n1)
         _ = try await ann.join("deck")
-        let bob = try await n1.connect("bob", secret: secrets["bob"]!)
-        defer { Task { await bob.close() } }
+        let bob = try await cluster.connect("bob", on: n1)
 
-        let store = try await Self.storeBackend(on: server, database: database)
+        let store = try await Self.storeBackend(on: cluster.server, database: cluster.database)
         kill(store, SIGSTOP)
         var resumed = false
         defer { if !resumed { kill(store, SIGCONT) } }

@@ -80,12 +80,9 @@ struct ClusterTests {
 
     @Test("a node's name is its own; every node lists the others; a killed node shows down, a stopped one stopped")
     func nodesAndNames() async throws {
-        let server = try #require(SharedPostgres.server)
-        let url = server.url(database: try await server.createDatabase().database)
-        let n1 = try await Self.start("n1", database: url)
-        defer { n1.daemon.signal(SIGKILL) }
-        let n2 = try await Self.start("n2", database: url)
-        defer { n2.daemon.signal(SIGKILL) }
+        let cluster = try await Self.cluster("n1", "n2")
+        defer { cluster.kill() }
+        let (n1, n2, url) = (cluster.nodes[0], cluster.nodes[1], cluster.url)
 
         let twin = try Subprocess(
             "pttd",
@@ -111,26 +108,21 @@ struct ClusterTests {
         }
         print("cluster: a killed node was shown down by another \(seenDown) after the kill")
 
-        n1.daemon.signal(SIGTERM)
-        #expect(try await n1.daemon.waitForExit() == 0)
+        try await Self.stop([n1])
         let n3 = try await Self.start("n3", database: url)
         defer { n3.daemon.signal(SIGKILL) }
         let after = try await n3.nodes().nodes
         #expect(after.first { $0.name == "n1" }.map { !$0.alive && $0.stoppedAt != nil } == true, "n1 stopped cleanly")
-        n3.daemon.signal(SIGTERM)
-        #expect(try await n3.daemon.waitForExit() == 0)
+        try await Self.stop([n3])
     }
 
     @Test(
         "users, channels and memberships made on one node reach the others, whose members are told of joins and kicks"
     )
     func oneDirectory() async throws {
-        let server = try #require(SharedPostgres.server)
-        let url = server.url(database: try await server.createDatabase().database)
-        let n1 = try await Self.start("n1", database: url)
-        defer { n1.daemon.signal(SIGKILL) }
-        let n2 = try await Self.start("n2", database: url)
-        defer { n2.daemon.signal(SIGKILL) }
+        let cluster = try await Self.cluster("n1", "n2")
+        defer { cluster.kill() }
+        let (n1, n2) = (cluster.nodes[0], cluster.nodes[1])
 
         let alice: AddUserResponse = try await n1.admin.post("/api/users", body: AddUserRequest(name: "alice"))
         let bob: AddUserResponse = try await n1.admin.post("/api/users", body: AddUserRequest(name: "bob"))
@@ -168,10 +160,7 @@ struct ClusterTests {
         // The user goes on n2: bob's connection to n1 is closed.
         try await n2.admin.perform(.DELETE, "/api/users/bob")
         try await onOne.waitClosed()
-        for node in [n1, n2] {
-            node.daemon.signal(SIGTERM)
-            #expect(try await node.daemon.waitForExit() == 0)
-        }
+        try await Self.stop([n1, n2])
     }
 
     /// The owner node of `channel` as `node` lists it (nil: no owner now).
@@ -184,29 +173,10 @@ struct ClusterTests {
         "a channel is owned by its first member's node; killed, a node with members takes it; cut off from the database, a node gives its channels up"
     )
     func ownershipAndFailover() async throws {
-        let server = try #require(SharedPostgres.server)
-        let database = try await server.createDatabase().database
-        let url = server.url(database: database)
-        let n1 = try await Self.start("n1", database: url)
-        defer { n1.daemon.signal(SIGKILL) }
-        let n2 = try await Self.start("n2", database: url)
-        defer { n2.daemon.signal(SIGKILL) }
-        let n3 = try await Self.start("n3", database: url)
-        defer { n3.daemon.signal(SIGKILL) }
-        var secrets: [String: String] = [:]
-        for name in ["alice", "bob", "carol"] {
-            let added: AddUserResponse = try await n1.admin.post("/api/users", body: AddUserRequest(name: name))
-            secrets[name] = added.secret
-        }
-        _ = try await Self.eventually("users on every node") {
-            for node in [n2, n3] {
-                let users: [UserStatus] = try await node.admin.get("/api/users")
-                if users.count != 3 { return false }
-            }
-            return true
-        }
-        let alice = try await n2.connect("alice", secret: secrets["alice"]!)
-        defer { Task { await alice.close() } }
+        let cluster = try await Self.cluster("n1", "n2", "n3", users: ["alice", "bob", "carol"])
+        defer { cluster.kill() }
+        let (n1, n2, n3) = (cluster.nodes[0], cluster.nodes[1], cluster.nodes[2])
+        let alice = try await cluster.connect("alice", on: n2)
         _ = try await alice.join("deck")
         let owned = try await Self.eventually("deck owned") { try await Self.owner(of: "deck", on: n1) != nil }
         #expect(try await Self.owner(of: "deck", on: n1) == "n2", "the node of deck's first member owns it")
@@ -214,8 +184,7 @@ struct ClusterTests {
         #expect(try await n2.metric("ptt_cluster_channels_owned") == 1)
         #expect(try await n1.metric("ptt_cluster_node") == 1)
         #expect(try await n1.metric("ptt_cluster_database_connected") == 1)
-        let carol = try await n3.connect("carol", secret: secrets["carol"]!)
-        defer { Task { await carol.close() } }
+        let carol = try await cluster.connect("carol", on: n3)
         _ = try await Self.eventually("n3 knows deck") { try await n3.exists("/api/channels/deck") }
         _ = try await carol.join("deck")
         // For three rounds of ownership, n3 (with a member there now) never takes deck from its live owner.
@@ -239,10 +208,9 @@ struct ClusterTests {
         try await carol.barrier()
 
         // n3 is cut off from the database (its session ends): it gives up deck; one node owns it after.
-        let bob = try await n1.connect("bob", secret: secrets["bob"]!)
-        defer { Task { await bob.close() } }
+        let bob = try await cluster.connect("bob", on: n1)
         _ = try await bob.join("deck")
-        let admin = try await server.connect(database: database)
+        let admin = try await cluster.server.connect(database: cluster.database)
         defer { Task { try? await admin.close() } }
         try await admin.query(
             "SELECT pg_terminate_backend(backend_pid) FROM node WHERE name = 'n3'", logger: Logger(label: "test"))
@@ -256,9 +224,6 @@ struct ClusterTests {
             let owner = try await Self.owner(of: "deck", on: n1)
             return owner == "n1" || owner == "n3"
         }
-        for node in [n1, n3] {
-            node.daemon.signal(SIGTERM)
-            #expect(try await node.daemon.waitForExit() == 0)
-        }
+        try await Self.stop([n1, n3])
     }
 }

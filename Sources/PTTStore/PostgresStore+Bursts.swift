@@ -1,104 +1,37 @@
 import Foundation
 import PTTCore
-import PostgresNIO
 
-/// Recorded bursts' metadata in PostgreSQL (the files stay on the disk of the node that recorded them).
+/// Recorded bursts' metadata: ``Storage``'s calls, answered by the burst rows.
 extension PostgresStore {
     public func insertBurst(_ burst: RecordedBurst) throws -> RecordedBurst {
-        try transaction { session in
-            let rows = try session.run(
-                """
-                INSERT INTO burst (channel_id, channel_name, speaker, speaker_name, started_at, duration_ms, packets,
-                    bytes, file, state)
-                VALUES (\(burst.channel.description), \(burst.channelName), \(burst.speaker), \(burst.speakerName),
-                    \(burst.startedAt.timeIntervalSince1970), \(burst.durationMs), \(burst.packets), \(burst.bytes),
-                    \(burst.file), \(burst.state.rawValue))
-                RETURNING id
-                """)
-            var stored = burst
-            stored.id = try rows.first?.decode(Int64.self) ?? 0
-            stored.file = burst.file.replacingOccurrences(of: "{id}", with: "\(stored.id)")
-            if stored.file != burst.file {
-                try session.run("UPDATE burst SET file = \(stored.file) WHERE id = \(stored.id)")
-            }
-            return stored
-        }
+        try burstRows.insert(burst)
     }
 
     public func finishBurst(_ id: Int64, durationMs: Int, packets: Int, bytes: Int, state: RecordingState) throws {
-        try serially { session in
-            try session.run(
-                """
-                UPDATE burst SET duration_ms = \(durationMs), packets = \(packets), bytes = \(bytes),
-                    state = \(state.rawValue) WHERE id = \(id)
-                """)
-        }
+        try burstRows.finish(id, durationMs: durationMs, packets: packets, bytes: bytes, state: state)
     }
 
     public func deleteBursts(_ ids: [Int64]) throws {
-        guard !ids.isEmpty else { return }
-        try serially { session in try session.run("DELETE FROM burst WHERE id = ANY(\(ids))") }
+        try burstRows.delete(ids)
     }
 
     public func burst(_ id: Int64) throws -> RecordedBurst? {
-        try serially { session in
-            try session.run("SELECT \(unescaped: Self.burstColumns) FROM burst WHERE id = \(id)").first.flatMap(
-                Self.burst)
-        }
+        try burstRows.burst(id)
     }
 
     public func bursts(in channel: ChannelID, since: Date?, limit: Int) throws -> [RecordedBurst] {
-        try serially { session in
-            try session.run(
-                """
-                SELECT \(unescaped: Self.burstColumns) FROM burst
-                WHERE channel_id = \(channel.description) AND started_at >= \(since?.timeIntervalSince1970 ?? 0)
-                ORDER BY started_at DESC, id DESC LIMIT \(limit)
-                """
-            ).compactMap(Self.burst)
-        }
+        try burstRows.bursts(in: channel, since: since, limit: limit)
     }
 
     public func bursts(named name: String, except: ChannelID?, since: Date?, limit: Int) throws -> [RecordedBurst] {
-        try serially { session in
-            try session.run(
-                """
-                SELECT \(unescaped: Self.burstColumns) FROM burst
-                WHERE (channel_name = \(name) OR channel_id = \(name)) AND channel_id <> \(except?.description ?? "")
-                    AND started_at >= \(since?.timeIntervalSince1970 ?? 0)
-                ORDER BY started_at DESC, id DESC LIMIT \(limit)
-                """
-            ).compactMap(Self.burst)
-        }
+        try burstRows.bursts(named: name, except: except, since: since, limit: limit)
     }
 
     public func allBursts() throws -> [RecordedBurst] {
-        try serially { session in
-            try session.run("SELECT \(unescaped: Self.burstColumns) FROM burst ORDER BY started_at, id").compactMap(
-                Self.burst)
-        }
+        try burstRows.all()
     }
 
     public func burstTotals() throws -> (bytes: Int, oldest: Date?) {
-        try serially { session in
-            guard
-                let row = try session.run("SELECT COALESCE(SUM(bytes), 0)::BIGINT, MIN(started_at) FROM burst").first
-            else { return (0, nil) }
-            let (bytes, oldest) = try row.decode((Int, Double?).self)
-            return (bytes, oldest.map { Date(timeIntervalSince1970: $0) })
-        }
-    }
-
-    static let burstColumns =
-        "id, channel_id, channel_name, speaker, speaker_name, started_at, duration_ms, packets, bytes, file, state"
-
-    private static func burst(_ row: PostgresRow) throws -> RecordedBurst? {
-        let (id, channel, channelName, speaker, speakerName, started, duration, packets, bytes, file, state) =
-            try row.decode((Int64, String, String, String, String, Double, Int, Int, Int, String, String).self)
-        guard let channel = ChannelID(string: channel), let state = RecordingState(rawValue: state) else { return nil }
-        return RecordedBurst(
-            id: id, channel: channel, channelName: channelName, speaker: speaker, speakerName: speakerName,
-            startedAt: Date(timeIntervalSince1970: started), durationMs: duration, packets: packets, bytes: bytes,
-            file: file, state: state)
+        try burstRows.totals()
     }
 }

@@ -91,7 +91,7 @@ package final class ClusterNode: Sendable {
         guard let connection = state.withLockedValue({ $0.connection }) else {
             throw Refused(description: "the node has not claimed its name")
         }
-        try await connection.query(PostgresStore.register(record), logger: logger)
+        try await connection.query(PostgresClusterRows.register(record), logger: logger)
         let task = Task { [self] in await follow(from: connection) }
         let owning = Task { [self] in await own() }
         state.withLockedValue {
@@ -118,7 +118,7 @@ package final class ClusterNode: Sendable {
         owning?.cancel()
         await owning?.value
         if let connection {
-            _ = try? await connection.query(PostgresStore.deregister(name, at: Date()), logger: logger)
+            _ = try? await connection.query(PostgresClusterRows.deregister(name, at: Date()), logger: logger)
             try? await connection.close()
         }
         task?.cancel()
@@ -144,7 +144,7 @@ package final class ClusterNode: Sendable {
             guard let current = connection else { continue }
             backOff = .milliseconds(200)
             do {
-                try await current.listen(on: PostgresStore.directoryNotifications) { notifications in
+                try await current.listen(on: PostgresClusterRows.directoryNotifications) { notifications in
                     // Listening from here on: a reload covers whatever changed before.
                     directoryChanged("listening")
                     for try await notification in notifications where notification.payload != name {
@@ -210,8 +210,9 @@ package final class ClusterNode: Sendable {
         do {
             if !missing.isEmpty {
                 var taken: [String] = []
-                for try await id in try await connection.query(PostgresStore.tryOwn(missing), logger: logger).decode(
-                    String.self)
+                for try await id in try await connection.query(PostgresClusterRows.tryOwn(missing), logger: logger)
+                    .decode(
+                        String.self)
                 {
                     taken.append(id)
                 }
@@ -230,14 +231,14 @@ package final class ClusterNode: Sendable {
             var owners: [String: String] = [:]
             if !asked.isEmpty {
                 for try await (channel, node) in try await connection.query(
-                    PostgresStore.ownersQuery(asked), logger: logger
+                    PostgresClusterRows.ownersQuery(asked), logger: logger
                 ).decode((String, String).self) {
                     owners[channel] = node
                 }
             }
             var nodes: [NodeRecord] = []
-            for try await row in try await connection.query(PostgresStore.nodesQuery, logger: logger) {
-                nodes.append(try PostgresStore.nodeRecord(row))
+            for try await row in try await connection.query(PostgresClusterRows.nodesQuery, logger: logger) {
+                nodes.append(try PostgresClusterRows.nodeRecord(row))
             }
             // A round that raced a lost connection says nothing: the loss said it.
             guard state.withLockedValue({ $0.connection === connection }) else { return }
@@ -259,7 +260,7 @@ package final class ClusterNode: Sendable {
                 return nil
             }
             if let record = state.withLockedValue({ $0.record }) {
-                try await connection.query(PostgresStore.register(record), logger: logger)
+                try await connection.query(PostgresClusterRows.register(record), logger: logger)
             }
             let stale = state.withLockedValue { state -> Bool in
                 if state.stopped { return true }
@@ -286,13 +287,13 @@ package final class ClusterNode: Sendable {
             return try await PostgresConnection.connect(
                 configuration: try location.configuration(), id: 2, logger: logger)
         } catch {
-            throw PostgresStore.connectionFailed(error, location)
+            throw PostgresStoreError.connectionFailed(error, location)
         }
     }
 
     private static func lock(_ name: String, on connection: PostgresConnection, logger: Logger) async throws -> Bool {
         let rows = try await connection.query(
-            PostgresStore.tryLock(PostgresStore.lockKey("node", name)), logger: logger)
+            PostgresClusterRows.tryLock(PostgresClusterRows.lockKey("node", name)), logger: logger)
         for try await locked in rows.decode(Bool.self) { return locked }
         return false
     }

@@ -3,7 +3,7 @@ import PostgresNIO
 /// The tables in PostgreSQL: those of ``SQLiteStore`` with PostgreSQL's types and snake_case names (`app_user`
 /// for `user`, a reserved word). Times are seconds since 1970 in `DOUBLE PRECISION`, as in SQLite, so that a date
 /// reads back exactly as it was written.
-extension PostgresStore {
+enum PostgresSchema {
     /// Each migration's statements, in order; the version is its position (1-based). Never edit one that shipped:
     /// add another.
     static let migrations: [[PostgresQuery]] = [
@@ -79,7 +79,7 @@ extension PostgresStore {
     ]
 
     /// The newest schema version this pttd knows.
-    public static var schemaVersionKnown: Int { migrations.count }
+    static var known: Int { migrations.count }
 
     /// The advisory lock key under which nodes migrate one at a time ("pttrelay" in ASCII).
     static let migrationLock: Int64 = 0x7074_7472_656c_6179
@@ -101,8 +101,8 @@ extension PostgresStore {
     }
 
     /// The schema version stored (0 before the first migration).
-    public func schemaVersion() throws -> Int {
-        try serially { session in
+    static func version(on serial: PostgresSerialConnection) throws -> Int {
+        try serial.serially { session in
             try session.run("SELECT COALESCE(MAX(version), 0) FROM ptt_schema").first?.decode(Int.self) ?? 0
         }
     }

@@ -44,4 +44,13 @@ enum AllocationMeter {
         try body()
         return AllocationReading.now() - start
     }
+
+    /// Runs operations `0..<warmUp` uncounted (cold paths, first allocations of caches), then
+    /// `warmUp..<(warmUp + counted)` measured; `operate` is given each range whole. Returns the counted reading.
+    static func measure(
+        warmUp: Int, counted: Int, _ operate: (_ range: Range<Int>) throws -> Void
+    ) rethrows -> AllocationReading {
+        _ = try measure { try operate(0..<warmUp) }
+        return try measure { try operate(warmUp..<(warmUp + counted)) }
+    }
 }

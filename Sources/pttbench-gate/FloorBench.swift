@@ -13,30 +13,27 @@ struct FloorBench {
     var rounds = 1000
 
     func run() throws -> GateMetric {
-        let rig = try PlaneRig()
-        defer { rig.shutdown() }
-        let speaker = try rig.connect(device: "speaker")
-        let listener = try rig.connect(device: "listener")
-        try rig.exchange([
-            (.join(Join(id: 1, channel: "bridge")), speaker), (.join(Join(id: 1, channel: "bridge")), listener),
-        ])
-        /// `count` rounds in one task on the plane's loop: a floor request needs no storage, so each is answered
-        /// within it, and no loop turn or thread wake-up (whose cost depends on timing) falls between two rounds.
-        func play(_ count: Int, firstID: Int) throws {
-            try rig.loop.submit {
-                for round in 0..<count {
-                    let id = firstID + 2 * round
-                    rig.plane.receive(.floorRequest(FloorCommand(id: id, channel: "bridge")), from: speaker)
-                    rig.plane.receive(.floorRelease(FloorCommand(id: id + 1, channel: "bridge")), from: speaker)
-                    rig.flushConnections()
-                }
-            }.wait()
-        }
-        _ = try AllocationMeter.measure { try play(warmUp, firstID: 2) }
-        let reading = try AllocationMeter.measure { try play(rounds, firstID: 2 + 2 * warmUp) }
-        let grants = rig.metric("ptt_floor_grants_total")
-        guard grants == Double(warmUp + rounds) else {
-            throw GateFailure("the plane granted \(grants) floors for \(warmUp + rounds) requests on an idle floor")
+        let reading = try PlaneRig.measure(
+            warmUp: warmUp, counted: rounds, tallied: "ptt_floor_grants_total",
+            mismatch: { "the plane granted \($0) floors for \($1) requests on an idle floor" }
+        ) { rig in
+            let speaker = try rig.connect(device: "speaker")
+            let listener = try rig.connect(device: "listener")
+            try rig.exchange([
+                (.join(Join(id: 1, channel: "bridge")), speaker), (.join(Join(id: 1, channel: "bridge")), listener),
+            ])
+            // Rounds `range` in one task on the plane's loop: a floor request needs no storage, so each is answered
+            // within it, and no loop turn or thread wake-up (whose cost depends on timing) falls between two rounds.
+            return { range in
+                try rig.loop.submit {
+                    for round in range {
+                        let id = 2 + 2 * round
+                        rig.plane.receive(.floorRequest(FloorCommand(id: id, channel: "bridge")), from: speaker)
+                        rig.plane.receive(.floorRelease(FloorCommand(id: id + 1, channel: "bridge")), from: speaker)
+                        rig.flushConnections()
+                    }
+                }.wait()
+            }
         }
         return GateMetric(
             name: "plane.allocationsPerFloorRequest", reading: reading, operations: rounds,

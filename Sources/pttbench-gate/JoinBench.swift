@@ -16,17 +16,16 @@ struct JoinBench {
     var joins = 200
 
     func run() throws -> GateMetric {
-        let rig = try PlaneRig()
-        defer { rig.shutdown() }
-        let sessions = try (0..<(warmUp + joins)).map { try rig.connect(device: "device-\($0)") }
-        func join(_ index: Int) throws {
-            try rig.exchange([(.join(Join(id: index, channel: "deck")), sessions[index])])
-        }
-        _ = try AllocationMeter.measure { for index in 0..<warmUp { try join(index) } }
-        let reading = try AllocationMeter.measure { for index in warmUp..<(warmUp + joins) { try join(index) } }
-        let joined = rig.metric("ptt_joins_total")
-        guard joined == Double(warmUp + joins) else {
-            throw GateFailure("the plane counted \(joined) joins for \(warmUp + joins) asked")
+        let reading = try PlaneRig.measure(
+            warmUp: warmUp, counted: joins, tallied: "ptt_joins_total",
+            mismatch: { "the plane counted \($0) joins for \($1) asked" }
+        ) { rig in
+            let sessions = try (0..<(warmUp + joins)).map { try rig.connect(device: "device-\($0)") }
+            return { range in
+                for index in range {
+                    try rig.exchange([(.join(Join(id: index, channel: "deck")), sessions[index])])
+                }
+            }
         }
         return GateMetric(
             name: warmUp == 100 ? "plane.allocationsPerJoin" : "plane.allocationsPerJoin@\(warmUp)", reading: reading,

@@ -62,8 +62,9 @@ struct RelayPacketBench {
             }
             sequence &+= 1
         }
-        _ = try AllocationMeter.measure { for _ in 0..<warmUp { try relayOne() } }
-        let reading = try AllocationMeter.measure { for _ in 0..<packets { try relayOne() } }
+        let reading = try AllocationMeter.measure(warmUp: warmUp, counted: packets) { range in
+            for _ in range { try relayOne() }
+        }
         await relay.close()
         try await group.shutdownGracefully()
         return GateMetric(

@@ -27,46 +27,34 @@ extension PTTBench {
         let endpoint = ServerEndpoint(host: "127.0.0.1", port: server.runtime.controlPort)
         let security = try controlSecurity(server: server, endpoint: endpoint)
         let expectTLS = daemon.tls
-        var members = [(ControlClient, Joined)?](repeating: nil, count: count)
-        try await withThrowingTaskGroup(of: (Int, ControlClient, Joined).self) { tasks in
-            var next = 0
-            func add() {
-                let index = next
-                next += 1
-                tasks.addTask {
-                    let client = try await ControlClient.connect(
-                        to: endpoint,
-                        hello: Hello(user: "bench", secret: user.secret, device: device(index), client: "pttbench"),
-                        security: security, timeout: .seconds(30), group: group)
-                    do {
-                        if expectTLS
-                            && (client.pinnedCertificate || client.serverFingerprint != server.runtime.fingerprint)
-                        {
-                            throw BenchError("TLS: the server's certificate was not the one pinned from runtime.json")
-                        }
-                        let reply = try await client.request(.join(Join(channel: channel)), timeout: .seconds(30))
-                        guard case .joined(let joined) = reply else { throw BenchError("join answered \(reply.type)") }
-                        return (index, client, joined)
-                    } catch {
-                        await client.close()
-                        throw error
-                    }
+        return try await connectInParallel(
+            count, parallelism: setup.connectParallelism, deadline: deadline,
+            overrun: "joining took longer than \(budget) s"
+        ) { index in
+            let client = try await ControlClient.connect(
+                to: endpoint,
+                hello: Hello(user: "bench", secret: user.secret, device: device(index), client: "pttbench"),
+                security: security, timeout: .seconds(30), group: group)
+            do {
+                if expectTLS && (client.pinnedCertificate || client.serverFingerprint != server.runtime.fingerprint) {
+                    throw BenchError("TLS: the server's certificate was not the one pinned from runtime.json")
                 }
+                let reply = try await client.request(.join(Join(channel: channel)), timeout: .seconds(30))
+                guard case .joined(let joined) = reply else { throw BenchError("join answered \(reply.type)") }
+                return (client, joined)
+            } catch {
+                await client.close()
+                throw error
             }
-            while next < min(setup.connectParallelism, count) { add() }
-            while let (index, client, joined) = try await tasks.next() {
-                members[index] = (client, joined)
-                clients.append(client)
-                // Events for this client (member-joined of everyone after it…) are read and dropped.
-                let stream = client.messages
-                Task {
-                    for await _ in stream {}
-                }
-                if next < count { add() }
-                if ContinuousClock.now > deadline { throw BenchError("joining took longer than \(budget) s") }
+        } arrived: { member in
+            let client = member.0
+            clients.append(client)
+            // Events for this client (member-joined of everyone after it…) are read and dropped.
+            let stream = client.messages
+            Task {
+                for await _ in stream {}
             }
         }
-        return members.map { $0! }
     }
 }
 #endif

@@ -32,12 +32,7 @@ struct CatchUpWindowReport: Codable {
         fromSeconds = from
         toSeconds = from + seconds
         self.packets = packets
-        var figures: [String: Double] = [:]
-        figures["p50"] = latency.p50
-        figures["p99"] = latency.p99
-        figures["p99.9"] = latency.p999
-        figures["max"] = latency.max
-        latencyMs = figures
+        latencyMs = latency.milliseconds.filter { ["p50", "p99", "p99.9", "max"].contains($0.key) }
     }
 }
 

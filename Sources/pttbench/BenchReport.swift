@@ -121,14 +121,7 @@ struct BenchReport: Codable {
         delivered = receiving.delivered
         deliveredPerSecond = Double(receiving.delivered) / max(seconds, 1e-9)
         lossPercent = expectedDeliveries == 0 ? 0 : 100 * (1 - Double(receiving.delivered) / Double(expectedDeliveries))
-        var latency: [String: Double] = [:]
-        latency["p50"] = result.latency.p50
-        latency["p90"] = result.latency.p90
-        latency["p99"] = result.latency.p99
-        latency["p99.9"] = result.latency.p999
-        latency["max"] = result.latency.max
-        latency["mean"] = result.latency.mean
-        latencyMs = latency
+        latencyMs = result.latency.milliseconds
         latencyOverflow = result.latency.overflow
         let start = result.start!
         let end = result.end!
@@ -193,12 +186,6 @@ struct BenchReport: Codable {
             problems.append("the floor was \(floorAtEnd) at the end of the run (expected taken)")
         }
         checkLateListenerProblems()
-    }
-
-    func json() -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        return String(decoding: (try? encoder.encode(self)) ?? Data(), as: UTF8.self)
     }
 }
 #endif

@@ -103,7 +103,7 @@ struct FloorLatencyBench: AsyncParsableCommand {
     }
 
     func run() async throws {
-        installFloorLatencySignalHandlers()
+        installSignalHandlers()
         let fileLimit = LinuxSys.raiseFileLimit()
         guard fileLimit < 0 || fileLimit >= 2 * (members ?? 1_000) + 200 else {
             throw ValidationError("open-file limit \(fileLimit) is too low for this run (ulimit -n)")
@@ -123,9 +123,7 @@ struct FloorLatencyBench: AsyncParsableCommand {
         }
         if json {
             struct Runs: Encodable { var runs: [FloorLatencyRun.Result] }
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try encoder.encode(Runs(runs: results)), as: UTF8.self))
+            print(try Runs(runs: results).encodedJSON())
         }
     }
 }

@@ -1,6 +1,5 @@
 #if os(Linux)
 import NIOCore
-import PTTAdmin
 import PTTProtocol
 
 /// `--scenario churn`: `clients` connections, welcomed beforehand, each joining and leaving channel "churn" as fast
@@ -13,9 +12,7 @@ struct FloorLatencyChurn: FloorLatencyLoad {
     static let channel = "churn"
 
     static func prepare(_ context: FloorLatencyContext, clients: Int) async throws -> FloorLatencyChurn {
-        let _: ChannelSummary = try await context.admin.post(
-            "/api/channels", body: CreateChannelRequest(name: channel))
-        let connections = try await context.connect(clients, prefix: "churn")
+        let connections = try await context.connect(clients, toNewChannel: channel)
         return FloorLatencyChurn(clients: connections, seconds: context.loadSeconds)
     }
 

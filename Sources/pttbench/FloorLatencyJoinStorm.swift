@@ -1,6 +1,5 @@
 #if os(Linux)
 import NIOCore
-import PTTAdmin
 import PTTProtocol
 
 /// `--scenario joins`: `members` connections, welcomed beforehand, join channel "storm" evenly over `loadSeconds`
@@ -13,9 +12,7 @@ struct FloorLatencyJoinStorm: FloorLatencyLoad {
     static let channel = "storm"
 
     static func prepare(_ context: FloorLatencyContext, members: Int) async throws -> FloorLatencyJoinStorm {
-        let _: ChannelSummary = try await context.admin.post(
-            "/api/channels", body: CreateChannelRequest(name: channel))
-        let connections = try await context.connect(members, prefix: "storm")
+        let connections = try await context.connect(members, toNewChannel: channel)
         return FloorLatencyJoinStorm(members: connections, seconds: context.loadSeconds)
     }
 

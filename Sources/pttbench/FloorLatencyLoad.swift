@@ -32,30 +32,22 @@ struct FloorLatencyContext: Sendable {
     ) async throws -> [FloorLatencyConnection] {
         let hellos = try (0..<count).map { try hello(String(format: "%@-%05d", prefix, $0)) }
         let deadline = ContinuousClock.now + .milliseconds(Int(budget * 1000))
-        var made = [FloorLatencyConnection?](repeating: nil, count: count)
-        try await withThrowingTaskGroup(of: (Int, FloorLatencyConnection).self) { tasks in
-            var next = 0
-            func add() {
-                let index = next
-                next += 1
-                tasks.addTask { [self] in
-                    let connection = try await FloorLatencyConnection.connect(
-                        to: address, security: security, hello: hellos[index], eventLoop: eventLoop,
-                        timeout: .seconds(30))
-                    connections.add(connection)
-                    return (index, connection)
-                }
-            }
-            while next < min(parallelism, count) { add() }
-            while let (index, connection) = try await tasks.next() {
-                made[index] = connection
-                if next < count { add() }
-                if ContinuousClock.now > deadline {
-                    throw BenchError("connecting \(count) members took over \(budget) s")
-                }
-            }
+        return try await connectInParallel(
+            count, parallelism: parallelism, deadline: deadline,
+            overrun: "connecting \(count) members took over \(budget) s"
+        ) { [self] index in
+            let connection = try await FloorLatencyConnection.connect(
+                to: address, security: security, hello: hellos[index], eventLoop: eventLoop, timeout: .seconds(30))
+            connections.add(connection)
+            return connection
         }
-        return made.map { $0! }
+    }
+
+    /// Creates channel `channel` (admin API), then connects `count` devices named after it, `channel-00000`…
+    /// (welcomed, not joined): a load's members, made ready before the measuring starts.
+    func connect(_ count: Int, toNewChannel channel: String) async throws -> [FloorLatencyConnection] {
+        let _: ChannelSummary = try await admin.post("/api/channels", body: CreateChannelRequest(name: channel))
+        return try await connect(count, prefix: channel)
     }
 }
 

@@ -2,7 +2,6 @@
 import Foundation
 import Glibc
 import NIOCore
-import PTTAdmin
 import PTTProtocol
 
 /// `--scenario postgres-stop`: pttd is a cluster node (of one) on a private PostgreSQL. `members` members of channel
@@ -26,9 +25,7 @@ struct FloorLatencyPostgresStop: FloorLatencyLoad {
     static func prepare(
         _ context: FloorLatencyContext, postgres: FloorLatencyPostgres, members: Int, which: String
     ) async throws -> FloorLatencyPostgresStop {
-        let _: ChannelSummary = try await context.admin.post(
-            "/api/channels", body: CreateChannelRequest(name: channel))
-        let held = try await context.connect(members, prefix: "held")
+        let held = try await context.connect(members, toNewChannel: channel)
         let join = try ControlFrame(ControlMessage.join(Join(channel: channel)).withID(1)).bytes
         for member in held {
             _ = try await member.request(join, id: 1, answers: ["joined"], timeout: .seconds(30)).get()

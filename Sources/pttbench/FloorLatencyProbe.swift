@@ -60,12 +60,13 @@ struct FloorLatencySummary: Codable, Sendable {
         var histogram = LatencyHistogram()
         defer { histogram.deallocate() }
         for sample in samples { histogram.record(sample.nanoseconds) }
+        let latency = LatencySummary(histogram)
         count = histogram.total
-        p50Ms = histogram.percentileMilliseconds(0.50)
-        p90Ms = histogram.percentileMilliseconds(0.90)
-        p99Ms = histogram.percentileMilliseconds(0.99)
-        maxMs = count > 0 ? histogram.maxMilliseconds : nil
-        meanMs = histogram.meanMilliseconds
+        p50Ms = latency.p50
+        p90Ms = latency.p90
+        p99Ms = latency.p99
+        maxMs = latency.max
+        meanMs = latency.mean
     }
 }
 #endif

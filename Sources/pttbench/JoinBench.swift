@@ -158,34 +158,23 @@ extension PTTBench {
         members: inout [JoinMember]
     ) async throws {
         let address = try SocketAddress(ipAddress: "127.0.0.1", port: server.runtime.controlPort)
-        var joined = [JoinMember?](repeating: nil, count: hellos.count)
-        try await withThrowingTaskGroup(of: (Int, JoinMember).self) { tasks in
-            var next = 0
-            func add() {
-                let index = next
-                next += 1
-                tasks.addTask {
-                    let member = try await JoinMember.connect(
-                        to: address, security: security, hello: hellos[index],
-                        tally: tally, timeout: .seconds(30))
-                    do {
-                        _ = try await member.join(join, re: 1, timeout: .seconds(30)).get()
-                    } catch {
-                        await member.close()
-                        throw BenchError("member \(index): \(error)")
-                    }
-                    return (index, member)
-                }
+        let joined = try await connectInParallel(
+            hellos.count, parallelism: setup.connectParallelism, deadline: deadline,
+            overrun: "joining took longer than \(budget) s"
+        ) { index in
+            let member = try await JoinMember.connect(
+                to: address, security: security, hello: hellos[index], tally: tally, timeout: .seconds(30))
+            do {
+                _ = try await member.join(join, re: 1, timeout: .seconds(30)).get()
+            } catch {
+                await member.close()
+                throw BenchError("member \(index): \(error)")
             }
-            while next < min(setup.connectParallelism, hellos.count) { add() }
-            while let (index, member) = try await tasks.next() {
-                joined[index] = member
-                members.append(member)
-                if next < hellos.count { add() }
-                if ContinuousClock.now > deadline { throw BenchError("joining took longer than \(budget) s") }
-            }
+            return member
+        } arrived: { member in
+            members.append(member)
         }
-        members = joined.map { $0! }
+        members = joined
     }
 }
 #endif

@@ -78,12 +78,6 @@ struct JoinReport: Codable {
     var method = ""
     var problems: [String] = []
 
-    func json() -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        return String(decoding: (try? encoder.encode(self)) ?? Data(), as: UTF8.self)
-    }
-
     func text() -> String {
         func f(_ value: Double?, _ digits: Int = 2) -> String {
             value.map { String(format: "%.\(digits)f", $0) } ?? "-"

@@ -52,18 +52,9 @@ struct KitPushMemoryBench: AsyncParsableCommand {
     }
 
     private func measure(_ pttd: KitBenchServer) async throws -> String {
-        let annSecret = try await pttd.addUser("ann")
-        let bobSecret = try await pttd.addUser("bob")
-        try await pttd.addChannel("deck")
-        let bob = PTTCredentials(user: "bob", secret: bobSecret, device: "bob-phone")
-        let earlier = try await ControlClient.connect(
-            to: pttd.endpoint,
-            hello: bob.hello(role: .app, client: "pttbench"),
-            security: pttd.controlSecurity)
-        let heartbeat = earlier.welcome.heartbeatIntervalMs
-        let reply = try await earlier.request(.join(Join(channel: "deck")))
-        await earlier.close()
-        guard case .joined = reply else { throw BenchError("bob's join answered \(reply.type)") }
+        let deck = try await KitDeck.make(on: pttd)
+        let (annSecret, bob) = (deck.annSecret, deck.bob)
+        let heartbeat = deck.earlier.welcome.heartbeatIntervalMs
         guard heartbeat == 1000 else { throw BenchError("welcome says heartbeatIntervalMs \(heartbeat), not 1000") }
 
         let provider = try await PushProviderSession.start(to: pttd.endpoint, credentials: bob, security: pttd.security)

@@ -116,20 +116,9 @@ struct KitWakeBench: AsyncParsableCommand {
     /// Bob's earlier membership and Local Push session, ann's app and membership; waits until bob is woken by
     /// Local Push and ann is heard by the relay.
     private func setUp(_ pttd: KitBenchServer) async throws -> KitWakeMembers {
-        let annSecret = try await pttd.addUser("ann")
-        let bobSecret = try await pttd.addUser("bob")
-        try await pttd.addChannel("deck")
-        let bob = PTTCredentials(user: "bob", secret: bobSecret, device: "bob-phone")
-        // Bob joined long ago: a bare control connection, no media, so the relay never heard him. Over TLS this
-        // first connection pins the certificate, as the app's first launch did.
-        let earlier = try await ControlClient.connect(
-            to: pttd.endpoint,
-            hello: bob.hello(role: .app, client: "pttbench"),
-            security: pttd.controlSecurity)
-        let reply = try await earlier.request(.join(Join(channel: "deck")))
-        await earlier.close()
-        guard case .joined = reply else { throw BenchError("bob's join answered \(reply.type)") }
-        if pttd.tls, !earlier.pinnedCertificate { throw BenchError("the first connection pinned no certificate") }
+        let deck = try await KitDeck.make(on: pttd)
+        let (annSecret, bob) = (deck.annSecret, deck.bob)
+        if pttd.tls, !deck.earlier.pinnedCertificate { throw BenchError("the first connection pinned no certificate") }
 
         let provider = try await PushProviderSession.start(to: pttd.endpoint, credentials: bob, security: pttd.security)
         let ann = try await PTTClient.connect(

@@ -66,17 +66,15 @@ struct LateReceivers {
             tally.unmatched += 1
             return
         }
-        let delta = timestamp &- firstTimestamp
-        let index = Int(delta / 960)
-        guard delta % 960 == 0, index < sent, index < words * 64 else {
+        guard
+            let match = SentPacketMatch(
+                timestamp: timestamp, firstTimestamp: firstTimestamp, limit: min(sent, words * 64),
+                sendTimes: sendTimes, arrival: arrival)
+        else {
             tally.unmatched += 1
             return
         }
-        let sentAt = sendTimes[index]
-        guard arrival >= sentAt else {
-            tally.unmatched += 1
-            return
-        }
+        let (index, sentAt) = (match.index, match.sentAt)
         tally.delivered += 1
         lastDelivery = readAt
         if arrival - sentAt > Self.behindNanoseconds { lastBehind[listener] = max(lastBehind[listener], arrival) }

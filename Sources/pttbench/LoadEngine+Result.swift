@@ -50,22 +50,4 @@ struct ListenerSpread: Sendable {
     var min = 0
     var max = 0
 }
-
-/// The added latency's percentiles, maximum and mean (ms), and the packets beyond the histogram's range.
-struct LatencySummary: Sendable {
-    var p50: Double?, p90: Double?, p99: Double?, p999: Double?, max: Double?, mean: Double?
-    var overflow = 0
-
-    init() {}
-
-    init(_ histogram: LatencyHistogram) {
-        p50 = histogram.percentileMilliseconds(0.50)
-        p90 = histogram.percentileMilliseconds(0.90)
-        p99 = histogram.percentileMilliseconds(0.99)
-        p999 = histogram.percentileMilliseconds(0.999)
-        max = histogram.total > 0 ? histogram.maxMilliseconds : nil
-        mean = histogram.meanMilliseconds
-        overflow = histogram.overflow
-    }
-}
 #endif

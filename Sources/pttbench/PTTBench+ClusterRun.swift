@@ -56,9 +56,7 @@ extension PTTBench {
                     var report: BenchReport
                     var nodes: [NodeFigures]
                 }
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-                print(String(decoding: try encoder.encode(Both(report: report, nodes: nodes)), as: UTF8.self))
+                print(try Both(report: report, nodes: nodes).encodedJSON())
             } else {
                 print(report.text())
                 print("nodes (the talker on \(nodes[0].node), which owns the channel):")

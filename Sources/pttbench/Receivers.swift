@@ -80,17 +80,15 @@ struct Receivers {
         } else if marker && timestamp != firstTimestamp {
             tally.burstRestarts += 1
         }
-        let delta = timestamp &- firstTimestamp
-        let index = Int(delta / 960)
-        guard delta % 960 == 0, index < sent else {
+        guard
+            let match = SentPacketMatch(
+                timestamp: timestamp, firstTimestamp: firstTimestamp, limit: sent, sendTimes: sendTimes,
+                arrival: arrival)
+        else {
             tally.unmatched += 1
             return
         }
-        let sentAt = sendTimes[index]
-        guard arrival >= sentAt else {
-            tally.unmatched += 1
-            return
-        }
+        let (index, sentAt) = (match.index, match.sentAt)
         histogram.record(arrival - sentAt)
         if window.contains(sentAt) { windowHistogram.record(arrival - sentAt) }
         tally.delivered += 1

@@ -2,22 +2,6 @@
 import Glibc
 import Synchronization
 
-/// Ctrl-C or SIGTERM during `pttbench floor-latency`: continue any PostgreSQL backend the run stopped, kill pttd
-/// and the private PostgreSQL, then exit.
-func installFloorLatencySignalHandlers() {
-    let handler: @convention(c) (Int32) -> Void = { signal in
-        StoppedBackends.continueAll()
-        let server = serverPIDForSignals.load(ordering: .relaxed)
-        if server > 0 { kill(server, SIGKILL) }
-        let postgres = postgresPIDForSignals.load(ordering: .relaxed)
-        if postgres > 0 { kill(postgres, SIGQUIT) }
-        _exit(128 + signal)
-    }
-    signal(SIGINT, handler)
-    signal(SIGTERM, handler)
-    signal(SIGPIPE, SIG_IGN)
-}
-
 /// The PostgreSQL backends a postgres-stop run has stopped (at most four), so that whatever happens (an error, a
 /// signal) they are continued.
 enum StoppedBackends {

@@ -7,8 +7,7 @@ import PTTStore
 /// Operator announcements: stored per member (surviving restarts) until acknowledged or expired, handed to the
 /// member's connection now and again on every new connection, at priority 5. What is stored and when it expires
 /// is the pure ``AnnouncementBook``'s; handing over is the ``Notifier``'s.
-final class Announcements: @unchecked Sendable {
-    // @unchecked: confined to the plane's event loop, like the plane.
+final class Announcements {
     private unowned let plane: ControlPlane
     private(set) var book: AnnouncementBook
     /// The timer that removes stored announcements when they expire.

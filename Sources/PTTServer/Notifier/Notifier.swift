@@ -6,8 +6,7 @@ import PTTProtocol
 /// The wake notifier: who is woken and how (the pure ``WakePolicy``), and the handing over of wakes, leaves and
 /// announcements to connections and APNs (the pure ``PushDispatcher``), whose actions this executes: writes,
 /// APNs requests, the sweep timer, and the accounts (ledger, `/metrics`, log).
-final class Notifier: @unchecked Sendable {
-    // @unchecked: confined to the plane's event loop, like the plane.
+final class Notifier {
     unowned let plane: ControlPlane
     private var policy: WakePolicy
     /// Changed only by the notifier's own methods.
@@ -195,8 +194,8 @@ final class Notifier: @unchecked Sendable {
                     )
                     continue
                 }
-                session.send(.push(item.payload)) { [self] result in
-                    context.eventLoop.execute { self.written(item, on: connection, result: result) }
+                session.send(.push(item.payload)) { [plane] result in
+                    plane.eventLoop.execute { plane.notifier.written(item, on: connection, result: result) }
                 }
             case .sendAPNs(let item):
                 send(item)

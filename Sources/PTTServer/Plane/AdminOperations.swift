@@ -6,8 +6,7 @@ import PTTStore
 
 /// The operations behind the admin API (``AdminRouter``), on the plane's event loop. Errors are ``AdminError``s
 /// carrying their HTTP status. What they read is in `AdminOperations+Views`.
-final class AdminOperations: @unchecked Sendable {
-    // @unchecked: confined to the plane's event loop, like the plane.
+final class AdminOperations {
     unowned let plane: ControlPlane
 
     init(plane: ControlPlane) {

@@ -4,8 +4,7 @@ import PTTProtocol
 
 /// The floors of the plane's channels: one pure ``FloorControl`` per channel that is not idle, one timer for its
 /// next deadline, and its actions turned into frames (``FloorActionFrames``), relay updates and wakes.
-final class Floors: @unchecked Sendable {
-    // @unchecked: confined to the plane's event loop, like the plane.
+final class Floors {
     /// Who asked, for the answer to a `floor-request`: that member's answer carries `re` and goes to the
     /// connection that asked.
     struct Requester: Sendable {

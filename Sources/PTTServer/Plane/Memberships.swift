@@ -6,8 +6,7 @@ import PTTStore
 /// Members' own requests about their memberships: `join`, `leave` and `push-token`, stored in turn through
 /// ``DirectoryWrites`` (joins that arrive together go in one transaction) and answered once stored; and the end of a
 /// membership, whoever ends it.
-final class Memberships: @unchecked Sendable {
-    // @unchecked: confined to the plane's event loop, like the plane.
+final class Memberships {
     unowned let plane: ControlPlane
 
     init(plane: ControlPlane) {

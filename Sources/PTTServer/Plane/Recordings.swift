@@ -8,8 +8,7 @@ import PTTStore
 /// The plane's side of recording: which channels are recorded (the stored switch, or the config), a recorded
 /// burst announced to the recorder and the relay when a member takes the floor, replays asked for over the control
 /// connection, and what the admin API reads and exports. Files are the ``BurstRecorder``'s, on its own thread.
-final class Recordings: @unchecked Sendable {
-    // @unchecked: confined to the plane's event loop, like the plane.
+final class Recordings {
     private unowned let plane: ControlPlane
     /// Set when the server starts; without one nothing is recorded.
     var recorder: BurstRecorder?

@@ -3,8 +3,7 @@ import PTTRelay
 
 /// The plane's side of the audio relay: what the relay is told (members and floor holders, as changes), and
 /// what it reports (a member was heard, or talked without the floor).
-final class RelayLink: @unchecked Sendable {
-    // @unchecked: confined to the plane's event loop, like the plane.
+final class RelayLink {
     private unowned let plane: ControlPlane
     /// The audio relay, once started.
     private var relay: MediaRelay?

@@ -51,11 +51,15 @@ struct WakeAPNsTests {
         tokenBytes: Int = 32, doubleStopped: Bool = false, _ body: (Setup) async throws -> Void
     ) async throws {
         let double = try await APNsDouble.start()
+        // Stopped: its files stay, so the server starts, and APNs is a port that refuses connections.
+        let refusing = doubleStopped ? try RefusingTCPPort() : nil
+        var apns = double.settings
+        if let refusing { apns.endpoint = "https://127.0.0.1:\(refusing.port)" }
+        let settings = apns
         do {
-            // its files stay: the server starts, APNs refuses connections
             if doubleStopped { try await double.shutdown() }
             try await withTestServer(configure: { c in
-                c.apns = double.settings
+                c.apns = settings
                 c.floor.endOfMediaTimeout = .seconds(60)
             }) { server in
                 let annSecret = try await server.addUser("ann")
@@ -84,6 +88,7 @@ struct WakeAPNsTests {
             throw error
         }
         try? await double.shutdown()
+        withExtendedLifetime(refusing) {}
     }
 
     @Test(

@@ -174,30 +174,6 @@ public struct ChannelDirectory: Sendable {
         (0..<suite.keyLength).map { _ in UInt8.random(in: 0...255, using: &random) }
     }
 
-    /// Plans new media keys for every membership: done at every server start, because the relay's SRTP
-    /// state (sequence numbers, replay windows) starts over, and must never start over under an old key.
-    public func planRotateMediaKeys<R: RandomNumberGenerator>(random: inout R) -> [DirectoryChange] {
-        memberships.values.sorted { $0.id < $1.id }.map { membership in
-            var rotated = membership
-            rotated.mediaKey = Self.newMediaKey(for: membership.mediaSuite, using: &random)
-            return .putMembership(rotated)
-        }
-    }
-
-    /// Plans a push token registration for an existing membership.
-    public func planPushToken(member: MemberID, token: [UInt8]) throws(DirectoryError) -> Membership {
-        guard var membership = memberships[member] else { throw .noSuchMember(member.rawValue) }
-        try Self.validatePushToken(token)
-        membership.pushToken = token
-        return membership
-    }
-
-    /// Push tokens are opaque and variable in length: only the bounds are checked.
-    public static func validatePushToken(_ token: [UInt8]) throws(DirectoryError) {
-        if token.isEmpty { throw .invalidPushToken("empty") }
-        if token.count > 1024 { throw .invalidPushToken("longer than 1024 bytes") }
-    }
-
     // MARK: Applying
 
     /// Applies changes that have been written to storage.
@@ -235,7 +211,7 @@ public struct ChannelDirectory: Sendable {
                 if old.channel != membership.channel || old.joinedAt != membership.joinedAt { removeFromChannel(old) }
                 if old.user != membership.user || old.device != membership.device { removeFromDevice(old) }
             }
-            if let old, old.memberEvents { untell(old) }
+            if let old { toldByChannel[old.channel]?.remove(old.id) }
             memberships[membership.id] = membership
             ssrcs[membership.ssrc] = membership.id
             if membership.memberEvents { toldByChannel[membership.channel, default: []].insert(membership.id) }
@@ -246,7 +222,7 @@ public struct ChannelDirectory: Sendable {
                 membership.id)
         case .removeMembership(let id):
             guard let old = memberships[id] else { return }
-            untell(old)
+            toldByChannel[old.channel]?.remove(old.id)
             removeFromChannel(old)
             removeFromDevice(old)
             memberships[id] = nil
@@ -285,12 +261,6 @@ public struct ChannelDirectory: Sendable {
             list.remove(at: index)
         }
         if !list.isEmpty { membersByChannel[old.channel] = list }
-    }
-
-    /// Takes a membership (as it is still stored) out of its channel's told members.
-    private mutating func untell(_ old: Membership) {
-        toldByChannel[old.channel]?.remove(old.id)
-        if toldByChannel[old.channel]?.isEmpty == true { toldByChannel[old.channel] = nil }
     }
 
     private mutating func removeFromDevice(_ old: Membership) {

@@ -35,11 +35,11 @@ extension ClusterPlane {
     }
 
     /// Whether this node runs the channel's floor; a node that asks another is logged (its view is behind).
-    private func owns(_ channel: ChannelID, asked peer: String) -> Bool {
+    func owns(_ channel: ChannelID, asked peer: String) -> Bool {
         guard ownership.ownsFloor(of: channel) else {
             plane.logger.info(
                 "a node asked this node for a floor it does not run",
-                metadata: ["peer": "\(peer)", "channel": "\(channel)"])
+                metadata: ["peer": "\(peer)", "channel": "\(channel)", "owner": "\(ownership.owners[channel] ?? "-")"])
             return false
         }
         return true

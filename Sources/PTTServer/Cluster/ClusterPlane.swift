@@ -65,11 +65,9 @@ final class ClusterPlane {
                 plane.floors.request(from: requester, in: channel)
             case .forward(let ticket, let channel, let member, let owner):
                 forward(ticket, channel: channel, member: member, to: owner)
-            case .refuse(let request, let channel, let owner):
+            case .refuse(let request, let channel, _):
                 // The node's view is behind (or this one's): its ticket times out there, or a round corrects it.
-                plane.logger.info(
-                    "a node asked this node for a floor it does not run",
-                    metadata: ["peer": "\(request.from)", "channel": "\(channel)", "owner": "\(owner ?? "-")"])
+                _ = owns(channel, asked: request.from)  // logs it
             case .answer(let requester, let outcome):
                 guard let message = outcome.message else { continue }  // a floor event answers it (followFloorEvent)
                 requester.session?.send(.error(ErrorFrame(re: requester.re, code: .unavailable, message: message)))

@@ -1,7 +1,7 @@
 /// The timers and limits of one channel's floor control (MCPTT terms: T1, T2, T3 and the queue).
 ///
 /// Encoded as JSON with durations in whole milliseconds:
-/// `{"endOfMediaTimeoutMs": 2000, "maxTalkTimeMs": 30000, "preemptionGraceMs": 1000,
+/// `{"endOfMediaTimeoutMs": 2000, "maxTalkTimeMs": 30000, "preemptionGraceMs": 1000, "releaseGraceMs": 500,
 ///   "queueCapacityPerPriority": 8, "grantToSingleMember": true}`.
 /// Every key is optional when decoding; a missing key takes its default.
 public struct FloorConfiguration: Sendable, Codable, Equatable {
@@ -13,6 +13,10 @@ public struct FloorConfiguration: Sendable, Codable, Equatable {
     /// T3: when a strictly-higher-priority member asks for the floor, the holder is warned and
     /// revoked (``FloorRevokeCause/preempted``) after this grace. Default 1 s.
     public var preemptionGrace: Duration
+    /// After a release to an idle floor, the former holder's late audio is forwarded and is no floor request for
+    /// this long; after a revocation, until it has been silent this long (``FloorControl/ReleaseGrace``).
+    /// Default 500 ms (``FloorControl/releaseGrace``).
+    public var releaseGrace: Duration
     /// How many members may wait at each priority level (a bounded FIFO per level). Default 8.
     ///
     /// A request finding its level full is denied with ``FloorDenyCause/queueFull``;
@@ -31,12 +35,14 @@ public struct FloorConfiguration: Sendable, Codable, Equatable {
         endOfMediaTimeout: Duration = .seconds(2),
         maxTalkTime: Duration = .seconds(30),
         preemptionGrace: Duration = .seconds(1),
+        releaseGrace: Duration = FloorControl.releaseGrace,
         queueCapacityPerPriority: Int = 8,
         grantToSingleMember: Bool = true
     ) {
         self.endOfMediaTimeout = endOfMediaTimeout
         self.maxTalkTime = maxTalkTime
         self.preemptionGrace = preemptionGrace
+        self.releaseGrace = releaseGrace
         self.queueCapacityPerPriority = queueCapacityPerPriority
         self.grantToSingleMember = grantToSingleMember
     }
@@ -46,6 +52,7 @@ public struct FloorConfiguration: Sendable, Codable, Equatable {
         case endOfMediaTimeoutMs
         case maxTalkTimeMs
         case preemptionGraceMs
+        case releaseGraceMs
         case queueCapacityPerPriority
         case grantToSingleMember
     }
@@ -73,6 +80,7 @@ public struct FloorConfiguration: Sendable, Codable, Equatable {
             .endOfMediaTimeoutMs, default: defaults.endOfMediaTimeout, allowZero: false)
         maxTalkTime = try milliseconds(.maxTalkTimeMs, default: defaults.maxTalkTime, allowZero: false)
         preemptionGrace = try milliseconds(.preemptionGraceMs, default: defaults.preemptionGrace, allowZero: true)
+        releaseGrace = try milliseconds(.releaseGraceMs, default: defaults.releaseGrace, allowZero: true)
         let capacity =
             try container.decodeIfPresent(Int.self, forKey: .queueCapacityPerPriority)
             ?? defaults.queueCapacityPerPriority
@@ -95,6 +103,7 @@ public struct FloorConfiguration: Sendable, Codable, Equatable {
         try container.encode(endOfMediaTimeout.milliseconds, forKey: .endOfMediaTimeoutMs)
         try container.encode(maxTalkTime.milliseconds, forKey: .maxTalkTimeMs)
         try container.encode(preemptionGrace.milliseconds, forKey: .preemptionGraceMs)
+        try container.encode(releaseGrace.milliseconds, forKey: .releaseGraceMs)
         try container.encode(queueCapacityPerPriority, forKey: .queueCapacityPerPriority)
         try container.encode(grantToSingleMember, forKey: .grantToSingleMember)
     }

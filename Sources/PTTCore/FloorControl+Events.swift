@@ -41,7 +41,7 @@ extension FloorControl {
         if taken.holder == member {
             let actions = handOff(taken, now: now)
             // Its last packets may still be on their way: for a moment they are no floor request.
-            if isIdle { releaseGrace = ReleaseGrace(member: member, until: now + Self.releaseGrace) }
+            if isIdle { releaseGrace = ReleaseGrace(member: member, until: now + configuration.releaseGrace) }
             return actions
         }
         guard let actions = taken.dequeue(member, now: now, grace: preemptionGrace) else { return [] }
@@ -80,7 +80,7 @@ extension FloorControl {
             let now = observe(now)
             if grace.afterRevoke {
                 // Revoked and still heard: no request until it has been silent for the grace.
-                grace.until = now + Self.releaseGrace
+                grace.until = now + configuration.releaseGrace
                 releaseGrace = grace
             }
             return []
@@ -117,7 +117,7 @@ extension FloorControl {
 
     /// A revocation left the floor idle: the revoked member's audio is no floor request until it is silent.
     private mutating func graceAfterRevoke(_ member: MemberID, now: PTTInstant) {
-        if isIdle { releaseGrace = ReleaseGrace(member: member, until: now + Self.releaseGrace, afterRevoke: true) }
+        if isIdle { releaseGrace = ReleaseGrace(member: member, until: now + configuration.releaseGrace, afterRevoke: true) }
     }
 
     /// Fires every timer due at `now` (T3, T1, T2), earliest first, each revoking the holder and

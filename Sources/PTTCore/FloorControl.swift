@@ -42,7 +42,8 @@ public struct FloorControl: Sendable {
 
     /// After a voluntary release to an idle floor, for this long the former holder's late audio (packets its
     /// release overtook, reports already on their way) is not an implicit floor request; the relay forwards those
-    /// packets meanwhile (Docs/PROTOCOL.md 7.5, 8.7).
+    /// packets meanwhile (Docs/PROTOCOL.md 7.5, 8.7). The default of ``FloorConfiguration/releaseGrace``, which
+    /// each floor uses.
     public static let releaseGrace: Duration = .milliseconds(500)
 
     /// The former holder whose late audio is not a floor request, and until when (see ``releaseGrace``).

@@ -2,10 +2,10 @@ import NIOCore
 import PTTCore
 
 extension MediaRelay {
-    /// The holder released the floor: idle, with its late packets forwarded for ``FloorControl/releaseGrace``; the
-    /// burst (kept, recorded) ends with the grace.
-    func release(_ channel: ChannelID, by member: MemberID) {
-        let grace = TimeAmount.nanoseconds(FloorControl.releaseGrace.nanoseconds)
+    /// The holder released the floor: idle, with its late packets forwarded for `grace` (the floor's
+    /// ``FloorConfiguration/releaseGrace``); the burst (kept, recorded) ends with the grace.
+    func release(_ channel: ChannelID, by member: MemberID, grace releaseGrace: Duration) {
+        let grace = TimeAmount.nanoseconds(releaseGrace.nanoseconds)
         let until = clock() + grace
         channels[channel, default: RelayChannelState(channel: channel)].release(by: member, until: until)
         settleBurst(channel)

@@ -190,7 +190,7 @@ public final class MediaRelay: @unchecked Sendable {
         for (index, change) in pending.enumerated() {
             let channel: ChannelID
             switch change {
-            case .floor(let idle, holder: nil), .released(let idle, _): channel = idle
+            case .floor(let idle, holder: nil), .released(let idle, _, _): channel = idle
             default: continue
             }
             let granted = pending[(index + 1)...].contains {
@@ -206,7 +206,7 @@ public final class MediaRelay: @unchecked Sendable {
         case .join(let config): join(config)
         case .leave(let id): leave(id)
         case .floor(let channel, let holder): setFloor(channel, holder: holder)
-        case .released(let channel, let member): release(channel, by: member)
+        case .released(let channel, let member, let grace): release(channel, by: member, grace: grace)
         case .woken(let channel, let members): woken(channel, members)
         case .record(let channel, let key): record(channel, key: key)
         case .replay(let member, let burst, let speaker, let packets):

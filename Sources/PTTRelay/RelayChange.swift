@@ -9,9 +9,9 @@ public enum RelayChange: Sendable, Equatable {
     case leave(MemberID)
     /// The member allowed to send on a channel (nil: the floor is idle).
     case floor(ChannelID, holder: MemberID?)
-    /// The holder let go of the floor (a `floor-release`): it is idle, and for ``FloorControl/releaseGrace`` the
-    /// member's late packets are still forwarded, without asking for the floor.
-    case released(ChannelID, by: MemberID)
+    /// The holder let go of the floor (a `floor-release`): it is idle, and for `grace` (the floor's
+    /// ``FloorConfiguration/releaseGrace``) the member's late packets are still forwarded, without asking for the floor.
+    case released(ChannelID, by: MemberID, grace: Duration)
     /// Members woken for the burst that the channel's floor holder (as last told) starts: they may catch up with it.
     case woken(ChannelID, [MemberID])
     /// The burst the channel's floor holder (as last told) starts is recorded, under `key`.

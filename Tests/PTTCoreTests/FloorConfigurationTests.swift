@@ -14,6 +14,7 @@ struct FloorConfigurationTests {
         #expect(configuration.endOfMediaTimeout == .seconds(2))
         #expect(configuration.maxTalkTime == .seconds(30))
         #expect(configuration.preemptionGrace == .seconds(1))
+        #expect(configuration.releaseGrace == .milliseconds(500))
         #expect(configuration.queueCapacityPerPriority == 8)
         #expect(configuration.grantToSingleMember)
     }
@@ -21,17 +22,18 @@ struct FloorConfigurationTests {
     @Test func encodesMillisecondsUnderTheDocumentedKeys() throws {
         let configuration = FloorConfiguration(
             endOfMediaTimeout: .milliseconds(1500), maxTalkTime: .seconds(45), preemptionGrace: .milliseconds(250),
-            queueCapacityPerPriority: 3, grantToSingleMember: false)
+            releaseGrace: .milliseconds(800), queueCapacityPerPriority: 3, grantToSingleMember: false)
         let data = try JSONEncoder().encode(configuration)
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         #expect(
             Set(object.keys) == [
-                "endOfMediaTimeoutMs", "maxTalkTimeMs", "preemptionGraceMs", "queueCapacityPerPriority",
+                "endOfMediaTimeoutMs", "maxTalkTimeMs", "preemptionGraceMs", "releaseGraceMs", "queueCapacityPerPriority",
                 "grantToSingleMember",
             ])
         #expect(object["endOfMediaTimeoutMs"] as? Int == 1500)
         #expect(object["maxTalkTimeMs"] as? Int == 45000)
         #expect(object["preemptionGraceMs"] as? Int == 250)
+        #expect(object["releaseGraceMs"] as? Int == 800)
         #expect(object["queueCapacityPerPriority"] as? Int == 3)
         #expect(object["grantToSingleMember"] as? Bool == false)
     }
@@ -71,6 +73,7 @@ struct FloorConfigurationTests {
         (#"{"maxTalkTimeMs": -30000}"#, "maxTalkTimeMs"),
         (#"{"maxTalkTimeMs": 0}"#, "maxTalkTimeMs"),
         (#"{"preemptionGraceMs": -5}"#, "preemptionGraceMs"),
+        (#"{"releaseGraceMs": -1}"#, "releaseGraceMs"),
         (#"{"queueCapacityPerPriority": -1}"#, "queueCapacityPerPriority"),
         (#"{"maxTalkTimeMs": 1000, "queueCapacityPerPriority": -8}"#, "queueCapacityPerPriority"),
     ])

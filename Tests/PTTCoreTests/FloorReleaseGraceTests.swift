@@ -130,4 +130,22 @@ struct FloorReleaseGraceTests: FloorTesting {
             floor.talkHeard(from: candidate(bob), memberCount: 5, implicitRequest: true, now: at(2300))
                 == [.granted(bob, talkTime: fullTalk), .taken(by: bob)])
     }
+
+    @Test func theGraceIsTheConfigured() {
+        var floor = takenFloor(FloorConfiguration(releaseGrace: .milliseconds(1200)))
+        _ = floor.release(alice, now: at(2000))
+        #expect(floor.releaseGrace == FloorControl.ReleaseGrace(member: alice, until: at(3200)))
+        #expect(floor.talkHeard(from: candidate(alice, 1), memberCount: 5, implicitRequest: true, now: at(3199)) == [])
+        var revoked = takenFloor(FloorConfiguration(releaseGrace: .milliseconds(1200)))
+        _ = revoked.revoke(now: at(2000))
+        #expect(revoked.releaseGrace == FloorControl.ReleaseGrace(member: alice, until: at(3200), afterRevoke: true))
+    }
+
+    @Test func aGraceOfZeroTurnsItOff() {
+        var floor = takenFloor(FloorConfiguration(releaseGrace: .zero))
+        _ = floor.release(alice, now: at(2000))
+        #expect(
+            floor.talkHeard(from: candidate(alice, 1), memberCount: 5, implicitRequest: true, now: at(2000))
+                == [.granted(alice, talkTime: fullTalk), .taken(by: alice)])
+    }
 }

@@ -40,7 +40,7 @@ struct ReleaseGraceRelayTests {
         h.advance(.milliseconds(300))  // past the relay's report interval
         box.withLockedValue { $0.removeAll() }
         // The release is applied before the last two packets are read.
-        h.apply(.released(h.id, by: MemberID("m1")))
+        h.apply(.released(h.id, by: MemberID("m1"), grace: FloorControl.releaseGrace))
         try h.talk(1, sequence: 2)
         h.advance(.milliseconds(20))
         try h.talk(1, sequence: 3)
@@ -66,7 +66,7 @@ struct ReleaseGraceRelayTests {
         try h.join(1, 2)
         h.apply(.floor(h.id, holder: MemberID("m1")))
         try h.talk(1, sequence: 1)
-        h.apply(.released(h.id, by: MemberID("m1")))
+        h.apply(.released(h.id, by: MemberID("m1"), grace: FloorControl.releaseGrace))
         h.apply(.floor(h.id, holder: MemberID("m2")))
         try h.talk(1, sequence: 2)
         #expect(try h.sent().count == 1, "only the packet before the release")
@@ -74,7 +74,7 @@ struct ReleaseGraceRelayTests {
         try h.talk(2, sequence: 1)
         #expect(try h.sent().map(\.header.marker) == [true])
         // The same member taking the floor again right after its release starts a new burst too.
-        h.apply(.released(h.id, by: MemberID("m2")))
+        h.apply(.released(h.id, by: MemberID("m2"), grace: FloorControl.releaseGrace))
         h.apply(.floor(h.id, holder: MemberID("m2")))
         try h.talk(2, sequence: 2)
         #expect(try h.sent().map(\.header.marker) == [true])
@@ -97,7 +97,7 @@ struct ReleaseGraceRelayTests {
         h.apply(.floor(h.id, holder: MemberID("m1")))
         h.apply(.record(h.id, key: 9))
         try CatchUpRelayTests.talk(h, 5)
-        h.apply(.released(h.id, by: MemberID("m1")))
+        h.apply(.released(h.id, by: MemberID("m1"), grace: FloorControl.releaseGrace))
         try CatchUpRelayTests.talk(h, 2, first: 5)
         #expect(sink.ended.isEmpty, "the burst is still open during the grace")
         h.advance(.nanoseconds(FloorControl.releaseGrace.nanoseconds))
@@ -114,7 +114,7 @@ struct ReleaseGraceRelayTests {
         h.apply(.floor(h.id, holder: MemberID("m1")))
         h.apply(.woken(h.id, [MemberID("m3")]))
         try CatchUpRelayTests.talk(h, 5)
-        h.apply(.released(h.id, by: MemberID("m1")))
+        h.apply(.released(h.id, by: MemberID("m1"), grace: FloorControl.releaseGrace))
         _ = try h.sent()
         try CatchUpRelayTests.keepAlive(h, 3)
         h.advance(.milliseconds(10))

@@ -46,7 +46,7 @@ final class Recordings {
 
     /// How long a `replay` of the last burst waits for a burst that is still ending (the release grace, then the
     /// recorder's end of the file) before it plays the last finished one.
-    static let lastBurstWait: Duration = FloorControl.releaseGrace + .seconds(1)
+    var lastBurstWait: Duration { plane.configuration.floor.releaseGrace + .seconds(1) }
 
     /// `replay`: a recorded burst of the channel (the last by default) to the asking member alone, on its stream;
     /// refused while a burst is live (live audio wins).
@@ -76,7 +76,7 @@ final class Recordings {
             case .success(let read):
                 // The last burst is still being finished (its release's grace, then its file's end): it is the one
                 // asked for, so wait for it, a bounded time, rather than play the one before.
-                if read.lastStillEnding, waited < Self.lastBurstWait {
+                if read.lastStillEnding, waited < lastBurstWait {
                     plane.eventLoop.scheduleTask(in: .milliseconds(50)) { [self] in
                         replay(request, device: device, from: session, waited: waited + .milliseconds(50))
                     }

@@ -42,9 +42,10 @@ final class RelayLink {
         relay?.apply([.floor(channel, holder: holder)])
     }
 
-    /// Tells the relay the holder released the floor: idle, with its late packets still forwarded for a moment.
+    /// Tells the relay the holder released the floor: idle, with its late packets still forwarded for the
+    /// configured release grace.
     func released(_ channel: ChannelID, by member: MemberID) {
-        relay?.apply([.released(channel, by: member)])
+        relay?.apply([.released(channel, by: member, grace: plane.configuration.floor.releaseGrace)])
     }
 
     /// Tells the relay which members were woken for the burst the channel's holder starts (they may catch up with it).

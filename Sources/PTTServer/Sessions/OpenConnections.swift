@@ -67,8 +67,13 @@ final class OpenConnections: Sendable {
 
     /// Closes the socket under the TLS handler (a close from the TLS handler's own context goes to the handlers
     /// in front of it, the socket), so it does not wait for the peer's `close_notify`.
+    ///
+    /// What is written and not yet flushed leaves first: the plane's last frame (the shutdown's `error`) may have
+    /// reached the connection's loop just before this, with its flush queued behind it, and a close fails unflushed
+    /// writes.
     private static func cutOff(_ channel: Channel) {
         channel.eventLoop.execute {
+            channel.flush()
             if let tls = try? channel.pipeline.syncOperations.context(handlerType: NIOSSLServerHandler.self) {
                 tls.close(promise: nil)
             } else {

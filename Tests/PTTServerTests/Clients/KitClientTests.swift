@@ -166,7 +166,7 @@ struct KitClientTests {
         let data = TestServer.temporaryDirectory()
         var options = PTTClient.Options()
         options.backoff = ReconnectBackoff(initial: .milliseconds(50), maximum: .milliseconds(200))
-        let first = try await TestServer.start(data: data) { $0.heartbeatInterval = Duration.milliseconds(500).scaled }
+        let first = try await TestServer.start(data: data) { $0.heartbeatInterval = Duration.seconds(2).scaled }
         let port = first.endpoint.port
         let annSecret = try await first.addUser("ann")
         let bobSecret = try await first.addUser("bob")
@@ -180,7 +180,7 @@ struct KitClientTests {
 
         // The same data and control port (the one the first server was given); the media port is new.
         let second = try await TestServer.start(data: data) {
-            $0.heartbeatInterval = Duration.milliseconds(500).scaled
+            $0.heartbeatInterval = Duration.seconds(2).scaled
             $0.controlPort = port
         }
         do {

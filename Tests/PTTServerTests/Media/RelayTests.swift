@@ -148,21 +148,21 @@ struct RelayTests {
 
     @Test("media keeps the floor past T1; silence then ends it with end-of-media")
     func mediaFeedsT1() async throws {
-        // T1 is scaled under sanitizers. The burst lasts three T1; the floor is read halfway through it.
-        let t1 = Duration.milliseconds(400).scaled
+        // T1 is 1 s (scaled under sanitizers): the relay reports a talking member at most every 250 ms, so media
+        // keeps the floor unless a report comes 750 ms late, which a loaded machine did for 400 ms. The burst lasts
+        // two T1; the floor is read 1.25 T1 into it, while the rest is still sent.
+        let t1 = Duration.seconds(1).scaled
         try await withTestServer(configure: { $0.floor.endOfMediaTimeout = t1 }) { server in
             let members = try await Self.crew(server, ["alice", "bob"])
             let (alice, bob) = (members[0], members[1])
             _ = try await alice.peer.request(.floorRequest(FloorCommand(channel: "deck")))
-            let packets = try tonePackets(Int(3 * t1.milliseconds / 20))
-            let half = packets.count / 2
-            // One and a half T1 of audio, then the floor is asked for while the rest of the burst goes on: asked
-            // after the burst, a slow answer on a loaded machine came after T1 had (rightly) ended it.
-            try await burst(alice, Array(packets[..<half]))
-            async let rest: Void = burst(alice, Array(packets[half...]))
+            let packets = try tonePackets(Int(2 * t1.milliseconds / 20))
+            let first = packets.count * 5 / 8
+            try await burst(alice, Array(packets[..<first]))
+            async let rest: Void = burst(alice, Array(packets[first...]))
             let stillTaken: ChannelDetail = try await server.admin.get("/api/channels/deck")
             try await rest
-            #expect(stillTaken.speaker?.user == "alice", "1.5 T1 into the burst, media kept the floor")
+            #expect(stillTaken.speaker?.user == "alice", "1.25 T1 into the burst, media kept the floor")
             let revoked = try await alice.peer.next("floor-revoked")
             guard case .floorRevoked(let r) = revoked else { throw TestFailure("expected floor-revoked") }
             #expect(r.cause == .endOfMedia)

@@ -13,7 +13,10 @@ import Testing
 struct RevokeGraceTests {
     @Test("a revoked member still sending takes no floor until it has been silent; then talking takes it again")
     func revokedTalkerStaysRevoked() async throws {
-        try await withTestServer { server in
+        // A grace of 1.5 s, not the default 500 ms: alice's reports come every 250 ms, and on a loaded machine two
+        // of them reached the plane more than 500 ms apart.
+        let grace = Duration.milliseconds(1500)
+        try await withTestServer(configure: { $0.floor.releaseGrace = grace }) { server in
             let crew = try await RelayTests.crew(server, ["alice", "bob"])
             let (alice, bob) = (crew[0], crew[1])
             guard case .floorGranted = try await alice.peer.request(.floorRequest(FloorCommand(channel: "deck"))) else {
@@ -36,7 +39,7 @@ struct RevokeGraceTests {
 
             // Silent for longer than the grace (the stimulus here, not a wait for an event), alice talking again is
             // a new implicit request.
-            try await Task.sleep(for: FloorControl.releaseGrace + .milliseconds(200))
+            try await Task.sleep(for: grace + .milliseconds(500))
             _ = try await ReleaseRaceTests.send(alice, packets[20..<30], from: timestamp, first: true)
             let taken = try await bob.peer.next("floor-taken")
             guard case .floorTaken(let event) = taken else { throw TestFailure("expected floor-taken") }

@@ -117,7 +117,9 @@ extension FloorControl {
 
     /// A revocation left the floor idle: the revoked member's audio is no floor request until it is silent.
     private mutating func graceAfterRevoke(_ member: MemberID, now: PTTInstant) {
-        if isIdle { releaseGrace = ReleaseGrace(member: member, until: now + configuration.releaseGrace, afterRevoke: true) }
+        if isIdle {
+            releaseGrace = ReleaseGrace(member: member, until: now + configuration.releaseGrace, afterRevoke: true)
+        }
     }
 
     /// Fires every timer due at `now` (T3, T1, T2), earliest first, each revoking the holder and

@@ -27,7 +27,8 @@ struct FloorConfigurationTests {
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         #expect(
             Set(object.keys) == [
-                "endOfMediaTimeoutMs", "maxTalkTimeMs", "preemptionGraceMs", "releaseGraceMs", "queueCapacityPerPriority",
+                "endOfMediaTimeoutMs", "maxTalkTimeMs", "preemptionGraceMs", "releaseGraceMs",
+                "queueCapacityPerPriority",
                 "grantToSingleMember",
             ])
         #expect(object["endOfMediaTimeoutMs"] as? Int == 1500)

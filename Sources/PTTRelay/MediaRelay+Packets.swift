@@ -38,7 +38,14 @@ extension MediaRelay {
             member.address = envelope.remoteAddress
         }
         member.lastHeard = now
-        if !wasReachable { becameReachable(member, previouslyHeard: moved ? nil : previouslyHeard, now: now) }
+        if !wasReachable {
+            becameReachable(member, previouslyHeard: moved ? nil : previouslyHeard, now: now)
+        } else if moved, member.wokenGeneration == channels[member.channel]?.generation {
+            // Woken for this burst, and heard from a new socket: the woken app's. The plane woke it because it
+            // counted it silent; the relay, whose reports lag its own view by up to a report interval, still sent
+            // to the old address, which never reached the app. It catches up from the burst's first packet.
+            becameReachable(member, previouslyHeard: nil, now: now)
+        }
         if isRTCP { return reportHeard(member, talking: false, now: now) }
 
         let packet = UnsafeMutableRawBufferPointer(rebasing: bytes[0..<length])
@@ -117,7 +124,7 @@ extension MediaRelay {
             header.timestamp, from: speaker.config.ssrc, now: now)
         let marker = startsBurst || header.marker
         // Live audio wins: a new burst stops every catch-up and replay in its channel.
-        if startsBurst, !keeping.players.isEmpty { cancelPlaybacks(in: speaker.channel) }
+        if startsBurst, !keeping.players.isEmpty { keeping.cancelPlaybacks(in: speaker.channel) }
         if keeping.keepsBursts || channels[speaker.channel]!.recording != nil {
             keep(payload, timestamp: timestamp, marker: marker, from: speaker, now: now)
         }

@@ -259,7 +259,15 @@ struct KitClientTests {
             // under its key again would reuse keystream (and the relay would drop the keep-alives as replays).
             #expect(deck.membership.media.key != earlierKey)
             #expect(deck.ssrc == membership.media.ssrc)
-            let heard = try await Self.hear(sent.count, from: deck)
+            let heard: [PlayoutPacket]
+            do { heard = try await Self.hear(sent.count, from: deck) } catch {
+                // What the relay did instead: its drops and catch-up counters, and what the kit's listener saw.
+                let metrics = try await server.admin.getText("/metrics").split(separator: "\n").filter {
+                    !$0.hasPrefix("#") && !$0.hasSuffix(" 0") && ($0.contains("dropped") || $0.contains("catch_up"))
+                }
+                print("wake then catch-up, not heard: \(metrics), \(deck.listeningStatistics)")
+                throw error
+            }
             print("PTTKit wake to last of 25 packets (catch-up, plain TCP): \(ContinuousClock.now - woken)")
             #expect(heard.map(\.opus) == sent)
             #expect(heard.first?.speaker?.user == "ann")

@@ -29,24 +29,27 @@ public final class MediaRelay: @unchecked Sendable {
     /// Where reports go: set before the relay binds, cleared on its event loop.
     public var report: (@Sendable (RelayReport) -> Void)?
     /// Where recorded bursts' packets go: set before the relay binds.
-    public var recordingSink: (@Sendable (RecordingHandOff) -> Void)?
+    public var recordingSink: (@Sendable (RecordingHandOff) -> Void)? {
+        get { keeping.recordings.sink }
+        set { keeping.recordings.sink = newValue }
+    }
     /// The relay's UDP socket, once bound.
     public private(set) var datagramChannel: NIOCore.Channel?
     /// The socket's handler while it is in the pipeline: writes go through it.
-    weak var handler: MediaRelayHandler?
+    weak var handler: MediaRelayHandler? { didSet { keeping.handler = handler } }
 
     var channels: [ChannelID: RelayChannelState] = [:]
     var membersBySSRC: [UInt32: RelayMember] = [:]
     var membersByID: [MemberID: RelayMember] = [:]
     /// Packets that arrived on an idle floor while an implicit floor request is on its way, per channel.
     var held: [ChannelID: (hold: FloorHold, packets: [[UInt8]])] = [:]
-    /// Kept bursts and the members playing them (catch-up, replay).
-    var keeping: BurstKeeping
+    /// Kept bursts, the members playing them (catch-up, replay), and recorded bursts' hand-off.
+    let keeping: BurstKeeping
     /// Changes the control plane sent that the relay has not applied yet, in order, and whether there are any.
     let pendingChanges = Mutex<[RelayChange]>([])
     let hasPendingChanges = Atomic<Bool>(false)
     /// The relay's monotonic time (tests set their own).
-    var clock: () -> NIODeadline = { NIODeadline.now() }
+    var clock: () -> NIODeadline = { NIODeadline.now() } { didSet { keeping.clock = clock } }
     /// Where each datagram is decrypted and checked (one at a time, on the event loop).
     let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16)
     static let reportInterval = TimeAmount.milliseconds(250)
@@ -63,13 +66,17 @@ public final class MediaRelay: @unchecked Sendable {
         catchUp: CatchUpConfiguration = CatchUpConfiguration(mode: .off), maxBurstDuration: Duration = .seconds(32),
         metrics: RelayMetrics, logger: Logger
     ) {
-        self.keeping = BurstKeeping(configuration: catchUp, maxDuration: maxBurstDuration)
+        self.keeping = BurstKeeping(
+            configuration: catchUp, maxDuration: maxBurstDuration, eventLoop: eventLoop, metrics: metrics)
         self.eventLoop = eventLoop
         self.secure = secure
         self.rules = RelayRules(holdsForImplicitRequest: implicitFloorRequest)
         self.silenceTimeout = .nanoseconds(silenceTimeout.nanoseconds)
         self.metrics = metrics
         self.logger = logger
+        keeping.replayEnded = { [weak self] member, burst, outcome in
+            self?.report?(.replayEnded(member.config.id, channel: member.channel, burst: burst, outcome: outcome))
+        }
     }
 
     deinit { scratch.deallocate() }
@@ -140,13 +147,8 @@ public final class MediaRelay: @unchecked Sendable {
         try? await datagramChannel?.close()
         try? await eventLoop.submit {
             // What recorded bursts kept goes to the recorder, with their end.
-            for buffer in self.keeping.recorded { self.stopRecording(buffer) }
-            self.recordingSink = nil
+            self.keeping.stop()
             self.report = nil
-            self.keeping.timer?.cancel()
-            self.keeping.timer = nil
-            self.keeping.recordingTimer?.cancel()
-            self.keeping.recordingTimer = nil
         }.get()
     }
 
@@ -174,7 +176,7 @@ public final class MediaRelay: @unchecked Sendable {
     func applyPendingChanges(beforeDatagram: Bool = false) {
         guard hasPendingChanges.load(ordering: .acquiring) else { return }
         let changes = pendingChanges.withLock { pending -> [RelayChange] in
-            if beforeDatagram, let idle = Self.deferredRelease(in: pending) {
+            if beforeDatagram, let idle = RelayChange.deferredRelease(in: pending) {
                 defer { pending.removeFirst(idle) }
                 return Array(pending[..<idle])
             }
@@ -183,22 +185,6 @@ public final class MediaRelay: @unchecked Sendable {
             return pending
         }
         for change in changes { apply(change) }
-    }
-
-    /// The first change that leaves a floor idle with no later grant in that channel among `pending`.
-    static func deferredRelease(in pending: [RelayChange]) -> Int? {
-        for (index, change) in pending.enumerated() {
-            let channel: ChannelID
-            switch change {
-            case .floor(let idle, holder: nil), .released(let idle, _, _): channel = idle
-            default: continue
-            }
-            let granted = pending[(index + 1)...].contains {
-                if case .floor(channel, holder: .some) = $0 { true } else { false }
-            }
-            if !granted { return index }
-        }
-        return nil
     }
 
     private func apply(_ change: RelayChange) {
@@ -216,7 +202,7 @@ public final class MediaRelay: @unchecked Sendable {
             setLinks(id, nil)
             guard let state = channels.removeValue(forKey: id) else { return }
             for member in state.members { forget(member) }
-            if let burst = state.burst { close(burst) }
+            if let burst = state.burst { keeping.close(burst) }
             held[id] = nil
         }
     }
@@ -255,7 +241,7 @@ public final class MediaRelay: @unchecked Sendable {
     }
 
     private func forget(_ member: RelayMember) {
-        endPlayback(of: member, .cancelled)
+        keeping.endPlayback(of: member, .cancelled)
         if membersByID[member.config.id] === member { membersByID[member.config.id] = nil }
         if membersBySSRC[member.config.ssrc] === member { membersBySSRC[member.config.ssrc] = nil }
     }

@@ -80,3 +80,21 @@ public enum RecordingHandOff: Sendable {
     /// The burst ended: nothing more comes for `key`.
     case ended(key: UInt64)
 }
+
+extension RelayChange {
+    /// The first change that leaves a floor idle with no later grant in that channel among `pending`.
+    static func deferredRelease(in pending: [RelayChange]) -> Int? {
+        for (index, change) in pending.enumerated() {
+            let channel: ChannelID
+            switch change {
+            case .floor(let idle, holder: nil), .released(let idle, _, _): channel = idle
+            default: continue
+            }
+            let granted = pending[(index + 1)...].contains {
+                if case .floor(channel, holder: .some) = $0 { true } else { false }
+            }
+            if !granted { return index }
+        }
+        return nil
+    }
+}

@@ -51,14 +51,20 @@ struct PageLatencyTests {
                 "\(firstQuarter) ms (median \(Self.median(firstQuarter))), last \(lastQuarter) ms (median",
                 "\(Self.median(lastQuarter))); underruns quiet \(quiet.underruns ?? -1), loaded \(loaded.underruns ?? -1)"
             )
-            // Load makes the delay jump about (the buffer grows on jitter); what must not happen is that it stays
-            // up: by the last quarter of the burst it is back near where it was in the first.
+            // Load makes the delay jump about: the buffer grows with the jitter the load brings, which is what it is
+            // for, and the load's jitter changes over the burst (a fresh clone's run went 90 → 160 ms, tracking it).
+            // What must not happen is the old player's ratchet, which only grew: 320 → 1002 ms, or 192 → 259 → 431 ms,
+            // within such a burst. So the last quarter stays near the first, or within 250 ms (MCPTT's mouth-to-ear
+            // target, KPI 3, is 300 ms).
             #expect(
-                Self.median(lastQuarter) <= Self.median(firstQuarter) + 50,
+                Self.median(lastQuarter) <= max(Self.median(firstQuarter) + 50, Self.loadedCeiling),
                 "loaded mouth-to-ear grew: first quarter \(firstQuarter) ms, last \(lastQuarter) ms; all \(loaded.delays)"
             )
         }
     }
+
+    /// The loaded burst's last quarter may end up here even when its first quarter was lower (ms).
+    static let loadedCeiling = 250.0
 
     static func median(_ values: [Double]) -> Double {
         guard !values.isEmpty else { return .infinity }

@@ -9,10 +9,9 @@ extension BurstKeeping {
         member.playback = playback
         players.append(member)
         if timer == nil {
-            // Held by the task until it is cancelled: when nobody plays any more, or the relay closes.
-            let keeping = NIOLoopBound(self, eventLoop: eventLoop)
+            let keeping = NIOLoopBound(WeakReference(self), eventLoop: eventLoop)
             timer = eventLoop.scheduleRepeatedTask(initialDelay: .zero, delay: Self.playbackTick) { _ in
-                keeping.value.playbackTick()
+                keeping.value.object?.playbackTick()
             }
         }
     }

@@ -27,11 +27,10 @@ final class RecordedBursts {
         buffer.handedOff = buffer.firstRetained
         recorded.append(buffer)
         if timer == nil {
-            // Held by the task until it is cancelled: when no burst is recorded any more, or the relay closes.
-            let recordings = NIOLoopBound(self, eventLoop: eventLoop)
+            let recordings = NIOLoopBound(WeakReference(self), eventLoop: eventLoop)
             timer = eventLoop.scheduleRepeatedTask(
                 initialDelay: Self.handOffInterval, delay: Self.handOffInterval
-            ) { _ in recordings.value.handOffAll() }
+            ) { _ in recordings.value.object?.handOffAll() }
         }
     }
 

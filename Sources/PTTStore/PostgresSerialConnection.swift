@@ -49,12 +49,14 @@ final class PostgresSerialConnection: @unchecked Sendable {
                 open = connection
             } else {
                 connection = nil
+                let connecting = PostgresConnection.connect(
+                    on: group.next(), configuration: try location.configuration(), id: 1, logger: logger)
                 do {
-                    open = try wait(
-                        PostgresConnection.connect(
-                            on: group.next(), configuration: try location.configuration(), id: 1, logger: logger),
-                        connection: nil)
+                    open = try wait(connecting, connection: nil)
                 } catch {
+                    // A connection that arrives after the wait gave up is nobody's: it is closed as it comes (an
+                    // unclosed one stops a debug build when it goes).
+                    connecting.whenSuccess { late in let _: EventLoopFuture<Void> = late.close() }
                     throw PostgresStoreError.connectionFailed(error, location)
                 }
                 connection = open

@@ -5,18 +5,15 @@ import NIOCore
 import PTTStore
 import PostgresNIO
 
-/// This pttd's place in a cluster: its name is held (a session advisory lock, so two pttd never run as one
-/// node), its row in `node` says where it listens, and it follows the directory: every directory write by another
-/// node is a NOTIFY on ``PostgresStore/directoryNotifications``, on which it reloads.
+/// This pttd's place in a cluster: its name is held (a session advisory lock, so two pttd never run as one node),
+/// its row in `node` says where it listens, and it follows the directory: every directory write by another node is a
+/// NOTIFY on ``PostgresStore/directoryNotifications``, on which it reloads.
 ///
-/// It owns channels: every half second it takes the lock of each channel that one of its own members is in and
-/// that no live node owns (`pg_try_advisory_lock` on the channel), so a channel's first node keeps it, and when
-/// its owner dies (its database session ends, and its locks with it) a node with members there takes it.
-///
-/// It keeps one database connection of its own for the locks and the LISTEN (the store's connection carries
-/// requests). When that connection drops, the node is not alive for the others and owns nothing until it is back:
-/// it reconnects with back-off, takes its name again, and reloads the directory, since notifications sent
-/// meanwhile are lost.
+/// It owns channels: every half second it takes the lock of each channel that one of its own members is in and that
+/// no live node owns (`pg_try_advisory_lock`), so a channel's first node keeps it, and when its owner dies (its
+/// session ends, and its locks with it) a node with members there takes it. It keeps one database connection of its
+/// own for the locks and the LISTEN. When that connection drops, the node is not alive for the others and owns
+/// nothing until it is back: it reconnects with back-off, takes its name again, and reloads the directory.
 package final class ClusterNode: Sendable {
     let name: String
     let location: PostgresLocation
@@ -250,8 +247,10 @@ package final class ClusterNode: Sendable {
 
     /// A new connection holding this node's name again, with its row rewritten; nil while that fails.
     private func reconnect() async -> PostgresConnection? {
+        var opened: PostgresConnection?
         do {
             let connection = try await connect()
+            opened = connection
             guard try await Self.lock(name, on: connection, logger: logger) else {
                 logger.critical(
                     "another pttd took this node's name while its connection was down",
@@ -275,6 +274,7 @@ package final class ClusterNode: Sendable {
             logger.notice("cluster database connection back", metadata: ["node": "\(name)"])
             return connection
         } catch {
+            try? await opened?.close()  // connected, then the lock or the row failed
             logger.warning(
                 "cannot reach the cluster database",
                 metadata: ["node": "\(name)", "error": "\(PostgresFailure.wrapping(error))"])

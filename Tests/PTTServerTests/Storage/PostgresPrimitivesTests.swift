@@ -22,7 +22,10 @@ struct PostgresPrimitivesTests {
     @Test("an advisory lock has one holder; when the holder's connection ends another connection takes it")
     func advisoryLockPassesOnDisconnect() async throws {
         try await withPostgres { server in
+            // Every connection is closed on every path: one that goes unclosed (a test failing first) stops a debug
+            // build, and with it every test of the run.
             let owner = try await server.connect()
+            defer { Task { try? await owner.close() } }
             let other = try await server.connect()
             defer { Task { try? await other.close() } }
             #expect(try await Self.tryLock(owner, 7001))
@@ -46,7 +49,9 @@ struct PostgresPrimitivesTests {
     func notifyReachesListeners() async throws {
         try await withPostgres { server in
             let listener = try await server.connect()
+            defer { Task { try? await listener.close() } }
             let sender = try await server.connect()
+            defer { Task { try? await sender.close() } }
             let payloads = (1...20).map { "change-\($0)" }
             let received = try await listener.listen(on: "ptt_directory") { notifications in
                 try await withThrowingTaskGroup(of: [String].self) { group in

@@ -93,6 +93,7 @@ let package = Package(
             name: "PTTRelay",
             dependencies: [
                 "PTTCore", "Opus", "RTP", "SRTP", "CUDPBatch",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

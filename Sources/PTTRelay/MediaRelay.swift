@@ -1,5 +1,6 @@
 import CUDPBatch
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import PTTCore
@@ -46,7 +47,9 @@ public final class MediaRelay: @unchecked Sendable {
     /// Kept bursts, the members playing them (catch-up, replay), and recorded bursts' hand-off.
     let keeping: BurstKeeping
     /// Changes the control plane sent that the relay has not applied yet, in order, and whether there are any.
-    let pendingChanges = Mutex<[RelayChange]>([])
+    /// A pthread lock (`NIOLockedValueBox`), not `Synchronization.Mutex`: ThreadSanitizer does not see the order a
+    /// contended `Mutex` (a futex) gives, and reported the plane's append and the relay's removal as a race.
+    let pendingChanges = NIOLockedValueBox<[RelayChange]>([])
     let hasPendingChanges = Atomic<Bool>(false)
     /// The relay's monotonic time (tests set their own).
     var clock: () -> NIODeadline = { NIODeadline.now() } { didSet { keeping.clock = clock } }
@@ -160,7 +163,7 @@ public final class MediaRelay: @unchecked Sendable {
     /// exception: it waits for the end of the read cycle (``applyPendingChanges(beforeDatagram:)``).
     public func apply(_ changes: [RelayChange]) {
         guard !changes.isEmpty else { return }
-        pendingChanges.withLock { $0.append(contentsOf: changes) }
+        pendingChanges.withLockedValue { $0.append(contentsOf: changes) }
         hasPendingChanges.store(true, ordering: .releasing)
         eventLoop.execute { self.applyPendingChanges() }
     }
@@ -175,7 +178,7 @@ public final class MediaRelay: @unchecked Sendable {
     /// at once, so the new holder's first packet finds it the holder.
     func applyPendingChanges(beforeDatagram: Bool = false) {
         guard hasPendingChanges.load(ordering: .acquiring) else { return }
-        let changes = pendingChanges.withLock { pending -> [RelayChange] in
+        let changes = pendingChanges.withLockedValue { pending -> [RelayChange] in
             if beforeDatagram, let idle = RelayChange.deferredRelease(in: pending) {
                 defer { pending.removeFirst(idle) }
                 return Array(pending[..<idle])

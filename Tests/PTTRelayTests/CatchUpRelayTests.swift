@@ -161,24 +161,33 @@ struct CatchUpRelayTests {
         #expect(caught.map { Int($0.payload[1]) } == Array(0..<100))
     }
 
+    /// Member 1 talks 20 packets to member 3, heard at its old address (reachable for the 30 s silence timeout),
+    /// woken or not; then member 3 is heard from a new address. Returns what went to each address, and the new one.
+    static func movesWhileReachable(
+        woken: Bool
+    ) throws -> (h: Harness, live: [Int], caught: [Int], moved: SocketAddress) {
+        let h = try Harness(catchUp: Self.keeping(speed: 20))
+        try h.join(1, 3)
+        h.apply(.floor(h.id, holder: MemberID("m1")))
+        if woken { h.apply(.woken(h.id, [MemberID("m3")])) }
+        try Self.talk(h, 20)
+        let live = try h.sent().filter { $0.to == (try h.address(3)) }.map { Int($0.payload[1]) }
+        let moved = try SocketAddress(ipAddress: "127.0.0.1", port: 41_003)
+        try h.send(from: 3, RTCPWriter.makeKeepAlive(ssrc: 3, cname: "m3"), address: moved)
+        h.advance(.milliseconds(100))
+        let caught = try h.sent().filter { $0.to == moved }.map { Int($0.payload[1]) }
+        return (h, live, caught, moved)
+    }
+
     /// The control plane woke the member because it counted it silent; the relay, whose reports to the plane lag its
     /// own view by up to a report interval, still counted its old address reachable when the woken app's new socket
     /// was heard. Before, that app got no catch-up at all, only live packets (`KitClientTests.wakeThenCatchUp` failed
     /// now and then: "no 25 packets heard").
     @Test("a woken member heard from a new address catches up from the first packet, even if its old one still counted")
     func wokenMemberMovedWhileReachable() throws {
-        let h = try Harness(catchUp: Self.keeping(speed: 20))
-        try h.join(1, 3)  // member 3 heard at its old address: reachable for the 30 s silence timeout
-        h.apply(.floor(h.id, holder: MemberID("m1")))
-        h.apply(.woken(h.id, [MemberID("m3")]))
-        try Self.talk(h, 20)
-        let live = try h.sent().filter { $0.to == (try h.address(3)) }
+        let (h, live, caught, moved) = try Self.movesWhileReachable(woken: true)
         #expect(live.count == 20, "the relay sent to the old address, which it still counted reachable")
-        let moved = try SocketAddress(ipAddress: "127.0.0.1", port: 41_003)
-        try h.send(from: 3, RTCPWriter.makeKeepAlive(ssrc: 3, cname: "m3"), address: moved)
-        h.advance(.milliseconds(100))
-        let caught = try h.sent().filter { $0.to == moved }
-        #expect(caught.map { Int($0.payload[1]) } == Array(0..<20))
+        #expect(caught == Array(0..<20))
         // Its next keep-alive, from the same new address, starts nothing again.
         try h.send(from: 3, RTCPWriter.makeKeepAlive(ssrc: 3, cname: "m3"), address: moved)
         h.advance(.milliseconds(100))
@@ -188,15 +197,9 @@ struct CatchUpRelayTests {
 
     @Test("a member that was not woken and moves while reachable gets no catch-up: its old address had the packets")
     func unwokenMemberMovedWhileReachable() throws {
-        let h = try Harness(catchUp: Self.keeping(speed: 20))
-        try h.join(1, 3)
-        h.apply(.floor(h.id, holder: MemberID("m1")))
-        try Self.talk(h, 20)
-        _ = try h.sent()
-        let moved = try SocketAddress(ipAddress: "127.0.0.1", port: 41_003)
-        try h.send(from: 3, RTCPWriter.makeKeepAlive(ssrc: 3, cname: "m3"), address: moved)
-        h.advance(.milliseconds(100))
-        #expect(try h.sent().isEmpty)
+        let (h, live, caught, _) = try Self.movesWhileReachable(woken: false)
+        #expect(live.count == 20)
+        #expect(caught.isEmpty)
         #expect(h.counter("ptt_catchup_started_total") == 0)
     }
 

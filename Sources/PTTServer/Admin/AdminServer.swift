@@ -7,6 +7,7 @@ import PTTCore
 /// The admin HTTP listener (JSON API and `/metrics`), loopback-only unless configured otherwise.
 final class AdminServer: Sendable {
     let channel: NIOCore.Channel
+    private let admission: ListenerAdmission
 
     /// Connections beyond `limits.adminMaxConnections` are closed at accept (``ListenerAdmission``); each one has an
     /// idle and a request deadline (``AdminDeadlines``), so slow or silent clients cannot hold descriptors.
@@ -37,10 +38,20 @@ final class AdminServer: Sendable {
                 }
             }
             .bind(host: host, port: port).get()
-        return AdminServer(channel: channel)
+        return AdminServer(channel: channel, admission: admission)
     }
 
-    private init(channel: NIOCore.Channel) { self.channel = channel }
+    private init(channel: NIOCore.Channel, admission: ListenerAdmission) {
+        self.channel = channel
+        self.admission = admission
+    }
+
+    /// At shutdown, before the plane's loop stops: closes every admin connection (a keep-alive one, a Prometheus
+    /// scraping, would otherwise hand a request to the stopped loop, whose promise is never completed), cut off after
+    /// `grace`.
+    func closeConnections(grace: TimeAmount) async {
+        _ = await admission.connections.close(grace: grace, on: channel.eventLoop)
+    }
 
     var port: Int { channel.localAddress?.port ?? 0 }
 }

@@ -263,10 +263,10 @@ public final class PTTDaemon: Service, @unchecked Sendable {
             await running.nodeLinks?.close()
             try? await running.control.channel.close()
             try? await running.admin.channel.close()
+            await running.admin.closeConnections(grace: .milliseconds(100))
             try? await running.web?.channel.close()
-            // Closing the relay also drops its report callback: the plane and the relay refer to each other
-            // (plane.relay, relay.report), and that cycle would keep every stopped server's plane, store (an
-            // open SQLite connection) and relay (LeakSanitizer).
+            // Closing the relay also drops its report callback: the plane and the relay refer to each other, a cycle
+            // that would keep every stopped server's plane, store (an open SQLite connection) and relay (LSan).
             await running.relay.close()
             // The relay hands nothing more over: open recordings are finished.
             await running.recorder.close()

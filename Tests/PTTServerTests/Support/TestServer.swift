@@ -41,6 +41,9 @@ final class TestServer: Sendable {
         configuration.mediaPort = 0
         configuration.tls = false
         if let source { configuration = try source.read() }
+        // Under a sanitizer the server runs several times slower: T1 stretches as the tests' waits do (a test that
+        // sets its own T1 scales it itself).
+        configuration.floor.endOfMediaTimeout = configuration.floor.endOfMediaTimeout * TestTimeouts.scale
         configure(&configuration)
         var logger = Logger(label: "pttd-test")
         logger.logLevel =

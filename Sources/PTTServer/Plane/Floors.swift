@@ -48,7 +48,7 @@ final class Floors {
         if floor.holder != holderBefore {
             if let released = holderBefore, let grace = floor.releaseGrace, grace.member == released, !grace.afterRevoke
             {
-                plane.relayLink.released(channel, by: released)
+                plane.relayLink.released(channel, by: released, grace: floor.configuration.releaseGrace)
             } else {
                 plane.relayLink.syncFloor(channel, holder: floor.holder)
             }

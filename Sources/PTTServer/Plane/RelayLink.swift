@@ -42,10 +42,11 @@ final class RelayLink {
         relay?.apply([.floor(channel, holder: holder)])
     }
 
-    /// Tells the relay the holder released the floor: idle, with its late packets still forwarded for the
-    /// configured release grace.
-    func released(_ channel: ChannelID, by member: MemberID) {
-        relay?.apply([.released(channel, by: member, grace: plane.configuration.floor.releaseGrace)])
+    /// Tells the relay the holder released the floor: idle, with its late packets still forwarded for `grace`, the
+    /// floor's own (a floor keeps the settings it was granted under until it is idle; by default the configured ones).
+    func released(_ channel: ChannelID, by member: MemberID, grace: Duration? = nil) {
+        let grace = grace ?? plane.configuration.floor.releaseGrace
+        relay?.apply([.released(channel, by: member, grace: grace)])
     }
 
     /// Tells the relay which members were woken for the burst the channel's holder starts (they may catch up with it).

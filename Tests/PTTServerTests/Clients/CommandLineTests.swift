@@ -98,7 +98,7 @@ struct CommandLineTests {
         let wake = try await monitor.waitForLine(timeout: .seconds(30)) { $0.contains(#""type":"push""#) }
         #expect(wake.contains(#""activeSpeaker":"jane""#))
         #expect(wake.contains(#""pushType":"pushtotalk""#))
-        #expect(try await talk.waitForExit() == 0)
+        #expect(try await talk.waitForExit() == 0, "ptt talk: \(talk.standardError)")
 
         let json = try await Subprocess.run("pttctl", ["wakes", "--json", "--data", data])
         let totals = try JSONDecoder().decode(WakeTotals.self, from: Data(json.utf8))

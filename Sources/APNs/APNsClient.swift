@@ -20,20 +20,27 @@ public final class APNsClient: Sendable {
     private let http: HTTPClient
     private let tokens = Mutex(APNsTokenCache())
     private let logger: Logger
+    /// How long one send may take here (``requestTimeout`` unless the maker chose otherwise).
+    private let timeout: TimeAmount
 
     /// Loads the `.p8` key (and `caFile`, when set) and prepares the HTTP client on `eventLoopGroup`. No
     /// connection is made until the first send.
+    /// - Parameter timeout: how long one send may take, connecting included (tests under a sanitizer stretch it).
     /// - Throws: `APNsSettingsError` naming the setting and the file when a file is missing or unusable.
-    public init(settings: APNsSettings, eventLoopGroup: EventLoopGroup, logger: Logger) throws(APNsSettingsError) {
+    public init(
+        settings: APNsSettings, eventLoopGroup: EventLoopGroup, logger: Logger,
+        timeout: TimeAmount = APNsClient.requestTimeout
+    ) throws(APNsSettingsError) {
         self.settings = settings
         self.logger = logger
+        self.timeout = timeout
         signingKey = try APNsSigningKey.load(file: settings.keyFile)
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.minimumTLSVersion = .tlsv12
         if let caFile = settings.caFile { tls.trustRoots = .certificates(try Self.loadCertificates(caFile)) }
         var configuration = HTTPClient.Configuration(
             tlsConfiguration: tls, redirectConfiguration: .disallow,
-            timeout: .init(connect: Self.requestTimeout, read: Self.requestTimeout))
+            timeout: .init(connect: timeout, read: timeout))
         configuration.httpVersion = .automatic
         // A wake is worth nothing late: fail at once when APNs cannot be reached and let the caller back off,
         // rather than retrying the connection until the deadline.
@@ -76,7 +83,7 @@ public final class APNsClient: Sendable {
         logger.debug("APNs send")
         return http.execute(
             request: request, eventLoop: .indifferent,
-            deadline: .now() + Self.requestTimeout, logger: nil
+            deadline: .now() + timeout, logger: nil
         )
         .map { response in
             APNsOutcome.answer(

@@ -25,10 +25,11 @@ extension Duration {
     public var scaled: Duration { self * TestTimeouts.scale }
 }
 
-/// Waits until `condition` holds, checking every `interval`; throws with `what` after `timeout` (as given:
-/// callers scale it where they mean to).
+/// Waits until `condition` holds, checking every `interval`; throws with `what` after `timeout`. The default,
+/// ``TestTimeouts/eventWait``, is scaled (it only bounds a failure); a timeout given is used as given (callers scale
+/// it where they mean to). Under ThreadSanitizer a daemon once took over the unscaled 20 s to listen.
 public func eventually(
-    _ what: String, timeout: Duration = TestTimeouts.eventWait, interval: Duration = .milliseconds(20),
+    _ what: String, timeout: Duration = TestTimeouts.eventWait.scaled, interval: Duration = .milliseconds(20),
     _ condition: () async throws -> Bool
 ) async throws {
     let deadline = ContinuousClock.now + timeout

@@ -101,7 +101,8 @@ struct RecordingTests {
             let table = try await Subprocess.run("pttctl", ["history", "deck"] + admin)
             #expect(table.contains("alice") && table.contains("bob"), "\(table)")
             let out = TestServer.temporaryDirectory() + "/deck.ogg"
-            _ = try await Subprocess.run("pttctl", ["export", "deck", "--since", "1h", "-o", out] + admin)
+            _ = try await Subprocess.run(
+                "pttctl", ["export", "deck", "--since", "1h", "--gap-ms", "300", "-o", out] + admin)
             let written = try OggOpusReader.read([UInt8](Data(contentsOf: URL(fileURLWithPath: out)))).packets
             let sameExport = written.map(\.data) == joined.map(\.data)
             #expect(sameExport, "pttctl export wrote \(written.count) packets, the API gave \(joined.count)")

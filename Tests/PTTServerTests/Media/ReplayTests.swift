@@ -64,10 +64,15 @@ struct ReplayTests {
                     #expect(b.timestamp &- a.timestamp == UInt32(packets[index].samples))
                 }
                 #expect(try Self.decode(heard.map(\.payload), channels: channels) == original)
+                // The pace is checked in plain builds only: under a sanitizer the process runs 2–10 times slower, and a
+                // 100-packet-per-second stream encrypted, relayed and decrypted three times in it falls behind the
+                // clock (10.7 s of arrivals for 6.2 s of audio under ThreadSanitizer, on 2 cores). That pass checks
+                // the packets, their order and the audio, above.
+                guard TestTimeouts.scale == 1 else { continue }
                 let expected = Double(total - packets.last!.samples) / 48  // ms from first to last send
                 let span = Double(heard.last!.arrival - heard.first!.arrival) / 1e6
                 #expect(
-                    abs(span - expected) < max(0.1 * expected, 150) * TestTimeouts.scale,
+                    abs(span - expected) < max(0.1 * expected, 150),
                     "\(fixture): \(span) ms of arrivals for \(expected) ms of audio")
             }
         }

@@ -64,8 +64,9 @@ struct PostgresPrimitivesTests {
                         return seen
                     }
                     group.addTask {
-                        try await Task.sleep(for: .seconds(10))
-                        throw TestFailure("notifications did not arrive within 10 s")
+                        // A bound on a failure, not a measurement: under a sanitizer the pass runs several times slower.
+                        try await Task.sleep(for: TestTimeouts.eventWait.scaled)
+                        throw TestFailure("notifications did not arrive within \(TestTimeouts.eventWait.scaled)")
                     }
                     for payload in payloads {
                         try await sender.query("SELECT pg_notify('ptt_directory', \(payload))", logger: Self.logger)

@@ -128,12 +128,13 @@ bench-check: deps
 ## library, no C target, no other package), and its targets import Glibc/Musl/Darwin only under `#if canImport`.
 ## It reads `swift package dump-package` and `describe`, which resolve nothing: fine on a fresh clone.
 ## Last the size rules of Docs/ARCHITECTURE.md (Tests/Scripts/check-sizes.py): no file in Sources over 300 lines,
-## no type over 25 methods.
+## no type over 25 methods; and the parts rule (Tests/Scripts/check-parts.py): a plane part never calls another.
 FORMAT_PATHS := Sources Tests Package.swift
 lint:
 	$(SWIFT) format lint --strict --recursive --parallel $(FORMAT_PATHS)
 	SWIFT=$(SWIFT) python3 Tests/Scripts/check-kit-dependencies.py --package-path $(CURDIR)
 	python3 Tests/Scripts/check-sizes.py
+	python3 Tests/Scripts/check-parts.py
 
 format:
 	$(SWIFT) format format --in-place --recursive --parallel $(FORMAT_PATHS)

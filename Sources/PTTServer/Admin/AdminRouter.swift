@@ -96,7 +96,8 @@ package struct AdminRouter {
                 return answer(plane.admin.kick(channel: segments[2], member: segments[4]))
             case (.POST, 4, "api", "channels") where segments[3] == "announce":
                 let request = try decode(AnnounceRequest.self, body)
-                return answer(plane.admin.announce(segments[2], request), status: .created)
+                let channel = try plane.admin.channel(segments[2])
+                return answer(plane.announcements.announce(channel, request), status: .created)
             case (.POST, 4, "api", "users") where segments[3] == "links":
                 let request = body.isEmpty ? SignInLinkRequest() : try decode(SignInLinkRequest.self, body)
                 return answer(plane.signInLinks.make(user: segments[2], request), status: .created)

@@ -20,13 +20,13 @@ extension ClusterPlane {
             execute(ownership.forwardedRequestArrived(forwarded, in: request.channel, now: now))
         case .floorRelease(let release):
             guard owns(release.channel, asked: peer) else { return }
-            plane.floors.event(release.channel) { floor, now in floor.release(release.member, now: now) }
+            plane.run([.floor(release.channel, .release(release.member))])
         case .talkHeard(let heard):
             guard owns(heard.channel, asked: peer) else { return }
-            plane.floors.talkHeard(heard.member, in: heard.channel, implicit: heard.implicit)
+            plane.run([.floor(heard.channel, .talkHeard(heard.member, implicit: heard.implicit))])
         case .floorRevoke(let revoke):
             guard owns(revoke.channel, asked: peer) else { return }
-            plane.floors.event(revoke.channel) { floor, now in floor.revoke(now: now) }
+            plane.run([.floor(revoke.channel, .revoke)])
         case .floorEvent(let event):
             followFloorEvent(event, from: peer)
         case .wake(let wake):
@@ -58,13 +58,14 @@ extension ClusterPlane {
         remoteFloors[event.channel] = event
         if event.holder != before {
             if let released = before, event.holder == nil, event.releasedBy == released {
-                plane.relayLink.released(event.channel, by: released)
+                plane.relayLink.send(
+                    [.released(event.channel, by: released, grace: plane.configuration.floor.releaseGrace)])
             } else {
-                plane.relayLink.syncFloor(event.channel, holder: event.holder)
+                plane.relayLink.send([.floor(event.channel, holder: event.holder)])
             }
         }
-        var frames = FloorActionFrames(plane: plane, channel: event.channel, requester: requester, remote: true)
-        frames.execute(event.actions)
+        let frames = FloorActionFrames(plane: plane, channel: event.channel, requester: requester, remote: true)
+        plane.run(frames.effects(of: event.actions))
     }
 
     /// A floor event ran here on a channel this node owns: the nodes with members connected there (and the node

@@ -57,12 +57,12 @@ final class ClusterPlane {
             switch action {
             case .decideLocally(let channel, let requester):
                 guard requester.session.map(plane.sessions.isOpen) ?? false else { continue }
-                plane.floors.request(from: requester, in: channel)
+                plane.run(plane.floors.handle(.request(requester), in: channel))
             case .decideForwarded(let channel, let request):
                 let requester = Floors.Requester(
                     member: request.member, session: nil, re: nil,
                     remote: NodeRequester(node: request.from, ticket: request.ticket.rawValue, member: request.member))
-                plane.floors.request(from: requester, in: channel)
+                plane.run(plane.floors.handle(.request(requester), in: channel))
             case .forward(let ticket, let channel, let member, let owner):
                 forward(ticket, channel: channel, member: member, to: owner)
             case .refuse(let request, let channel, _):
@@ -96,12 +96,12 @@ final class ClusterPlane {
     /// former owner; members here are told (a new owner starts idle).
     private func ownerChanged(_ channel: ChannelID, from old: String?, to new: String?) {
         func floorWentIdleHere(_ channel: ChannelID) {
-            plane.relayLink.syncFloor(channel, holder: nil)
+            plane.relayLink.send([.floor(channel, holder: nil)])
             guard let found = plane.directory.channels[channel] else { return }
             plane.broadcast(.floorIdle(FloorChannelEvent(channel: ChannelInfo(found))), to: channel)
         }
         if new != node, let floor = plane.floors[channel] {
-            plane.floors.remove(channel)
+            plane.run(plane.floors.remove(channel))
             if floor.holder != nil { floorWentIdleHere(channel) }
         }
         if old != node, let seen = remoteFloors.removeValue(forKey: channel), seen.holder != nil {

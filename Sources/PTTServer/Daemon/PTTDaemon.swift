@@ -163,7 +163,7 @@ public final class PTTDaemon: Service, @unchecked Sendable {
             maxBurstDuration: configuration.floor.maxTalkTime + configuration.floor.endOfMediaTimeout,
             metrics: metrics.relay, logger: logger)
         try await relay.bind(host: configuration.controlHost, port: configuration.mediaPort)
-        relay.report = { report in plane.eventLoop.execute { plane.relayLink.reported(report) } }
+        relay.report = { report in plane.eventLoop.execute { plane.run(plane.relayLink.reported(report)) } }
         relay.recordingSink = { recorder.handle($0) }
         try await controlLoop.submit {
             plane.recordings.recorder = recorder

@@ -86,7 +86,7 @@ final class Notifier {
                         deadline: order.deadline, burst: burst, payload: frame), to: membership, via: order.route)
             }
         }
-        plane.relayLink.woken(channel, woken)
+        if !woken.isEmpty { plane.relayLink.send([.woken(channel, woken)]) }
         if !decisions.isEmpty {
             plane.logger.info(
                 "waking members for a talk burst",

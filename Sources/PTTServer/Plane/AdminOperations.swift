@@ -31,7 +31,7 @@ final class AdminOperations {
 
     /// `POST /api/channels`.
     func createChannel(_ request: CreateChannelRequest) -> EventLoopFuture<ChannelSummary> {
-        change { directory throws(AdminError) in
+        plane.writes.change { directory throws(AdminError) in
             let channel: PTTCore.Channel
             do {
                 channel = try directory.planCreateChannel(
@@ -58,18 +58,18 @@ final class AdminOperations {
 
     /// `DELETE /api/channels/NAME`: every member is told (`left`, or a leave push), the floor goes.
     func deleteChannel(_ reference: String) -> EventLoopFuture<Void> {
-        change { directory throws(AdminError) in
+        plane.writes.change { directory throws(AdminError) in
             let channel = try Self.channel(reference, in: directory)
             let members = directory.members(of: channel.id)
             return (
                 [.removeChannel(channel.id)],
                 {
-                    self.plane.floors.remove(channel.id)
-                    for member in members { self.plane.notifier.sendLeave(to: member, reason: .channelDeleted) }
                     let left = ControlMessage.left(Left(channel: ChannelInfo(channel), reason: .channelDeleted))
-                    for member in members {
-                        for session in self.plane.sessions.allSessions(of: member) { session.send(left) }
-                    }
+                    self.plane.run(
+                        [.floorRemoved(channel.id)] + members.map { .pushLeave($0, .channelDeleted) }
+                            + members.flatMap { member in
+                                self.plane.sessions.allSessions(of: member).map { PlaneEffect.send(left, to: $0) }
+                            })
                     self.plane.logger.info(
                         "channel deleted", metadata: ["channel": "\(channel.name)", "members": "\(members.count)"])
                 }
@@ -79,7 +79,7 @@ final class AdminOperations {
 
     /// `DELETE /api/channels/NAME/members/MEMBER`.
     func kick(channel reference: String, member memberReference: String) -> EventLoopFuture<Void> {
-        change { directory throws(AdminError) in
+        plane.writes.change { directory throws(AdminError) in
             let channel = try Self.channel(reference, in: directory)
             guard let member = directory.findMember(memberReference, in: channel.id) else {
                 throw AdminError(.notFound, "no single member '\(memberReference)' in channel '\(channel.name)'")
@@ -87,7 +87,7 @@ final class AdminOperations {
             return (
                 [.removeMembership(member.id)],
                 {
-                    self.plane.memberships.ended(member, in: channel, reason: .kicked)
+                    self.plane.run([.membershipEnded(member, in: channel, reason: .kicked)])
                     self.plane.context.metrics.channels.kicks.increment()
                 }
             )
@@ -111,16 +111,7 @@ final class AdminOperations {
         guard plane.floors[channel.id]?.holder != nil else {
             throw AdminError(.conflict, "the floor of '\(channel.name)' is idle")
         }
-        plane.floors.event(channel.id) { floor, now in floor.revoke(now: now) }
-    }
-
-    /// `POST /api/channels/NAME/announce`.
-    func announce(_ reference: String, _ request: AnnounceRequest) -> EventLoopFuture<AnnounceResponse> {
-        do throws(AdminError) {
-            return plane.announcements.announce(try channel(reference), request)
-        } catch {
-            return plane.eventLoop.makeFailedFuture(error)
-        }
+        plane.run([.floor(channel.id, .revoke)])
     }
 
     /// `POST /api/users`: the secret is returned once and stored only as a salted hash.
@@ -128,7 +119,7 @@ final class AdminOperations {
         let secret = SecretHasher.generateSecret()
         let salt = SecretHasher.makeSalt()
         let hash = SecretHasher.hash(secret: secret, salt: salt)
-        return change { directory throws(AdminError) in
+        return plane.writes.change { directory throws(AdminError) in
             let user: User
             do {
                 user = try directory.planAddUser(
@@ -158,7 +149,7 @@ final class AdminOperations {
 
     /// `DELETE /api/users/NAME`: its memberships end and its connections close.
     func removeUser(_ name: String) -> EventLoopFuture<Void> {
-        change { directory throws(AdminError) in
+        plane.writes.change { directory throws(AdminError) in
             let memberships: [Membership]
             do { memberships = try directory.planRemoveUser(name) } catch {
                 throw AdminError(.notFound, "\(error)")
@@ -167,48 +158,12 @@ final class AdminOperations {
             return (
                 memberships.map { .removeMembership($0.id) } + [.removeUser(name)],
                 {
-                    for (membership, channel) in ended {
-                        self.plane.memberships.ended(membership, in: channel, reason: .userRemoved)
-                    }
-                    self.plane.signInLinks.userRemoved(name)
-                    for session in self.plane.sessions.sessions(ofUser: name) {
-                        session.close(with: ErrorFrame(code: .badCredentials, message: "user '\(name)' was removed"))
-                    }
+                    self.plane.run(
+                        ended.map { .membershipEnded($0, in: $1, reason: .userRemoved) } + [.userRemoved(name)])
                     self.plane.logger.info(
                         "user removed", metadata: ["user": "\(name)", "memberships": "\(memberships.count)"])
                 }
             )
-        }
-    }
-
-    /// Plans a change in its turn with every other directory write (``DirectoryWrites``), against the directory
-    /// as stored then; the future answers with what `plan`'s second part returns once the change is stored, or
-    /// fails with an ``AdminError``: the plan's own, 503 when storage is not keeping up, 409 when another node's
-    /// change wins every attempt, 500 when storage fails.
-    func change<T>(
-        _ plan: @escaping (ChannelDirectory) throws(AdminError) -> (changes: [DirectoryChange], stored: () -> T)
-    ) -> EventLoopFuture<T> {
-        let promise = plane.eventLoop.makePromise(of: T.self)
-        plane.writes.submit(
-            DirectoryOperation(
-                plan: { directory in
-                    let (changes, stored) = try plan(directory)
-                    directory.apply(changes)
-                    return PlannedChange(
-                        changes: changes, stored: { promise.succeed(stored()) },
-                        failed: { promise.fail(self.adminError($0)) })
-                },
-                refused: { promise.fail(self.adminError($0)) }))
-        return promise.futureResult
-    }
-
-    /// What an admin client is told when a change is refused or fails.
-    func adminError(_ error: any Error) -> AdminError {
-        switch error {
-        case let error as AdminError: error
-        case let conflict as StorageConflict: AdminError(.conflict, "\(conflict); try again")
-        case let busy as DirectoryWritesBusy: AdminError(.unavailable, busy.description)
-        default: AdminError(.internal, "could not store the change: \(plane.storage.describe(error))")
         }
     }
 }

@@ -77,7 +77,7 @@ extension ControlPlane {
             changes.compactMap { change -> ChannelID? in
                 if case .removeChannel(let id) = change { return id } else { return nil }
             })
-        for id in goneChannels { floors.remove(id) }
+        for id in goneChannels { run(floors.remove(id)) }
         for change in changes {
             switch change {
             case .removeMembership(let id):
@@ -92,15 +92,12 @@ extension ControlPlane {
                     session.send(.left(Left(channel: ChannelInfo(channel), reason: reason)))
                 }
                 guard !goneChannels.contains(channel.id) else { continue }
-                floors.event(channel.id) { floor, now in floor.memberLeft(membership.id, now: now) }
+                run([.floor(channel.id, .memberLeft(membership.id))])
                 broadcast(
                     .memberLeft(MemberEvent(channel: ChannelInfo(channel), member: MemberInfo(membership))),
                     to: directory.membersTold(in: channel.id))
             case .removeUser(let name):
-                signInLinks.userRemoved(name)
-                for session in sessions.sessions(ofUser: name) {
-                    session.close(with: ErrorFrame(code: .badCredentials, message: "user '\(name)' was removed"))
-                }
+                run([.userRemoved(name)])
             case .putMembership(let membership) where before.memberships[membership.id] == nil:
                 guard let channel = directory.channels[membership.channel] else { continue }
                 broadcast(

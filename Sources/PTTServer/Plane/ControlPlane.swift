@@ -161,11 +161,11 @@ public final class ControlPlane: @unchecked Sendable {
         case .pushToken(let token):
             heldRequests[session.id] = []
             return memberships.registerPushToken(token, device: device, from: session)
-        case .floorRequest(let command): floors.request(command, device: device, from: session)
-        case .floorRelease(let command): floors.release(command, device: device, from: session)
+        case .floorRequest(let command): run(floors.request(command, device: device, from: session))
+        case .floorRelease(let command): run(floors.release(command, device: device, from: session))
         case .pushAck(let ack): announcements.acknowledged(ack, device: device)
-        case .replay(let request): recordings.replay(request, device: device, from: session)
-        case .presence(let request): memberships.presence(request, device: device, from: session)
+        case .replay(let request): run(recordings.replay(request, device: device, from: session))
+        case .presence(let request): run(memberships.presence(request, device: device, from: session))
         case .hello: break  // answered above
         case .welcome, .heartbeat, .heartbeatAck, .error, .joined, .left, .pushTokenRegistered, .memberJoined,
             .memberLeft, .floorGranted, .floorDenied, .floorQueued, .floorQueueCancelled, .floorReleased, .floorTaken,

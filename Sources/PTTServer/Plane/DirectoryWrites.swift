@@ -31,7 +31,7 @@ final class DirectoryWrites {
     /// Operations waiting past this are refused at once: a storage that cannot keep up costs bounded memory.
     static let limit = 20_000
 
-    private unowned let plane: ControlPlane
+    unowned let plane: ControlPlane
     private var waiting: [Item] = [] {
         didSet { updateGauge() }
     }

@@ -1,8 +1,8 @@
 import PTTCore
 import PTTProtocol
 
-/// Carries out the ``FloorAction``s of one floor event: frames to members, the floor's broadcasts, wakes at the
-/// start of a talk burst, metrics and log.
+/// What the ``FloorAction``s of one floor event make happen: frames to members, the floor's broadcasts, wakes at the
+/// start of a talk burst (as effects), metrics and log.
 struct FloorActionFrames {
     let plane: ControlPlane
     let channel: ChannelID
@@ -12,6 +12,7 @@ struct FloorActionFrames {
     let remote: Bool
     /// The first granted/denied/queued for the requester answers its request.
     private var answered = false
+    private var effects: [PlaneEffect] = []
 
     init(plane: ControlPlane, channel: ChannelID, requester: Floors.Requester?, remote: Bool = false) {
         self.plane = plane
@@ -20,8 +21,9 @@ struct FloorActionFrames {
         self.remote = remote
     }
 
-    mutating func execute(_ actions: [FloorAction]) {
-        guard let found = plane.directory.channels[channel] else { return }
+    /// The effects of `actions`, in their order.
+    consuming func effects(of actions: [FloorAction]) -> [PlaneEffect] {
+        guard let found = plane.directory.channels[channel] else { return [] }
         let info = ChannelInfo(found)
         for action in actions {
             if !remote { account(action, channelName: found.name) }
@@ -53,13 +55,18 @@ struct FloorActionFrames {
                     to: member)
             case .taken(let member):
                 guard let holder = plane.directory.memberships[member] else { continue }
-                plane.broadcast(.floorTaken(FloorTaken(channel: info, member: MemberInfo(holder))), to: channel)
-                if !remote { plane.notifier.burstStarted(in: channel, speaker: member) }
+                effects.append(
+                    .broadcast(
+                        .floorTaken(FloorTaken(channel: info, member: MemberInfo(holder))),
+                        to: plane.directory.members(of: channel)))
+                if !remote { effects.append(.wakeForBurst(channel, speaker: member)) }
             case .idle:
-                plane.broadcast(.floorIdle(FloorChannelEvent(channel: info)), to: channel)
-                if !remote { plane.notifier.burstEnded(in: channel) }
+                effects.append(
+                    .broadcast(.floorIdle(FloorChannelEvent(channel: info)), to: plane.directory.members(of: channel)))
+                if !remote { effects.append(.burstEnded(channel)) }
             }
         }
+        return effects
     }
 
     /// The owner's metrics and log of an action.
@@ -90,11 +97,13 @@ struct FloorActionFrames {
     }
 
     /// The requester's answers go to the connection that asked; everything else to the member's app session.
-    private func send(_ message: ControlMessage, to member: MemberID) {
+    private mutating func send(_ message: ControlMessage, to member: MemberID) {
         if let requester, message.re != nil, member == requester.member, let session = requester.session {
-            return session.send(message)
+            return effects.append(.send(message, to: session))
         }
-        guard let membership = plane.directory.memberships[member] else { return }
-        plane.sessions.appSession(of: membership)?.send(message)
+        guard let membership = plane.directory.memberships[member],
+            let session = plane.sessions.appSession(of: membership)
+        else { return }
+        effects.append(.send(message, to: session))
     }
 }

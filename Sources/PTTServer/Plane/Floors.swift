@@ -33,38 +33,58 @@ final class Floors {
     /// Every channel whose floor is taken, with its holder.
     var holders: [(ChannelID, MemberID)] { floors.compactMap { channel, floor in floor.holder.map { (channel, $0) } } }
 
-    /// Runs one floor event for a channel, executes the actions it returns and re-arms the channel's timer.
-    /// In a cluster, only the channel's owner runs its floor: elsewhere this does nothing (requests and reports go
-    /// to the owner, see ``ClusterPlane``).
-    func event(
-        _ channel: ChannelID, requester: Requester? = nil, _ event: (inout FloorControl, PTTInstant) -> [FloorAction]
-    ) {
-        guard plane.cluster?.remoteOwner(of: channel) == nil else { return }
+    /// Runs one floor event for a channel and re-arms the channel's timer; returns what should follow (the relay's
+    /// change, the burst's recording, frames, wakes, the cluster's news). In a cluster, only the channel's owner runs
+    /// its floor: elsewhere this does nothing (requests and reports go to the owner, see ``ClusterPlane``).
+    func handle(_ event: FloorEvent, in channel: ChannelID) -> [PlaneEffect] {
+        guard plane.cluster?.remoteOwner(of: channel) == nil else { return [] }
+        var requester: Requester?
+        let run: (inout FloorControl, PTTInstant) -> [FloorAction]
+        switch event {
+        case .request(let asking):
+            guard let (candidate, count) = candidate(asking.member, in: channel) else { return [] }
+            requester = asking
+            run = { floor, now in floor.request(candidate, memberCount: count, now: now) }
+        case .release(let member):
+            run = { floor, now in floor.release(member, now: now) }
+        case .talkHeard(let member, let implicit):
+            guard let (candidate, count) = candidate(member, in: channel) else { return [] }
+            run = { floor, now in
+                floor.talkHeard(from: candidate, memberCount: count, implicitRequest: implicit, now: now)
+            }
+        case .memberLeft(let member):
+            run = { floor, now in floor.memberLeft(member, now: now) }
+        case .revoke:
+            run = { floor, now in floor.revoke(now: now) }
+        case .timersExpired:
+            run = { floor, now in floor.timersExpired(now: now) }
+        }
         var floor = floors[channel] ?? FloorControl(configuration: context.configuration.floor)
         floor.adopt(context.configuration.floor)  // an idle floor (in a release's grace) takes a reload's settings
         let holderBefore = floor.holder
-        let actions = event(&floor, context.clock.now())
+        let actions = run(&floor, context.clock.now())
         floors[channel] = floor
+        var effects: [PlaneEffect] = []
         if floor.holder != holderBefore {
             if let released = holderBefore, let grace = floor.releaseGrace, grace.member == released, !grace.afterRevoke
             {
-                plane.relayLink.released(channel, by: released, grace: floor.configuration.releaseGrace)
+                effects.append(.relay([.released(channel, by: released, grace: floor.configuration.releaseGrace)]))
             } else {
-                plane.relayLink.syncFloor(channel, holder: floor.holder)
+                effects.append(.relay([.floor(channel, holder: floor.holder)]))
             }
-            if let holder = floor.holder { plane.recordings.burstStarted(in: channel, speaker: holder) }
+            if let holder = floor.holder { effects.append(.recordBurst(channel, speaker: holder)) }
         }
-        var frames = FloorActionFrames(plane: plane, channel: channel, requester: requester)
-        frames.execute(actions)
+        effects += FloorActionFrames(plane: plane, channel: channel, requester: requester).effects(of: actions)
         armTimer(channel)
-        plane.cluster?.floorEventRan(channel, actions: actions, holder: floor.holder, requester: requester)
+        effects.append(.floorEventRan(channel, actions: actions, holder: floor.holder, requester: requester))
+        return effects
     }
 
     /// A channel was deleted: its floor and timer go (its burst ends).
-    func remove(_ channel: ChannelID) {
+    func remove(_ channel: ChannelID) -> [PlaneEffect] {
         timers.removeValue(forKey: channel)?.task.cancel()
         floors[channel] = nil
-        plane.notifier.burstEnded(in: channel)
+        return [.burstEnded(channel)]
     }
 
     /// Keeps the channel's one timer at its floor's next deadline (or the end of a release's grace); an event that
@@ -80,7 +100,7 @@ final class Floors {
         let when = NIODeadline.uptimeNanoseconds(deadline.nanoseconds)
         let task = context.eventLoop.scheduleTask(deadline: when) { [self] in
             timers[channel] = nil
-            event(channel) { floor, now in floor.timersExpired(now: now) }
+            plane.run(handle(.timersExpired, in: channel))
         }
         timers[channel] = (deadline, task)
     }
@@ -107,47 +127,34 @@ final class Floors {
         )
     }
 
-    /// Runs a floor request on a channel this node owns: one of its members', or one another node forwarded.
-    func request(from requester: Requester, in channel: ChannelID) {
-        guard let (candidate, count) = candidate(requester.member, in: channel) else { return }
-        event(channel, requester: requester) { floor, now in floor.request(candidate, memberCount: count, now: now) }
-    }
-
-    /// A member was heard talking (this node's relay, or another node's report to this owner): T1 restarts for the
-    /// holder; on an idle floor it is an implicit request when `implicit`.
-    func talkHeard(_ member: MemberID, in channel: ChannelID, implicit: Bool) {
-        guard let (candidate, count) = candidate(member, in: channel) else { return }
-        event(channel) { floor, now in
-            floor.talkHeard(from: candidate, memberCount: count, implicitRequest: implicit, now: now)
+    /// `floor-request`: decided here, or in a cluster by the channel's owner.
+    func request(_ command: FloorCommand, device: SessionTable.DeviceKey, from session: ControlSession) -> [PlaneEffect]
+    {
+        let channel: PTTCore.Channel
+        let membership: Membership
+        do { (channel, membership) = try plane.directory.find(command.channel, device: device) } catch {
+            return [.error(session, re: command.id, error.code, error.message)]
         }
-    }
-
-    /// `floor-request`.
-    func request(_ command: FloorCommand, device: SessionTable.DeviceKey, from session: ControlSession) {
-        guard
-            let (channel, membership) = plane.memberships.lookup(
-                command.channel, device: device, re: command.id,
-                session: session)
-        else { return }
-        let requester = Requester(member: membership.id, session: session, re: command.id)
-        guard let cluster = plane.cluster else { return request(from: requester, in: channel.id) }
-        cluster.requestFloor(requester, in: channel.id)
+        return [.requestFloor(Requester(member: membership.id, session: session, re: command.id), in: channel.id)]
     }
 
     /// `floor-release`. Every release gets the same answer, whether the member held the floor, waited in the queue
     /// (then floor-queue-cancelled follows) or neither; the events that follow tell where the floor stands.
-    func release(_ command: FloorCommand, device: SessionTable.DeviceKey, from session: ControlSession) {
-        guard
-            let (channel, membership) = plane.memberships.lookup(
-                command.channel, device: device, re: command.id,
-                session: session)
-        else { return }
-        session.send(.floorReleased(FloorChannelEvent(re: command.id, channel: ChannelInfo(channel))))
-        if let cluster = plane.cluster, let owner = cluster.remoteOwner(of: channel.id) {
-            cluster.sendToOwner(
-                .floorRelease(NodeFloorMember(channel: channel.id, member: membership.id)), owner: owner)
-            return
+    func release(_ command: FloorCommand, device: SessionTable.DeviceKey, from session: ControlSession) -> [PlaneEffect]
+    {
+        let channel: PTTCore.Channel
+        let membership: Membership
+        do { (channel, membership) = try plane.directory.find(command.channel, device: device) } catch {
+            return [.error(session, re: command.id, error.code, error.message)]
         }
-        event(channel.id) { floor, now in floor.release(membership.id, now: now) }
+        let released = PlaneEffect.send(
+            .floorReleased(FloorChannelEvent(re: command.id, channel: ChannelInfo(channel))), to: session)
+        if let owner = plane.cluster?.remoteOwner(of: channel.id) {
+            return [
+                released,
+                .toOwner(.floorRelease(NodeFloorMember(channel: channel.id, member: membership.id)), owner: owner),
+            ]
+        }
+        return [released, .floor(channel.id, .release(membership.id))]
     }
 }

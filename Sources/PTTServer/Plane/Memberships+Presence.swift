@@ -4,9 +4,12 @@ import PTTProtocol
 extension Memberships {
     /// `presence`: the channel's members as the asking member may see them: connected, reachable by audio, and
     /// how each would be woken. Only a member of the channel may ask.
-    func presence(_ request: PresenceRequest, device: SessionTable.DeviceKey, from session: ControlSession) {
-        guard let (channel, _) = lookup(request.channel, device: device, re: request.id, session: session) else {
-            return
+    func presence(
+        _ request: PresenceRequest, device: SessionTable.DeviceKey, from session: ControlSession
+    ) -> [PlaneEffect] {
+        let channel: Channel
+        do { (channel, _) = try plane.directory.find(request.channel, device: device) } catch {
+            return [.error(session, re: request.id, error.code, error.message)]
         }
         let members = plane.directory.members(of: channel.id)
         let listed = members.prefix(PresenceReport.maxMembersListed).map { m in
@@ -16,9 +19,8 @@ extension Memberships {
                 audioReachable: plane.relayLink.heardAnywhere(m.id),
                 wakeRoute: WakeTransport(rawValue: plane.notifier.wakeRoute(m).rawValue))
         }
-        session.send(
-            .presenceReport(
-                PresenceReport(
-                    re: request.id, channel: ChannelInfo(channel), members: Array(listed), memberCount: members.count)))
+        let report = PresenceReport(
+            re: request.id, channel: ChannelInfo(channel), members: Array(listed), memberCount: members.count)
+        return [.send(.presenceReport(report), to: session)]
     }
 }

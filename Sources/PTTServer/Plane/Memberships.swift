@@ -15,41 +15,17 @@ final class Memberships {
 
     var context: PlaneContext { plane.context }
 
-    /// Finds the channel and this device's membership in it, or answers with an error.
-    func lookup(
-        _ reference: String, device: SessionTable.DeviceKey, re: Int?,
-        session: ControlSession
-    ) -> (Channel, Membership)? {
-        do { return try Self.find(reference, device: device, in: plane.directory) } catch {
-            plane.sendError(session, re: re, error.code, error.message)
-            return nil
-        }
-    }
-
-    /// The channel named `reference` and this device's membership in it, in `directory`.
-    static func find(
-        _ reference: String, device: SessionTable.DeviceKey, in directory: ChannelDirectory
-    ) throws(JoinPlan.Refusal) -> (Channel, Membership) {
-        guard let channel = directory.channel(named: reference) else {
-            throw JoinPlan.Refusal(code: .noSuchChannel, message: "no channel '\(reference)'")
-        }
-        guard let membership = directory.membership(channel: channel.id, user: device.user, device: device.device)
-        else {
-            throw JoinPlan.Refusal(code: .notAMember, message: "not a member of channel '\(channel.name)'")
-        }
-        return (channel, membership)
-    }
-
     /// Answers a request that was refused or failed with `error`, and lets the connection read its next request.
     private func answer(_ session: ControlSession, re: Int?, refused error: any Error, storing what: String) {
-        switch error {
-        case let refusal as JoinPlan.Refusal: plane.sendError(session, re: re, refusal.code, refusal.message)
-        case let invalid as DirectoryError: plane.sendError(session, re: re, .badRequest, invalid.description)
-        case let busy as DirectoryWritesBusy: plane.sendError(session, re: re, .internal, busy.description)
-        default:
-            plane.sendError(session, re: re, .internal, "could not store the \(what): \(plane.storage.describe(error))")
-        }
-        plane.storedRequestAnswered(session)
+        let refusal: PlaneEffect =
+            switch error {
+            case let refusal as JoinPlan.Refusal: .error(session, re: re, refusal.code, refusal.message)
+            case let invalid as DirectoryError: .error(session, re: re, .badRequest, invalid.description)
+            case let busy as DirectoryWritesBusy: .error(session, re: re, .internal, busy.description)
+            default:
+                .error(session, re: re, .internal, "could not store the \(what): \(plane.storage.describe(error))")
+            }
+        plane.run([refusal, .requestAnswered(session)])
     }
 
     /// `join`: planned in its turn, stored with the joins that arrive with it in one transaction, and answered once
@@ -86,12 +62,12 @@ final class Memberships {
             ])
         var answer = answer
         answer.floor = plane.floors.state(of: plan.channel.id)  // as it is now, not when the join was planned
-        session.send(.joined(answer))
-        plane.storedRequestAnswered(session)
+        var effects: [PlaneEffect] = [.send(.joined(answer), to: session), .requestAnswered(session)]
         if plan.isNew {
             let event = MemberEvent(channel: ChannelInfo(plan.channel), member: MemberInfo(plan.membership))
-            plane.broadcast(.memberJoined(event), to: plan.others)
+            effects.append(.broadcast(.memberJoined(event), to: plan.others))
         }
+        plane.run(effects)
     }
 
     /// `leave`: ends this device's membership of a channel, in its turn.
@@ -99,14 +75,17 @@ final class Memberships {
         plane.writes.submit(
             DirectoryOperation(
                 plan: { directory in
-                    let (channel, membership) = try Self.find(leave.channel, device: device, in: directory)
+                    let (channel, membership) = try directory.find(leave.channel, device: device)
                     directory.apply(.removeMembership(membership.id))
                     return PlannedChange(
                         changes: [.removeMembership(membership.id)],
                         stored: {
                             self.context.metrics.channels.leaves.increment()
-                            self.ended(membership, in: channel, reason: .left, re: leave.id, requester: session)
-                            self.plane.storedRequestAnswered(session)
+                            self.plane.run([
+                                .membershipEnded(
+                                    membership, in: channel, reason: .left, re: leave.id, requester: session),
+                                .requestAnswered(session),
+                            ])
                         },
                         failed: { self.answer(session, re: leave.id, refused: $0, storing: "change") })
                 },
@@ -118,7 +97,7 @@ final class Memberships {
         plane.writes.submit(
             DirectoryOperation(
                 plan: { directory in
-                    let (channel, membership) = try Self.find(request.channel, device: device, in: directory)
+                    let (channel, membership) = try directory.find(request.channel, device: device)
                     guard let token = HexCoding.decode(request.token) else {
                         throw JoinPlan.Refusal(code: .badRequest, message: "token is not hex")
                     }
@@ -133,10 +112,10 @@ final class Memberships {
                                     "channel": "\(channel.name)", "member": "\(membership.id)",
                                     "bytes": "\(token.count)",
                                 ])
-                            session.send(
-                                .pushTokenRegistered(PushTokenRegistered(re: request.id, channel: ChannelInfo(channel)))
-                            )
-                            self.plane.storedRequestAnswered(session)
+                            let registered = PushTokenRegistered(re: request.id, channel: ChannelInfo(channel))
+                            self.plane.run([
+                                .send(.pushTokenRegistered(registered), to: session), .requestAnswered(session),
+                            ])
                         },
                         failed: { self.answer(session, re: request.id, refused: $0, storing: "token") })
                 },
@@ -149,23 +128,26 @@ final class Memberships {
     func ended(
         _ membership: Membership, in channel: Channel, reason: LeaveReason, re: Int? = nil,
         requester: ControlSession? = nil
-    ) {
-        if requester == nil { plane.notifier.sendLeave(to: membership, reason: reason) }
+    ) -> [PlaneEffect] {
+        var effects: [PlaneEffect] = []
+        if requester == nil { effects.append(.pushLeave(membership, reason)) }
         plane.logger.info(
             "membership ended",
             metadata: ["channel": "\(channel.name)", "member": "\(membership.id)", "reason": "\(reason)"])
         var told = Set<UInt64>()
         if let requester {
-            requester.send(.left(Left(re: re, channel: ChannelInfo(channel), reason: reason)))
+            effects.append(.send(.left(Left(re: re, channel: ChannelInfo(channel), reason: reason)), to: requester))
             told.insert(requester.id)
         }
         for session in plane.sessions.allSessions(of: membership) where !told.contains(session.id) {
-            session.send(.left(Left(channel: ChannelInfo(channel), reason: reason)))
+            effects.append(.send(.left(Left(channel: ChannelInfo(channel), reason: reason)), to: session))
         }
-        plane.floors.event(channel.id) { floor, now in floor.memberLeft(membership.id, now: now) }
-        plane.broadcast(
-            .memberLeft(MemberEvent(channel: ChannelInfo(channel), member: MemberInfo(membership))),
-            to: plane.directory.membersTold(in: channel.id))
+        effects.append(.floor(channel.id, .memberLeft(membership.id)))
+        effects.append(
+            .broadcast(
+                .memberLeft(MemberEvent(channel: ChannelInfo(channel), member: MemberInfo(membership))),
+                to: plane.directory.membersTold(in: channel.id)))
+        return effects
     }
 
     /// The `joined` view of a membership; `listMembers: false` for `welcome`, which can hold many memberships.

@@ -28,10 +28,10 @@ final class Recordings {
     }
 
     /// A member took the floor: on a recorded channel, its burst is announced to the recorder, then the relay.
-    func burstStarted(in channelID: ChannelID, speaker: MemberID) {
+    func burstStarted(in channelID: ChannelID, speaker: MemberID) -> [PlaneEffect] {
         guard let recorder, let channel = plane.directory.channels[channelID], isRecorded(channel),
             let membership = plane.directory.memberships[speaker]
-        else { return }
+        else { return [] }
         let key = nextKey
         nextKey += 1
         recorder.begin(
@@ -39,7 +39,7 @@ final class Recordings {
             BurstMeta(
                 channel: channelID, channelName: channel.name, speaker: membership.user,
                 speakerName: membership.displayName, startedAt: plane.context.wallClock.now()))
-        plane.relayLink.record(channelID, key: key)
+        return [.relay([.record(channelID, key: key)])]
     }
 
     // MARK: Replay
@@ -52,14 +52,16 @@ final class Recordings {
     /// refused while a burst is live (live audio wins).
     func replay(
         _ request: Replay, device: SessionTable.DeviceKey, from session: ControlSession, waited: Duration = .zero
-    ) {
-        guard
-            let (channel, membership) = plane.memberships.lookup(
-                request.channel, device: device, re: request.id, session: session)
-        else { return }
+    ) -> [PlaneEffect] {
+        let channel: PTTCore.Channel
+        let membership: Membership
+        do { (channel, membership) = try plane.directory.find(request.channel, device: device) } catch {
+            return [.error(session, re: request.id, error.code, error.message)]
+        }
         guard plane.floors[channel.id]?.holder == nil else {
-            return plane.sendError(
-                session, re: request.id, .channelBusy, "a burst is live on '\(channel.name)': live audio wins")
+            return [
+                .error(session, re: request.id, .channelBusy, "a burst is live on '\(channel.name)': live audio wins")
+            ]
         }
         let channelID = channel.id
         // Read on the storage's thread: the plane goes on meanwhile.
@@ -72,19 +74,20 @@ final class Recordings {
         }.whenComplete { [self] result in
             switch result {
             case .failure(let error):
-                plane.sendError(session, re: request.id, .internal, "cannot read the recordings: \(error)")
+                plane.run([.error(session, re: request.id, .internal, "cannot read the recordings: \(error)")])
             case .success(let read):
                 // The last burst is still being finished (its release's grace, then its file's end): it is the one
                 // asked for, so wait for it, a bounded time, rather than play the one before.
                 if read.lastStillEnding, waited < lastBurstWait {
                     plane.eventLoop.scheduleTask(in: .milliseconds(50)) { [self] in
-                        replay(request, device: device, from: session, waited: waited + .milliseconds(50))
+                        plane.run(replay(request, device: device, from: session, waited: waited + .milliseconds(50)))
                     }
                     return
                 }
                 play(read.found, request, channel: channel, membership: membership, to: session)
             }
         }
+        return []
     }
 
     /// Plays `found` (the burst a `replay` asked for) to the asking member, or says there is none.
@@ -94,42 +97,44 @@ final class Recordings {
     ) {
         guard let recorder, let burst = found, burst.state != .recording else {
             let what = request.burst.map { "no recorded burst #\($0)" } ?? "no recorded burst"
-            return plane.sendError(session, re: request.id, .noSuchRecording, "\(what) in '\(channel.name)'")
+            return plane.run([.error(session, re: request.id, .noSuchRecording, "\(what) in '\(channel.name)'")])
         }
         recorder.load(burst).whenComplete { [self] result in
             guard case .success(let packets) = result else {
-                return plane.sendError(
-                    session, re: request.id, .noSuchRecording, "recorded burst #\(burst.id) cannot be read")
+                return plane.run([
+                    .error(session, re: request.id, .noSuchRecording, "recorded burst #\(burst.id) cannot be read")
+                ])
             }
             guard plane.directory.memberships[membership.id] != nil else { return }
             let speakerSSRC =
                 plane.directory.members(of: channel.id).first { $0.user == burst.speaker }?.ssrc ?? 0
-            plane.relayLink.replay(burst.id, speakerSSRC: speakerSSRC, packets: packets, to: membership.id)
-            session.send(
-                .replaying(
-                    Replaying(
-                        re: request.id, channel: ChannelInfo(channel), burst: burst.id, speaker: burst.speakerName,
-                        startedAt: Int64(burst.startedAt.timeIntervalSince1970 * 1000), durationMs: burst.durationMs,
-                        packets: packets.count)))
+            let replaying = Replaying(
+                re: request.id, channel: ChannelInfo(channel), burst: burst.id, speaker: burst.speakerName,
+                startedAt: Int64(burst.startedAt.timeIntervalSince1970 * 1000), durationMs: burst.durationMs,
+                packets: packets.count)
+            plane.run([
+                .relay([.replay(membership.id, burst: burst.id, speakerSSRC: speakerSSRC, packets: packets)]),
+                .send(.replaying(replaying), to: session),
+            ])
         }
     }
 
     /// The relay says a replay ended: the member's app is told.
-    func replayEnded(_ member: MemberID, burst: Int64, outcome: PlaybackOutcome) {
+    func replayEnded(_ member: MemberID, burst: Int64, outcome: PlaybackOutcome) -> [PlaneEffect] {
         guard let membership = plane.directory.memberships[member],
-            let channel = plane.directory.channels[membership.channel]
-        else { return }
-        plane.sessions.appSession(of: membership)?.send(
-            .replayEnded(
-                ReplayEnded(
-                    channel: ChannelInfo(channel), burst: burst, outcome: ReplayOutcome(rawValue: outcome.rawValue))))
+            let channel = plane.directory.channels[membership.channel],
+            let session = plane.sessions.appSession(of: membership)
+        else { return [] }
+        let ended = ReplayEnded(
+            channel: ChannelInfo(channel), burst: burst, outcome: ReplayOutcome(rawValue: outcome.rawValue))
+        return [.send(.replayEnded(ended), to: session)]
     }
 
     // MARK: Admin
 
     /// `PUT /api/channels/NAME/recording`.
     func setRecording(_ reference: String, _ on: Bool) -> EventLoopFuture<ChannelRecording> {
-        plane.admin.change { directory throws(AdminError) in
+        plane.writes.change { directory throws(AdminError) in
             var changed = try AdminOperations.channel(reference, in: directory)
             changed.recording = on
             return (

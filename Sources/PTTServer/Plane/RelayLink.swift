@@ -31,38 +31,10 @@ final class RelayLink {
     /// The server stops: the plane lets go of the relay (the relay and the plane refer to each other).
     func detach() { relay = nil }
 
-    /// Sends the relay changes made elsewhere (a cluster's links).
+    /// Sends the relay changes the parts decided (``PlaneEffect/relay(_:)``) or the cluster's links made.
     func send(_ changes: [RelayChange]) {
         guard !changes.isEmpty else { return }
         relay?.apply(changes)
-    }
-
-    /// Tells the relay who may send on a channel.
-    func syncFloor(_ channel: ChannelID, holder: MemberID?) {
-        relay?.apply([.floor(channel, holder: holder)])
-    }
-
-    /// Tells the relay the holder released the floor: idle, with its late packets still forwarded for `grace`, the
-    /// floor's own (a floor keeps the settings it was granted under until it is idle; by default the configured ones).
-    func released(_ channel: ChannelID, by member: MemberID, grace: Duration? = nil) {
-        let grace = grace ?? plane.configuration.floor.releaseGrace
-        relay?.apply([.released(channel, by: member, grace: grace)])
-    }
-
-    /// Tells the relay which members were woken for the burst the channel's holder starts (they may catch up with it).
-    func woken(_ channel: ChannelID, _ members: [MemberID]) {
-        guard !members.isEmpty else { return }
-        relay?.apply([.woken(channel, members)])
-    }
-
-    /// Tells the relay that the burst the channel's holder starts is recorded under `key`.
-    func record(_ channel: ChannelID, key: UInt64) {
-        relay?.apply([.record(channel, key: key)])
-    }
-
-    /// Plays a recorded burst to one member.
-    func replay(_ burst: Int64, speakerSSRC: UInt32, packets: [RecordedPacket], to member: MemberID) {
-        relay?.apply([.replay(member, burst: burst, speakerSSRC: speakerSSRC, packets: packets)])
     }
 
     /// Tells the relay what a stored set of directory changes changed: joins and leaves, never a whole channel again.
@@ -101,23 +73,21 @@ final class RelayLink {
 
     /// A report from the relay: media restarts T1 for the holder; the first media on an idle floor is an implicit
     /// floor request (when configured, and from a member whose app is connected).
-    func reported(_ report: RelayReport) {
+    func reported(_ report: RelayReport) -> [PlaneEffect] {
         plane.eventLoop.preconditionInEventLoop()
         switch report {
         case .heard(let member, let channel, let talking, let dropped):
-            guard let membership = plane.directory.memberships[member], membership.channel == channel else { return }
+            guard let membership = plane.directory.memberships[member], membership.channel == channel else { return [] }
             heard[member] = plane.context.clock.now()
             droppedNotHolder[member] = dropped
-            guard talking else { return }
+            guard talking else { return [] }
             // Only a member whose app is connected takes an idle floor by talking: one that is gone could neither
             // be told it holds the floor nor release it (late audio of a member that just left, on a loaded relay).
             let implicit =
                 plane.configuration.implicitFloorRequest && plane.sessions.appSession(of: membership) != nil
-            // Another node's floor: the report goes there (or, with no owner known, a round is asked for).
-            if plane.cluster?.talkHeard(member, in: channel, implicit: implicit) == true { return }
-            plane.floors.talkHeard(member, in: channel, implicit: implicit)
+            return [.talkHeard(member, in: channel, implicit: implicit)]
         case .replayEnded(let member, _, let burst, let outcome):
-            plane.recordings.replayEnded(member, burst: burst, outcome: outcome)
+            return [.replayEnded(member, burst: burst, outcome: outcome)]
         }
     }
 

@@ -1,0 +1,68 @@
+import PTTCore
+import PTTProtocol
+import PTTRelay
+
+/// What a part of the plane decided should happen, for the plane to carry out (``ControlPlane/run(_:)``).
+///
+/// The parts (``Memberships``, ``Floors``, ``RelayLink``, ``Recordings``, ``AdminOperations``) read the plane's
+/// state and return effects; none of them calls another to make something happen. A request is followed from
+/// ``ControlPlane`` to the part that decides it and back to `run`, the one place where one part's decision reaches
+/// another. Effects run in order, and an effect's own effects run before the next one (a floor event's relay change,
+/// recording and frames come in the order the event made them).
+enum PlaneEffect {
+    /// A frame to one connection.
+    case send(ControlMessage, to: ControlSession)
+    /// A frame to the app sessions of these members, encoded once.
+    case broadcast(ControlMessage, to: [Membership])
+    /// A request that waited for storage is answered: its connection reads on (``ControlPlane/storedRequestAnswered(_:)``).
+    case requestAnswered(ControlSession)
+    /// Changes for the audio relay.
+    case relay([RelayChange])
+
+    /// A floor event on a channel whose floor runs on this node (elsewhere it does nothing).
+    case floor(ChannelID, FloorEvent)
+    /// A member asks for a channel's floor: decided here, or in a cluster by the channel's owner.
+    case requestFloor(Floors.Requester, in: ChannelID)
+    /// The relay heard a member talk: the floor's owner (this node, or another node of a cluster) learns it.
+    case talkHeard(MemberID, in: ChannelID, implicit: Bool)
+    /// A message about a channel for the node that runs its floor.
+    case toOwner(NodeMessage, owner: String)
+    /// A floor event ran here: the cluster's other nodes learn it.
+    case floorEventRan(ChannelID, actions: [FloorAction], holder: MemberID?, requester: Floors.Requester?)
+    /// A deleted channel's floor and timer go.
+    case floorRemoved(ChannelID)
+
+    /// A member took the floor: its burst is recorded if the channel is.
+    case recordBurst(ChannelID, speaker: MemberID)
+    /// A talk burst starts: members that cannot hear it are woken.
+    case wakeForBurst(ChannelID, speaker: MemberID)
+    /// A talk burst ended: wakes still waiting for it are withdrawn.
+    case burstEnded(ChannelID)
+
+    /// A membership ended and that is stored: its floor, its sessions and the other members learn it.
+    case membershipEnded(Membership, in: Channel, reason: LeaveReason, re: Int? = nil, requester: ControlSession? = nil)
+    /// A member whose app is not connected learns with a push that its membership ended.
+    case pushLeave(Membership, LeaveReason)
+    /// A user was removed: its sign-in credentials go and its connections close.
+    case userRemoved(String)
+    /// The relay finished playing a recorded burst to a member: its app learns how it ended.
+    case replayEnded(MemberID, burst: Int64, outcome: PlaybackOutcome)
+
+    /// An error answer to one request.
+    static func error(_ session: ControlSession, re: Int?, _ code: ErrorCode, _ message: String) -> PlaneEffect {
+        .send(.error(ErrorFrame(re: re, code: code, message: message)), to: session)
+    }
+}
+
+/// What happens to a channel's floor: each case is one call into the pure ``FloorControl``.
+enum FloorEvent {
+    case request(Floors.Requester)
+    case release(MemberID)
+    /// A member was heard talking: T1 restarts for the holder; on an idle floor, an implicit request when `implicit`.
+    case talkHeard(MemberID, implicit: Bool)
+    case memberLeft(MemberID)
+    /// An operator revokes the floor.
+    case revoke
+    /// The floor's timer fired.
+    case timersExpired
+}

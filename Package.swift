@@ -272,6 +272,28 @@ let package = Package(
 
         // Helpers every test target may share (waits, timeouts, test clocks, recorders); no `@testable` imports.
         .target(name: "TestSupport", dependencies: ["PTTCore"], path: "Tests/TestSupport"),
+        // A real PostgreSQL from Debian, started for a test or a suite: for the storage suite and the cluster tests.
+        .target(
+            name: "PostgresTestSupport",
+            dependencies: [
+                "PTTStore", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            path: "Tests/PostgresTestSupport"
+        ),
+        // A real pttd on loopback for a test (`withTestServer`), and a connected client that records what it hears
+        // (`Peer`): for the server's tests and any other target that tests against a running server.
+        .target(
+            name: "ServerTestSupport",
+            dependencies: [
+                "PTTServer", "PTTAdmin", "PTTKit", "PTTProtocol", "PTTCore", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Tests/ServerTestSupport"
+        ),
         // A local HTTP/2 stand-in for APNs, for the APNs unit tests and the server's wake tests.
         .target(
             name: "APNsTestSupport",
@@ -337,12 +359,24 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // The storage suite: the same tests on SQLite and PostgreSQL, the storage thread, PostgreSQL's conflicts.
+        .testTarget(
+            name: "PTTStoreTests",
+            dependencies: [
+                "PTTStore", "PTTCore", "TestSupport", "PostgresTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
+        ),
         .testTarget(
             name: "PTTServerTests",
             dependencies: [
                 "PTTServer", "PTTRelay", "PTTStore", "PTTAdmin", "PTTKit", "PTTProtocol", "PTTCore", "RTP",
                 "AudioFiles", "SRTP",
-                "Opus", "TestSupport",
+                "Opus", "TestSupport", "PostgresTestSupport", "ServerTestSupport",
                 "APNs", "APNsTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

@@ -13,8 +13,8 @@ extension ChannelOwnership {
         /// ``ChannelOwnership/forwardUndelivered(_:now:)`` too, and drops the answer.)
         case forward(FloorTicket, ChannelID, member: MemberID, to: String)
         /// A request forwarded here on a channel this node does not run: tell its node so (naming the owner this
-        /// node knows, if any). The node links have no refusal message yet: `ClusterPlane` only logs it, and the
-        /// ticket times out on the forwarding node.
+        /// node knows, if any). `ClusterPlane` sends `floor-refused`, and the forwarding node answers the ticket
+        /// at once (``ChannelOwnership/forwardRefused(_:by:now:)``).
         case refuse(ForwardedFloorRequest, ChannelID, owner: String?)
         /// Answer a member's request that did not run on this node's floor (exactly once per request). With a
         /// failure outcome `ClusterPlane` sends an `unavailable` error with the outcome's message;

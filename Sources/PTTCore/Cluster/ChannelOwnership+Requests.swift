@@ -45,7 +45,7 @@ extension ChannelOwnership {
 
     /// The node a request was forwarded to says it does not own the channel: the request is answered
     /// ``FloorRequestOutcome/refused(by:)``, and a round is asked for (this node's view is behind, or the other's).
-    /// `ClusterPlane` does not call it yet: the node links have no refusal message (see ``Action/refuse(_:_:owner:)``).
+    /// `ClusterPlane` calls it when a `floor-refused` node message arrives (see ``Action/refuse(_:_:owner:)``).
     public mutating func forwardRefused(_ ticket: FloorTicket, by peer: String, now: PTTInstant) -> [Action] {
         _ = advance(to: now)
         guard let pending = tickets[ticket], pending.owner == peer else { return [] }

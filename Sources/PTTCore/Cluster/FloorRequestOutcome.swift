@@ -10,8 +10,7 @@ public enum FloorRequestOutcome: Hashable, Sendable {
     /// `unavailable`.
     case noOwner
     /// The node it was forwarded to says it does not run the channel's floor (one of the two views was behind):
-    /// `unavailable`. The node links have no refusal message yet: the node asked only logs the request, and the ticket
-    /// times out instead.
+    /// `unavailable`, as soon as its `floor-refused` arrives.
     case refused(by: String)
 
     /// Whether the requester is answered with an error (`unavailable`) rather than by a floor event.

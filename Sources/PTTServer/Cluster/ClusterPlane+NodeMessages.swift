@@ -31,6 +31,18 @@ extension ClusterPlane {
             followFloorEvent(event, from: peer)
         case .wake(let wake):
             plane.notifier.wakeFromOwner(wake, from: peer)
+        case .floorRefused(let refused):
+            plane.context.metrics.cluster.forwardsRefused.increment()
+            plane.logger.info(
+                "a node refused a forwarded floor request: it does not run the channel's floor",
+                metadata: [
+                    "peer": "\(peer)", "channel": "\(refused.channel)", "owner it knows": "\(refused.owner ?? "-")",
+                ])
+            execute(ownership.forwardRefused(FloorTicket(refused.ticket), by: peer, now: now))
+        case .unknown(let type):
+            plane.context.metrics.cluster.messagesSkipped.increment()
+            plane.logger.debug(
+                "node message of an unknown type skipped", metadata: ["peer": "\(peer)", "type": "\(type)"])
         }
     }
 

@@ -65,9 +65,12 @@ final class ClusterPlane {
                 plane.run(plane.floors.handle(.request(requester), in: channel))
             case .forward(let ticket, let channel, let member, let owner):
                 forward(ticket, channel: channel, member: member, to: owner)
-            case .refuse(let request, let channel, _):
-                // The node's view is behind (or this one's): its ticket times out there, or a round corrects it.
+            case .refuse(let request, let channel, let owner):
+                // The node's view is behind (or this one's): it answers its member at once and asks for a round.
                 _ = owns(channel, asked: request.from)  // logs it
+                plane.context.metrics.cluster.forwardsRefusedHere.increment()
+                let refused = NodeFloorRefused(channel: channel, ticket: request.ticket.rawValue, owner: owner)
+                _ = links?.send(.floorRefused(refused), to: request.from)
             case .answer(let requester, let outcome):
                 guard let message = outcome.message else { continue }  // a floor event answers it (followFloorEvent)
                 requester.session?.send(.error(ErrorFrame(re: requester.re, code: .unavailable, message: message)))

@@ -79,7 +79,7 @@ final class NodeLinkHandler: ChannelDuplexHandler, @unchecked Sendable {
     }
 
     private func hello(_ context: ChannelHandlerContext, _ message: NodeMessage) {
-        guard case .hello(let hello) = message else { return close(context, "'\(message.kind.rawValue)' before hello") }
+        guard case .hello(let hello) = message else { return close(context, "'\(message.type)' before hello") }
         guard hello.to == links.name else { return close(context, "hello meant for node '\(hello.to)'") }
         switch role {
         case .opened(let peer, _):

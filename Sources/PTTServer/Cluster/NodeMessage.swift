@@ -27,6 +27,13 @@ enum NodeMessage: Sendable, Equatable {
     case floorEvent(NodeFloorEvent)
     /// From a channel's owner to the node that holds a member's Local Push connection: write this wake there.
     case wake(NodeWake)
+    /// To the node that forwarded a `floor-request`: the sender does not run the channel's floor (one of the two
+    /// views of who owns what is behind); `owner` names the owner the sender knows. The request is answered
+    /// `unavailable` at once there, and a round of ownership is asked for.
+    case floorRefused(NodeFloorRefused)
+    /// A message of a type this version does not know (from a newer node): skipped, so that a node that learned a
+    /// new message keeps its links to the ones that did not.
+    case unknown(String)
 
     /// Each message's `type` on the wire, written once.
     enum Kind: String, CaseIterable, Sendable {
@@ -39,9 +46,14 @@ enum NodeMessage: Sendable, Equatable {
         case floorRevoke = "floor-revoke"
         case floorEvent = "floor-event"
         case wake
+        case floorRefused = "floor-refused"
     }
 
-    var kind: Kind {
+    /// The message's `type` on the wire.
+    var type: String { kind?.rawValue ?? { if case .unknown(let type) = self { type } else { "" } }() }
+
+    /// Nil for a message of a type this version does not know.
+    var kind: Kind? {
         switch self {
         case .hello: .hello
         case .heartbeat: .heartbeat
@@ -52,8 +64,18 @@ enum NodeMessage: Sendable, Equatable {
         case .floorRevoke: .floorRevoke
         case .floorEvent: .floorEvent
         case .wake: .wake
+        case .floorRefused: .floorRefused
+        case .unknown: nil
         }
     }
+}
+
+struct NodeFloorRefused: Codable, Sendable, Equatable {
+    var channel: ChannelID
+    /// The ticket of the request refused, as its node gave it.
+    var ticket: UInt64
+    /// Who owns the channel, as the refusing node knows it.
+    var owner: String?
 }
 
 struct NodeHello: Codable, Sendable, Equatable {
@@ -130,8 +152,8 @@ extension NodeMessage: Codable {
     init(from decoder: Decoder) throws {
         let type = try decoder.container(keyedBy: TypeKey.self).decode(String.self, forKey: .type)
         guard let kind = Kind(rawValue: type) else {
-            throw DecodingError.dataCorrupted(
-                .init(codingPath: [TypeKey.type], debugDescription: "unknown node message type '\(type)'"))
+            self = .unknown(type)
+            return
         }
         switch kind {
         case .hello: self = .hello(try NodeHello(from: decoder))
@@ -143,12 +165,13 @@ extension NodeMessage: Codable {
         case .floorRevoke: self = .floorRevoke(try NodeFloorChannel(from: decoder))
         case .floorEvent: self = .floorEvent(try NodeFloorEvent(from: decoder))
         case .wake: self = .wake(try NodeWake(from: decoder))
+        case .floorRefused: self = .floorRefused(try NodeFloorRefused(from: decoder))
         }
     }
 
     func encode(to encoder: Encoder) throws {
         var container = encoder.container(keyedBy: TypeKey.self)
-        try container.encode(kind.rawValue, forKey: .type)
+        try container.encode(type, forKey: .type)
         switch self {
         case .hello(let body): try body.encode(to: encoder)
         case .heartbeat: break
@@ -159,6 +182,8 @@ extension NodeMessage: Codable {
         case .floorRevoke(let body): try body.encode(to: encoder)
         case .floorEvent(let body): try body.encode(to: encoder)
         case .wake(let body): try body.encode(to: encoder)
+        case .floorRefused(let body): try body.encode(to: encoder)
+        case .unknown: break
         }
     }
 }

@@ -16,6 +16,12 @@ public final class ClusterMetrics: Sendable {
     /// Node links up now, and links closed on an error, a refusal or a deadline.
     let linksUp: Gauge
     let linkFailures: Counter
+    /// Floor requests this node forwarded that the node asked refused (it did not run the channel's floor), and
+    /// ones other nodes forwarded here that this node refused.
+    let forwardsRefused: Counter
+    let forwardsRefusedHere: Counter
+    /// Node messages of a type this version does not know (a newer node's), skipped.
+    let messagesSkipped: Counter
 
     init(_ registry: PrometheusCollectorRegistry) {
         node = registry.makeGauge(name: "ptt_cluster_node", help: "1 when this pttd is a node of a cluster")
@@ -34,5 +40,17 @@ public final class ClusterMetrics: Sendable {
         linkFailures = registry.makeCounter(
             name: "ptt_cluster_link_failures_total",
             help: "Node links closed on an error, a refused hello, or a deadline")
+        forwardsRefused = registry.makeCounter(
+            name: "ptt_cluster_forwarded_requests_refused_total",
+            help:
+                "Floor requests this node forwarded that the node asked refused, as it did not run the channel's floor")
+        forwardsRefusedHere = registry.makeCounter(
+            name: "ptt_cluster_forwarded_requests_refused_here_total",
+            help:
+                "Floor requests other nodes forwarded here that this node refused, as it did not run the channel's floor"
+        )
+        messagesSkipped = registry.makeCounter(
+            name: "ptt_cluster_node_messages_skipped_total",
+            help: "Node messages of a type this version does not know (a newer node's), skipped")
     }
 }

@@ -4,6 +4,7 @@ import PTTAdmin
 import PTTKit
 import PTTProtocol
 import TestSupport
+import ServerTestSupport
 import Testing
 
 @Suite("Admin API")

@@ -6,6 +6,7 @@ import PTTCore
 import PTTKit
 import PTTProtocol
 import TestSupport
+import ServerTestSupport
 import Testing
 
 /// The admin port closes idle and slow connections at their deadlines and caps how many are open.

@@ -3,6 +3,7 @@ import NIOHTTP1
 import PTTAdmin
 import PTTProtocol
 import TestSupport
+import ServerTestSupport
 import Testing
 
 /// The admin API's OpenAPI 3.1 document (Sources/PTTServer/Admin/openapi.json, served at `GET /api/openapi.json`)

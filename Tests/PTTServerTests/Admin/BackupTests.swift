@@ -2,6 +2,7 @@ import Foundation
 import PTTKit
 import PTTProtocol
 import TestSupport
+import ServerTestSupport
 import Testing
 
 /// `GET /api/backup` (`pttctl backup`) while the server serves, and `pttd --restore` into a new data directory.

@@ -4,6 +4,7 @@ import Opus
 import PTTKit
 import PTTProtocol
 import TestSupport
+import ServerTestSupport
 import Testing
 
 /// The browser walkie-talkie in Debian's chromium (Playwright, Tests/Browser/*.py) against a real `pttd` over

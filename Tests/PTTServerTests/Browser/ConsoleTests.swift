@@ -5,6 +5,7 @@ import NIOPosix
 import PTTKit
 import PTTProtocol
 import TestSupport
+import ServerTestSupport
 import Testing
 
 /// The operator console on the admin port (Tests/Browser/console_check.py): what it shows of a browser

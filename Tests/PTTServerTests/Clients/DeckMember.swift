@@ -1,4 +1,5 @@
 import Foundation
+import ServerTestSupport
 import TestSupport
 
 /// A user of a test server as the `ptt` command line signs in for it (plain TCP, its name and secret), and the `ptt`

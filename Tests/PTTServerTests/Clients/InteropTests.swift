@@ -5,6 +5,7 @@ import NIOPosix
 import PTTProtocol
 import RTP
 import TestSupport
+import ServerTestSupport
 import Testing
 
 /// Real tools as peers: ffmpeg talks and listens through `ptt sdp`, `ptt listen` records, tshark checks

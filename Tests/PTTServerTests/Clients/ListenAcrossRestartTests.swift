@@ -3,6 +3,7 @@ import Foundation
 import PTTKit
 import PTTProtocol
 import TestSupport
+import ServerTestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -3,6 +3,7 @@ import PTTKit
 import PTTProtocol
 import PTTServer
 import TestSupport
+import PostgresTestSupport
 import Testing
 
 /// A node cut off from the cluster's database (its only way there, a TCP relay the test runs, is killed): it gives

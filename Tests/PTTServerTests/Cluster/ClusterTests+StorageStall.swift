@@ -3,6 +3,7 @@ import NIOConcurrencyHelpers
 import PTTProtocol
 import PTTServer
 import TestSupport
+import PostgresTestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -7,6 +7,8 @@ import PTTProtocol
 import PTTServer
 import PostgresNIO
 import TestSupport
+import PostgresTestSupport
+import ServerTestSupport
 import Testing
 
 /// pttd nodes sharing one PostgreSQL (`pttd --cluster URL --node NAME`), as processes: one name per node, the

@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOEmbedded
+import PTTCore
 import PTTProtocol
 import Testing
 
@@ -23,6 +24,8 @@ struct NodeFrameCodecTests {
     static let messages: [NodeMessage] = [
         .hello(NodeHello(node: "a", to: "b", mediaKey: "00ff", mediaSuite: "AEAD_AES_128_GCM")), .heartbeat,
         .hello(NodeHello(node: "b", to: "a")),
+        .floorRefused(NodeFloorRefused(channel: ChannelID(), ticket: 42, owner: "c")),
+        .floorRefused(NodeFloorRefused(channel: ChannelID(), ticket: 43, owner: nil)),
     ]
 
     @Test func aNodeMessageIsALengthThenItsJSONAndReadsBackSplitAnywhere() throws {
@@ -60,8 +63,17 @@ struct NodeFrameCodecTests {
     @Test func aBodyThatIsNoNodeMessageIsTheJSONDecodersError() throws {
         let channel = try nodeFrameChannel()
         #expect(throws: DecodingError.self) {
-            try channel.writeInbound(ByteBuffer(bytes: lengthPrefixed(Array(#"{"type":"nope"}"#.utf8))))
+            try channel.writeInbound(ByteBuffer(bytes: lengthPrefixed(Array(#"{"kind":"hello"}"#.utf8))))
         }
         _ = try? channel.finish()
+    }
+
+    /// A newer node's message: read as `unknown`, so the link stays up (the plane skips it and counts it).
+    @Test func aMessageOfATypeThisVersionDoesNotKnowIsReadAsUnknown() throws {
+        let channel = try nodeFrameChannel()
+        try channel.writeInbound(
+            ByteBuffer(bytes: lengthPrefixed(Array(#"{"type":"floor-handover","channel":"x"}"#.utf8))))
+        #expect(try channel.readInbound(as: NodeMessage.self) == .unknown("floor-handover"))
+        #expect(try channel.finish().isClean)
     }
 }

@@ -1,6 +1,8 @@
 import APNs
 import Foundation
 import PTTCore
+import TestSupport
+import ServerTestSupport
 import Testing
 
 @testable import PTTServer

@@ -6,6 +6,7 @@ import PTTKit
 import PTTProtocol
 import ServiceLifecycle
 import TestSupport
+import ServerTestSupport
 import Testing
 
 @testable import PTTServer

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import TestSupport
+import ServerTestSupport
 import Testing
 
 @testable import PTTServer

@@ -5,6 +5,7 @@ import PTTCore
 import PTTKit
 import PTTProtocol
 import TestSupport
+import ServerTestSupport
 import Testing
 
 @testable import PTTServer

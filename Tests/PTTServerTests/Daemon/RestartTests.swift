@@ -1,6 +1,7 @@
 import Foundation
 import PTTKit
 import PTTProtocol
+import ServerTestSupport
 import Testing
 
 @Suite("State kept across restarts")

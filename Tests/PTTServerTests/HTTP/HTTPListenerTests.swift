@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import PTTProtocol
 import TestSupport
+import ServerTestSupport
 import Testing
 
 @testable import PTTServer

@@ -5,6 +5,7 @@ import PTTKit
 import PTTProtocol
 import PTTServer
 import TestSupport
+import ServerTestSupport
 import Testing
 
 /// Members that reach the relay during a burst hear it from its first packet: a woken push-provider member whose

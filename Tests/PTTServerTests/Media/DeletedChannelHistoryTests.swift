@@ -3,6 +3,7 @@ import PTTCore
 import PTTKit
 import PTTProtocol
 import TestSupport
+import ServerTestSupport
 import Testing
 
 @testable import PTTServer

@@ -2,6 +2,7 @@ import Foundation
 import PTTKit
 import PTTProtocol
 import TestSupport
+import ServerTestSupport
 import Testing
 
 /// A client chooses its membership's SRTP suite at join; the server keeps it across restarts.

@@ -6,6 +6,7 @@ import PTTServer
 import RTP
 import SRTP
 import TestSupport
+import ServerTestSupport
 import Testing
 
 // Audio for the relay tests (RelayTests, ReplayTests, InteropTests): talkers, tone packets, collecting what a listener receives.

@@ -6,6 +6,7 @@ import PTTServer
 import RTP
 import SRTP
 import TestSupport
+import ServerTestSupport
 import Testing
 
 @Suite("The audio relay over real UDP on loopback")

@@ -5,6 +5,7 @@ import PTTProtocol
 import PTTServer
 import RTP
 import TestSupport
+import ServerTestSupport
 import Testing
 
 /// Captured audio replayed through a running relay: what every listener receives is checked packet by

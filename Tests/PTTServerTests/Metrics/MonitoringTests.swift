@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import TestSupport
+import ServerTestSupport
 import Testing
 
 /// The monitoring files shipped in Docs/monitoring, checked with Prometheus's own tools, and a real Prometheus

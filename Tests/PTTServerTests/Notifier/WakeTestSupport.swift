@@ -5,6 +5,7 @@ import PTTProtocol
 import PTTServer
 import RTP
 import TestSupport
+import ServerTestSupport
 import Testing
 
 // Reading wakes back from a server: push frames a peer received, wake totals and member status from the admin API.

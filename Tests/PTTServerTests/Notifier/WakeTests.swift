@@ -5,6 +5,7 @@ import PTTProtocol
 import PTTServer
 import RTP
 import TestSupport
+import ServerTestSupport
 import Testing
 
 @Suite("Wakes over Local Push connections on loopback")

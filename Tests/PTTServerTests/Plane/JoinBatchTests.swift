@@ -4,6 +4,7 @@ import PTTCore
 import PTTKit
 import PTTProtocol
 import TestSupport
+import ServerTestSupport
 import Testing
 
 /// Joins that arrive together are stored together (one disk sync for many), yet each member is answered

@@ -2,6 +2,7 @@ import Foundation
 import PTTKit
 import PTTProtocol
 import TestSupport
+import ServerTestSupport
 import Testing
 
 @Suite("Joining channels over a real control connection")

@@ -2,6 +2,7 @@ import Foundation
 import PTTKit
 import PTTProtocol
 import TestSupport
+import ServerTestSupport
 import Testing
 
 /// In a large channel a member is told of joins and leaves only if it asked: a channel that fills to N

@@ -4,6 +4,7 @@ import PTTKit
 import PTTProtocol
 import PTTServer
 import TestSupport
+import ServerTestSupport
 import Testing
 
 /// A talker that releases the instant its last packet leaves: the release (TCP, the plane's thread) can overtake the

@@ -3,6 +3,7 @@ import NIOCore
 import PTTKit
 import PTTProtocol
 import TestSupport
+import ServerTestSupport
 import Testing
 
 /// One busy or hostile address cannot lock others out. Loopback is exempt by default, so these tests

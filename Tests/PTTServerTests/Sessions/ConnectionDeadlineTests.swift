@@ -3,6 +3,7 @@ import NIOCore
 import PTTKit
 import PTTProtocol
 import TestSupport
+import ServerTestSupport
 import Testing
 
 /// Every control connection closes at its deadline, whatever state TLS is in, and a connection that is

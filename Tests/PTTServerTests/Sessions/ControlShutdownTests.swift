@@ -4,6 +4,7 @@ import NIOPosix
 import NIOSSL
 import PTTProtocol
 import TestSupport
+import ServerTestSupport
 import Testing
 
 /// `pttd` stopping (SIGTERM) with control clients that no longer read, over TLS: they never answer TLS's

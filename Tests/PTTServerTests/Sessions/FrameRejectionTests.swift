@@ -2,6 +2,7 @@ import Foundation
 import PTTKit
 import PTTProtocol
 import TestSupport
+import ServerTestSupport
 import Testing
 
 @Suite("Bad frames get an error and close only their own connection")

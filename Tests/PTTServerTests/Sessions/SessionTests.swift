@@ -3,6 +3,7 @@ import PTTKit
 import PTTProtocol
 import PTTServer
 import TestSupport
+import ServerTestSupport
 import Testing
 
 @Suite("Sessions: credentials, heartbeats, replacement")

@@ -1,6 +1,7 @@
 import Foundation
 import PTTKit
 import PTTProtocol
+import ServerTestSupport
 import Testing
 
 @Suite("TLS on the control connection, pinned on first use")

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import TestSupport
+import PostgresTestSupport
 import Testing
 
 /// What the cluster's design rests on, checked on a real PostgreSQL through postgres-nio: a session-level
@@ -35,7 +36,7 @@ struct PostgresPrimitivesTests {
             let closed = ContinuousClock.now
             try await owner.close()
             var taken = false
-            let deadline = ContinuousClock.now + .seconds(5)
+            let deadline = ContinuousClock.now + Duration.seconds(5).scaled
             while !taken, ContinuousClock.now < deadline {
                 taken = try await Self.tryLock(other, 7001)
                 if !taken { try await Task.sleep(for: .milliseconds(10)) }

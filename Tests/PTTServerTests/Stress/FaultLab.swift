@@ -1,5 +1,6 @@
 import Foundation
 import PTTProtocol
+import ServerTestSupport
 import TestSupport
 
 /// `pttd` running inside the server namespace of a `TestNetwork`, with users, and `ptt` clients on the

@@ -2,6 +2,7 @@ import AudioFiles
 import Foundation
 import PTTProtocol
 import TestSupport
+import ServerTestSupport
 import Testing
 
 extension Stress {

@@ -4,6 +4,7 @@ import NIOPosix
 import PTTKit
 import PTTProtocol
 import TestSupport
+import ServerTestSupport
 import Testing
 
 extension Stress {

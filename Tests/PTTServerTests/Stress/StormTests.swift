@@ -7,6 +7,7 @@ import PTTKit
 import PTTProtocol
 import PTTStore
 import TestSupport
+import ServerTestSupport
 import Testing
 
 @testable import PTTServer

@@ -6,6 +6,7 @@ import NIOPosix
 import PTTKit
 import PTTProtocol
 import TestSupport
+import ServerTestSupport
 import Testing
 
 @testable import PTTServer

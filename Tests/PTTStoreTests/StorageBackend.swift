@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PTTStore
 import PostgresNIO
+import PostgresTestSupport
 import TestSupport
 import Testing
 
@@ -18,7 +19,7 @@ enum StorageBackend: String, CaseIterable, Sendable, CustomTestStringConvertible
     func withEmptyStorage(_ body: (StoragePlace) async throws -> Void) async throws {
         switch self {
         case .sqlite:
-            let directory = TestServer.temporaryDirectory()
+            let directory = TestDirectory.make()
             defer { try? FileManager.default.removeItem(atPath: directory) }
             try await body(.sqlite(path: directory + "/pttd.sqlite"))
         case .postgres:
@@ -51,54 +52,6 @@ enum StoragePlace: Sendable {
         let storage = try open()
         defer { (storage as? PostgresStore)?.close() }
         return try body(storage)
-    }
-}
-
-/// One PostgreSQL for a whole suite (started once around it, stopped after), so that each test costs a
-/// `CREATE DATABASE` rather than an `initdb`. Tests reach it through ``server``.
-struct SharedPostgres: SuiteTrait, TestScoping {
-    @TaskLocal static var server: PostgresServer?
-
-    var isRecursive: Bool { false }
-
-    func provideScope(
-        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
-    ) async throws {
-        guard PostgresServer.unavailable == nil else { return try await function() }
-        let server = try await PostgresServer.start()
-        do {
-            try await Self.$server.withValue(server) { try await function() }
-        } catch {
-            await server.stop()
-            throw error
-        }
-        await server.stop()
-    }
-}
-
-extension Trait where Self == SharedPostgres {
-    /// A PostgreSQL started for the suite.
-    static var sharedPostgres: SharedPostgres { SharedPostgres() }
-}
-
-extension PostgresServer {
-    /// Creates a new, empty database and returns where it is.
-    func createDatabase() async throws -> PostgresLocation {
-        let name = "t_" + UUID().uuidString.prefix(12).lowercased().replacingOccurrences(of: "-", with: "")
-        let connection = try await connect()
-        defer { Task { try? await connection.close() } }
-        try await connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: Logger(label: "test"))
-        return try location(database: name)
-    }
-
-    /// The URL of `database` on this server, as an operator would write it.
-    func location(database: String = "postgres") throws -> PostgresLocation {
-        try PostgresLocation(url: url(database: database))
-    }
-
-    /// `postgres://postgres@/DB?host=DIRECTORY`: the server's superuser, over its Unix socket.
-    func url(database: String = "postgres") -> String {
-        "postgres://postgres@/\(database)?host=\(directory)"
     }
 }
 

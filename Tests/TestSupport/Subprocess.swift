@@ -1,16 +1,15 @@
 import Foundation
-import PTTProtocol
 import TestSupport
 
 /// The built executables (`pttd`, `pttctl`, `ptt`) next to the test bundle, run as a user would.
-enum Executables {
-    static var directory: URL {
+public enum Executables {
+    public static var directory: URL {
         var url = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         if url.pathExtension == "xctest" { url.deleteLastPathComponent() }
         return url
     }
 
-    static func path(_ name: String) throws -> String {
+    public static func path(_ name: String) throws -> String {
         let path = directory.appendingPathComponent(name).path
         guard FileManager.default.isExecutableFile(atPath: path) else {
             throw TestFailure(
@@ -24,7 +23,7 @@ enum Executables {
 /// directory nor read a clone in a private directory (the sanitizer runtime then exits at start): without
 /// `log_path`, its reports go to its standard error, where the test that started it looks for them; suppression
 /// files are copied where any user can read them.
-func sanitizerReportsToStandardError() -> [String: String] {
+public func sanitizerReportsToStandardError() -> [String: String] {
     var environment: [String: String] = [:]
     for name in ["TSAN_OPTIONS", "ASAN_OPTIONS", "LSAN_OPTIONS"] {
         guard let options = ProcessInfo.processInfo.environment[name] else { continue }
@@ -32,7 +31,7 @@ func sanitizerReportsToStandardError() -> [String: String] {
             if option.hasPrefix("log_path=") { return nil }
             guard option.hasPrefix("suppressions=") else { return String(option) }
             let source = String(option.dropFirst("suppressions=".count))
-            let directory = TestServer.temporaryDirectory()
+            let directory = TestDirectory.make()
             chmod(directory, 0o755)
             let copy = directory + "/" + (source as NSString).lastPathComponent
             guard (try? FileManager.default.copyItem(atPath: source, toPath: copy)) != nil else { return nil }
@@ -46,8 +45,8 @@ func sanitizerReportsToStandardError() -> [String: String] {
 extension Executables {
     /// `name` where any user may run it: a clone in a private directory (`mktemp -d`, 0700) is out of reach of
     /// an unprivileged user, so the binary is linked (or copied) into a directory of mode 0755.
-    static func reachable(_ name: String) throws -> String {
-        let directory = TestServer.temporaryDirectory()
+    public static func reachable(_ name: String) throws -> String {
+        let directory = TestDirectory.make()
         chmod(directory, 0o755)
         let target = directory + "/" + name
         let source = try path(name)
@@ -57,9 +56,9 @@ extension Executables {
 }
 
 /// A child process whose standard output is read line by line.
-final class Subprocess: @unchecked Sendable {
+public final class Subprocess: @unchecked Sendable {
     // @unchecked: `lines` and `finished` are guarded by `lock`.
-    let process: ChildProcess
+    public let process: ChildProcess
     private let lock = NSLock()
     private var lines: [String] = []
     private var partial = Data()
@@ -67,7 +66,7 @@ final class Subprocess: @unchecked Sendable {
     /// Pipes that reached end of file: output read after the exit is only complete once both have.
     private var endedPipes = 0
 
-    init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
+    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
         let path = executable.hasPrefix("/") ? executable : try Executables.path(executable)
         var outputPipe: [Int32] = [-1, -1]
         var errorPipe: [Int32] = [-1, -1]
@@ -155,19 +154,19 @@ final class Subprocess: @unchecked Sendable {
         }
     }
 
-    var standardError: String {
+    public var standardError: String {
         lock.lock()
         defer { lock.unlock() }
         return String(decoding: errorText, as: UTF8.self)
     }
-    var outputLines: [String] {
+    public var outputLines: [String] {
         lock.lock()
         defer { lock.unlock() }
         return lines
     }
 
     /// Waits until a line of standard output satisfies `predicate`, the process exits, or `timeout` passes.
-    func waitForLine(timeout: Duration = .seconds(20), _ predicate: (String) -> Bool) async throws -> String {
+    public func waitForLine(timeout: Duration = .seconds(20), _ predicate: (String) -> Bool) async throws -> String {
         let deadline = ContinuousClock.now + timeout.scaled
         while ContinuousClock.now < deadline {
             if let line = outputLines.first(where: predicate) { return line }
@@ -185,7 +184,7 @@ final class Subprocess: @unchecked Sendable {
 
     /// Waits for the process to exit within `timeout`, then returns its status.
     @discardableResult
-    func waitForExit(timeout: Duration = .seconds(20)) async throws -> Int32 {
+    public func waitForExit(timeout: Duration = .seconds(20)) async throws -> Int32 {
         let deadline = ContinuousClock.now + timeout.scaled
         while process.isRunning {
             if ContinuousClock.now > deadline {
@@ -201,10 +200,10 @@ final class Subprocess: @unchecked Sendable {
         return process.terminationStatus
     }
 
-    func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+    public func signal(_ number: Int32) { kill(process.processIdentifier, number) }
 
     /// Waits until standard error contains `text` (tools such as tshark say there when they are ready).
-    func waitForStandardError(containing text: String, timeout: Duration = .seconds(20)) async throws {
+    public func waitForStandardError(containing text: String, timeout: Duration = .seconds(20)) async throws {
         let deadline = ContinuousClock.now + timeout.scaled
         while !standardError.contains(text) {
             guard ContinuousClock.now < deadline else {
@@ -220,7 +219,7 @@ final class Subprocess: @unchecked Sendable {
     }
 
     /// Runs a command to completion and returns its standard output; throws if it fails.
-    static func run(
+    public static func run(
         _ executable: String, _ arguments: [String], environment: [String: String] = [:],
         timeout: Duration = .seconds(30)
     ) async throws -> String {
@@ -231,55 +230,5 @@ final class Subprocess: @unchecked Sendable {
                 "\(executable) \(arguments.joined(separator: " ")) exited \(status): \(child.standardError)")
         }
         return child.outputLines.joined(separator: "\n")
-    }
-}
-
-extension Subprocess {
-    /// Starts `pttd` on free loopback ports (TLS unless `arguments` say otherwise) and waits until it has
-    /// written runtime.json.
-    ///
-    /// With `user` (a uid; when the tests run as root), pttd runs as that user through `setpriv`, as the systemd
-    /// unit runs it: without any privilege.
-    static func startDaemon(
-        data: String, arguments: [String] = [], user: UInt32? = nil
-    ) async throws -> (Subprocess, RuntimeInfo) {
-        let runtime = data + "/runtime.json"
-        try? FileManager.default.removeItem(atPath: runtime)
-        let flags = [
-            "--data", data, "--control-host", "127.0.0.1", "--control-port", "0", "--admin-port", "0",
-            "--web-host", "127.0.0.1", "--web-port", "0",
-            "--media-port", "0",
-        ]
-        let daemon =
-            if let user {
-                try Subprocess(
-                    "/usr/bin/setpriv",
-                    ["--reuid=\(user)", "--regid=\(user)", "--clear-groups", try Executables.reachable("pttd")] + flags
-                        + arguments, environment: sanitizerReportsToStandardError())
-            } else {
-                try Subprocess("pttd", flags + arguments)
-            }
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            if let bytes = FileManager.default.contents(atPath: runtime),
-                let info = try? JSONDecoder().decode(RuntimeInfo.self, from: bytes),
-                info.pid == daemon.process.processIdentifier
-            {
-                return (daemon, info)
-            }
-            guard daemon.process.isRunning else { throw TestFailure("pttd exited: \(daemon.standardError)") }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        daemon.signal(SIGKILL)
-        throw TestFailure("pttd did not write runtime.json: \(daemon.standardError)")
-    }
-
-    /// The resident set size of the process, in bytes (Linux: VmRSS in /proc/PID/status).
-    var residentBytes: Int? {
-        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-            let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
-        else { return nil }
-        return kilobytes * 1024
     }
 }

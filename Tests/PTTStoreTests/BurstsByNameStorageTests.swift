@@ -1,6 +1,7 @@
 import Foundation
 import PTTCore
 import PTTStore
+import PostgresTestSupport
 import Testing
 
 /// `Storage.bursts(named:except:since:limit:)`, on both storages: a deleted channel's recordings found by its old

@@ -9,16 +9,16 @@ import Glibc
 /// the child through CoreFoundation's socket manager, which tracks descriptors in `select` sets of 1024 bits. A
 /// test process with more descriptors open (the load tests) overran them, and a later `Process.run()` crashed in
 /// `findMaximumOpenFromProcSelfFD` (a fresh-clone run, 2026-11-26). Here a thread of its own waits for the exit.
-final class ChildProcess: @unchecked Sendable {
+public final class ChildProcess: @unchecked Sendable {
     // @unchecked: `status` is guarded by `lock`.
-    let executableURL: URL?
-    let processIdentifier: Int32
+    public let executableURL: URL?
+    public let processIdentifier: Int32
     private let lock = NSLock()
     private var status: Int32?
 
     /// Starts `executable` with `arguments` and `environment`; its standard output and error are `output` and
     /// `errors` (its input is /dev/null), and it inherits no other descriptor.
-    init(executable: String, arguments: [String], environment: [String: String], output: Int32, errors: Int32) throws {
+    public init(executable: String, arguments: [String], environment: [String: String], output: Int32, errors: Int32) throws {
         executableURL = URL(fileURLWithPath: executable)
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -77,23 +77,23 @@ final class ChildProcess: @unchecked Sendable {
         for fd in open.compactMap(Int32.init) where fd > 2 { posix_spawn_file_actions_addclose(&actions, fd) }
     }
 
-    var isRunning: Bool {
+    public var isRunning: Bool {
         lock.lock()
         defer { lock.unlock() }
         return status == nil
     }
 
     /// The exit code, or the signal that ended it; -1 while it runs.
-    var terminationStatus: Int32 {
+    public var terminationStatus: Int32 {
         lock.lock()
         defer { lock.unlock() }
         return status ?? -1
     }
 
-    func terminate() { kill(processIdentifier, SIGTERM) }
+    public func terminate() { kill(processIdentifier, SIGTERM) }
 
     /// Blocks until the child has exited (for cleanup code that is not async).
-    func waitUntilExit() {
+    public func waitUntilExit() {
         while isRunning { usleep(5_000) }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import PTTCore
 import PTTStore
 import TestSupport
+import PostgresTestSupport
 import Testing
 
 /// The storage interface's contract, checked on both implementations with the same tests: SQLite (one node) and

@@ -4,6 +4,7 @@ import PTTCore
 import PTTStore
 import PostgresNIO
 import TestSupport
+import PostgresTestSupport
 import Testing
 
 /// What only the PostgreSQL storage has to do: several nodes on one database, nodes starting together, a
@@ -132,7 +133,7 @@ struct PostgresStoreTests {
         let location = try await Self.server().createDatabase()
         let store = try PostgresStore(location: location, logger: Self.logger)
         defer { store.close() }
-        #expect(throws: BackupError.self) { try store.backup(to: TestServer.temporaryDirectory() + "/b.sqlite") }
+        #expect(throws: BackupError.self) { try store.backup(to: TestDirectory.make() + "/b.sqlite") }
         do { _ = try store.backup(to: "/tmp/x") } catch { #expect("\(error)".contains("pg_dump")) }
     }
 }

@@ -5,11 +5,11 @@ import TestSupport
 
 /// A connected client whose inbound messages are recorded, so tests can wait for the next one that
 /// matches, with a bounded timeout.
-final class Peer: Sendable {
-    let client: ControlClient
+public final class Peer: Sendable {
+    public let client: ControlClient
     private let recorder: Recorder<ControlMessage>
 
-    init(client: ControlClient) {
+    public init(client: ControlClient) {
         self.client = client
         let recorder = Recorder<ControlMessage>(describe: \.type)
         self.recorder = recorder
@@ -17,14 +17,14 @@ final class Peer: Sendable {
         Task { await recorder.consume(messages) }
     }
 
-    var welcome: Welcome { client.welcome }
+    public var welcome: Welcome { client.welcome }
 
-    func request(_ message: ControlMessage) async throws -> ControlMessage {
+    public func request(_ message: ControlMessage) async throws -> ControlMessage {
         try await client.request(message)
     }
 
     /// Joins and returns the `joined` answer.
-    func join(
+    public func join(
         _ channel: String, name: String? = nil, receiveOnly: Bool = false, pushToken: String? = nil
     ) async throws -> Joined {
         let reply = try await client.request(
@@ -34,7 +34,7 @@ final class Peer: Sendable {
     }
 
     /// Waits for the next message (after the ones already taken) that matches; earlier non-matching ones are skipped.
-    func next(
+    public func next(
         timeout: Duration = TestTimeouts.eventWait, _ what: String = "message",
         where predicate: @escaping @Sendable (ControlMessage) -> Bool
     ) async throws -> ControlMessage {
@@ -42,16 +42,16 @@ final class Peer: Sendable {
     }
 
     /// Waits for the next message of a `type`.
-    func next(_ type: String, timeout: Duration = TestTimeouts.eventWait) async throws -> ControlMessage {
+    public func next(_ type: String, timeout: Duration = TestTimeouts.eventWait) async throws -> ControlMessage {
         try await next(timeout: timeout, type) { $0.type == type }
     }
 
     /// Messages received and not yet taken by `next`.
-    func pending() async -> [ControlMessage] { await recorder.pending() }
+    public func pending() async -> [ControlMessage] { await recorder.pending() }
 
     /// A request that goes through the server's control plane: once answered, every event the plane sent
     /// this peer before has arrived.
-    func barrier() async throws {
+    public func barrier() async throws {
         do {
             _ = try await client.request(.leave(Leave(channel: "barrier-\(UUID().uuidString)")))
         } catch ControlClientError.refused(let error) where error.code == .noSuchChannel {
@@ -60,9 +60,9 @@ final class Peer: Sendable {
     }
 
     /// Completes when the server has closed the connection (or times out).
-    func waitClosed(timeout: Duration = TestTimeouts.eventWait) async throws {
+    public func waitClosed(timeout: Duration = TestTimeouts.eventWait) async throws {
         try await recorder.waitFinished(timeout: timeout)
     }
 
-    func close() async { await client.close() }
+    public func close() async { await client.close() }
 }

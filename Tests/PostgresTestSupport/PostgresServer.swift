@@ -7,16 +7,16 @@ import TestSupport
 /// started with `pg_ctl`, listening only on a Unix socket in that directory (no TCP port, so parallel tests never
 /// collide), trust authentication for its own superuser. PostgreSQL refuses to run as root: as root the tests run
 /// it as the `postgres` user the Debian package creates. ``stop()`` stops it (immediate mode) and removes it.
-final class PostgresServer: Sendable {
+public final class PostgresServer: Sendable {
     /// The cluster's directory (data in `data/`, the socket in the directory itself).
-    let directory: String
+    public let directory: String
     /// The programs of the newest PostgreSQL installed (`/usr/lib/postgresql/N/bin`).
-    let bin: String
+    public let bin: String
     /// The port number in the socket's name (`.s.PGSQL.PORT`); nothing listens on it over TCP.
-    static let socketPort = 5432
+    public static let socketPort = 5432
 
     /// Why PostgreSQL cannot run here, or nil when it can.
-    static var unavailable: String? {
+    public static var unavailable: String? {
         if binaries == nil { return "PostgreSQL's programs are not installed (apt-get install postgresql)" }
         if getuid() == 0 && getpwnam("postgres") == nil { return "running as root and there is no postgres user" }
         return nil
@@ -31,9 +31,9 @@ final class PostgresServer: Sendable {
     }
 
     /// Makes and starts a cluster; throws with PostgreSQL's own words if it does not start.
-    static func start() async throws -> PostgresServer {
+    public static func start() async throws -> PostgresServer {
         guard let bin = binaries else { throw TestFailure(unavailable ?? "no PostgreSQL") }
-        let directory = TestServer.temporaryDirectory()
+        let directory = TestDirectory.make()
         chmod(directory, 0o755)
         if getuid() == 0, let user = getpwnam("postgres") {
             guard chown(directory, user.pointee.pw_uid, user.pointee.pw_gid) == 0 else {
@@ -70,7 +70,7 @@ final class PostgresServer: Sendable {
         getuid() == 0 ? ["--reuid=postgres", "--regid=postgres", "--init-groups", path] : []
     }
 
-    let process: Subprocess
+    public let process: Subprocess
 
     private init(directory: String, bin: String, process: Subprocess) {
         self.directory = directory
@@ -79,10 +79,10 @@ final class PostgresServer: Sendable {
     }
 
     /// The server's log (its standard error), for failure messages.
-    var log: String { process.standardError }
+    public var log: String { process.standardError }
 
     /// A connection as the superuser, to `database` (postgres by default).
-    func connect(
+    public func connect(
         database: String = "postgres", logger: Logger = Logger(label: "postgres-test")
     ) async throws
         -> PostgresConnection
@@ -95,7 +95,7 @@ final class PostgresServer: Sendable {
     }
 
     /// Stops the server at once (SIGQUIT: immediate shutdown, as after a crash) and removes its directory.
-    func stop() async {
+    public func stop() async {
         process.signal(SIGQUIT)
         if (try? await process.waitForExit(timeout: .seconds(10))) == nil { process.signal(SIGKILL) }
         try? FileManager.default.removeItem(atPath: directory)
@@ -103,7 +103,7 @@ final class PostgresServer: Sendable {
 }
 
 /// Runs `body` with a started PostgreSQL, stopped afterwards whatever happens.
-func withPostgres<T>(_ body: (PostgresServer) async throws -> T) async throws -> T {
+public func withPostgres<T>(_ body: (PostgresServer) async throws -> T) async throws -> T {
     let server = try await PostgresServer.start()
     do {
         let result = try await body(server)

@@ -8,27 +8,23 @@ import PTTKit
 import PTTProtocol
 import TestSupport
 
-@testable import PTTServer
+import PTTServer
 
 /// A real server on loopback with ephemeral ports and a temporary data directory.
-final class TestServer: Sendable {
-    let server: PTTDaemon
-    let data: DataDirectory
-    let endpoint: ServerEndpoint
-    let admin: AdminClient
-    let tls: Bool
+public final class TestServer: Sendable {
+    public let server: PTTDaemon
+    public let data: DataDirectory
+    public let endpoint: ServerEndpoint
+    public let admin: AdminClient
+    public let tls: Bool
 
-    static func temporaryDirectory() -> String {
-        let path = NSTemporaryDirectory() + "pttd-test-" + UUID().uuidString.prefix(12)
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }
+    public static func temporaryDirectory() -> String { TestDirectory.make() }
 
     /// Starts a server; the caller must await ``stop()``. Tests use ``withTestServer(data:wallClock:configure:_:)``,
     /// which does.
     ///
     /// With a `source`, the server starts with what it reads (then `configure`), and can reload.
-    static func start(
+    public static func start(
         data: String? = nil, wallClock: any WallClock = SystemWallClock(), source: ConfigurationSource? = nil,
         logLevels: LogLevelControl? = nil, _ configure: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> TestServer {
@@ -70,20 +66,20 @@ final class TestServer: Sendable {
         self.tls = tls
     }
 
-    func stop() async {
+    public func stop() async {
         try? await server.shutdown()
     }
 
     /// Adds a user through the admin API and returns its secret.
     @discardableResult
-    func addUser(_ name: String, priority: Int = 0, receiveOnly: Bool = false) async throws -> String {
+    public func addUser(_ name: String, priority: Int = 0, receiveOnly: Bool = false) async throws -> String {
         let response: AddUserResponse = try await admin.post(
             "/api/users", body: AddUserRequest(name: name, priority: priority, receiveOnly: receiveOnly))
         return response.secret
     }
 
     /// Connects as `user` (whose secret must be known) and records its messages.
-    func connect(
+    public func connect(
         _ user: String, secret: String, device: String? = nil, role: ClientRole = .app,
         acknowledgeHeartbeats: Bool = true, knownHosts: KnownHosts? = nil
     ) async throws -> Peer {
@@ -105,7 +101,7 @@ final class TestServer: Sendable {
 ///         ...
 ///     }
 @discardableResult
-func withTestServer<T>(
+public func withTestServer<T>(
     data: String? = nil, wallClock: any WallClock = SystemWallClock(), source: ConfigurationSource? = nil,
     logLevels: LogLevelControl? = nil, configure: (inout ServerConfiguration) -> Void = { _ in },
     _ body: (TestServer) async throws -> T

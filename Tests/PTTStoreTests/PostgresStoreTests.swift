@@ -3,8 +3,8 @@ import Logging
 import PTTCore
 import PTTStore
 import PostgresNIO
-import TestSupport
 import PostgresTestSupport
+import TestSupport
 import Testing
 
 /// What only the PostgreSQL storage has to do: several nodes on one database, nodes starting together, a

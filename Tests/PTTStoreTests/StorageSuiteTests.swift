@@ -1,8 +1,8 @@
 import Foundation
 import PTTCore
 import PTTStore
-import TestSupport
 import PostgresTestSupport
+import TestSupport
 import Testing
 
 /// The storage interface's contract, checked on both implementations with the same tests: SQLite (one node) and

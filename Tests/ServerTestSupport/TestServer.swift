@@ -6,9 +6,8 @@ import PTTAdmin
 import PTTCore
 import PTTKit
 import PTTProtocol
-import TestSupport
-
 import PTTServer
+import TestSupport
 
 /// A real server on loopback with ephemeral ports and a temporary data directory.
 public final class TestServer: Sendable {

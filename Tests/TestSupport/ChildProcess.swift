@@ -18,7 +18,9 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Starts `executable` with `arguments` and `environment`; its standard output and error are `output` and
     /// `errors` (its input is /dev/null), and it inherits no other descriptor.
-    public init(executable: String, arguments: [String], environment: [String: String], output: Int32, errors: Int32) throws {
+    public init(
+        executable: String, arguments: [String], environment: [String: String], output: Int32, errors: Int32
+    ) throws {
         executableURL = URL(fileURLWithPath: executable)
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)

@@ -3,8 +3,8 @@ import Foundation
 import PTTAdmin
 import PTTKit
 import PTTProtocol
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 @Suite("Admin API")

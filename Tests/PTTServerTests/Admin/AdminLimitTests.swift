@@ -5,8 +5,8 @@ import NIOPosix
 import PTTCore
 import PTTKit
 import PTTProtocol
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 /// The admin port closes idle and slow connections at their deadlines and caps how many are open.

@@ -2,8 +2,8 @@ import Foundation
 import NIOHTTP1
 import PTTAdmin
 import PTTProtocol
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 /// The admin API's OpenAPI 3.1 document (Sources/PTTServer/Admin/openapi.json, served at `GET /api/openapi.json`)

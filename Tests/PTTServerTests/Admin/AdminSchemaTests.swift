@@ -1,7 +1,7 @@
 import Foundation
 import PTTProtocol
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 /// schemathesis against a running pttd: every admin route gets generated valid and invalid input (paths, queries,

@@ -1,8 +1,8 @@
 import Foundation
 import PTTKit
 import PTTProtocol
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 /// `GET /api/backup` (`pttctl backup`) while the server serves, and `pttd --restore` into a new data directory.

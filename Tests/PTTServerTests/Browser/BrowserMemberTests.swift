@@ -3,8 +3,8 @@ import Foundation
 import Opus
 import PTTKit
 import PTTProtocol
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 /// The browser walkie-talkie in Debian's chromium (Playwright, Tests/Browser/*.py) against a real `pttd` over

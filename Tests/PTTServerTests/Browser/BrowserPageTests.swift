@@ -1,7 +1,7 @@
 import Foundation
 import PTTProtocol
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 /// The walkie-talkie page's controls, errors and words as people met them (issue 23), in chromium against a real

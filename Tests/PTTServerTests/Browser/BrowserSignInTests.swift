@@ -1,7 +1,7 @@
 import Foundation
 import PTTProtocol
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 /// Signing in as a person meets it, in chromium against `pttd` over HTTPS (Tests/Browser/signin_checks.py).

@@ -1,7 +1,7 @@
 import Foundation
 import PTTProtocol
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 /// Hostile input on the web listener's WebSocket, from a page (Tests/Browser/socket_checks.py): each bad socket

@@ -4,8 +4,8 @@ import NIOCore
 import NIOPosix
 import PTTKit
 import PTTProtocol
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 /// The operator console on the admin port (Tests/Browser/console_check.py): what it shows of a browser

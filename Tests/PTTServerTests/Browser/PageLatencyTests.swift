@@ -1,7 +1,7 @@
 import Foundation
 import PTTProtocol
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 /// The browser walkie-talkie's mouth-to-ear delay, page to page, in Debian's chromium against a real `pttd`: its

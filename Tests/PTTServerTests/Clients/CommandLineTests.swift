@@ -1,7 +1,7 @@
 import Foundation
 import PTTProtocol
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 /// The commands as a user runs them: `pttd` in its own process, `pttctl` and `ptt monitor` against it.

@@ -1,7 +1,7 @@
 import AudioFiles
 import Foundation
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 /// GStreamer as a peer through `ptt sdp`, both ways, as the README says it works: `srtpdec` decrypts the channel's

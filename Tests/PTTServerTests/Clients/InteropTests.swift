@@ -4,8 +4,8 @@ import NIOCore
 import NIOPosix
 import PTTProtocol
 import RTP
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 /// Real tools as peers: ffmpeg talks and listens through `ptt sdp`, `ptt listen` records, tshark checks

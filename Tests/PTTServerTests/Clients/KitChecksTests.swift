@@ -1,6 +1,6 @@
 import Foundation
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 /// Where the script and python3 are (outside the suite: its traits cannot refer to the suite's own members).

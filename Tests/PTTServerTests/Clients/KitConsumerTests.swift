@@ -1,6 +1,6 @@
 import Foundation
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 /// When the consumer can be built (outside the suite: its traits cannot refer to the suite's own members).

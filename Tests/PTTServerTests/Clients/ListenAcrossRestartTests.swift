@@ -2,8 +2,8 @@ import AudioFiles
 import Foundation
 import PTTKit
 import PTTProtocol
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -1,6 +1,6 @@
 import Foundation
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 /// `ptt sdp` for a member of `deck`: the bridge between the relay and an RTP tool (ffmpeg, GStreamer) that the

@@ -5,8 +5,8 @@ import PTTKit
 import PTTProtocol
 import PTTServer
 import PostgresNIO
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 /// Two nodes creating the same channel at once (issue 23, item 15): a join that creates a channel another node has

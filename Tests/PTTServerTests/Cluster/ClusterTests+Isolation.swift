@@ -2,8 +2,8 @@ import Foundation
 import PTTKit
 import PTTProtocol
 import PTTServer
-import TestSupport
 import PostgresTestSupport
+import TestSupport
 import Testing
 
 /// A node cut off from the cluster's database (its only way there, a TCP relay the test runs, is killed): it gives

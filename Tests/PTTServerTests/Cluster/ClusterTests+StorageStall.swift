@@ -2,8 +2,8 @@ import Foundation
 import NIOConcurrencyHelpers
 import PTTProtocol
 import PTTServer
-import TestSupport
 import PostgresTestSupport
+import TestSupport
 import Testing
 
 #if canImport(Glibc)

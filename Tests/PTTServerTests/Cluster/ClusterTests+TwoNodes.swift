@@ -1,8 +1,8 @@
 import Foundation
 import PTTProtocol
-import TestSupport
 import PostgresTestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 /// How most cluster tests begin and end: nodes started on a database of their own, users made on the first node,

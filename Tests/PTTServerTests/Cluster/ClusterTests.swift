@@ -6,9 +6,9 @@ import PTTKit
 import PTTProtocol
 import PTTServer
 import PostgresNIO
-import TestSupport
 import PostgresTestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 /// pttd nodes sharing one PostgreSQL (`pttd --cluster URL --node NAME`), as processes: one name per node, the

@@ -2,8 +2,8 @@ import Foundation
 import PTTAdmin
 import PTTKit
 import PTTProtocol
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 @testable import PTTServer

@@ -1,8 +1,8 @@
 import APNs
 import Foundation
 import PTTCore
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 @testable import PTTServer

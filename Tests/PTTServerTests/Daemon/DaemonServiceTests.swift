@@ -4,9 +4,9 @@ import NIOPosix
 import PTTAdmin
 import PTTKit
 import PTTProtocol
+import ServerTestSupport
 import ServiceLifecycle
 import TestSupport
-import ServerTestSupport
 import Testing
 
 @testable import PTTServer

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 @testable import PTTServer

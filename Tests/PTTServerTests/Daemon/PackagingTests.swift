@@ -1,7 +1,7 @@
 import Foundation
 import PTTProtocol
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 /// The Debian package (Docs/packaging/make-deb.sh, as `make deb` runs it), built here from the test build's

@@ -1,8 +1,8 @@
 import Foundation
 import PTTKit
 import PTTProtocol
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 /// pttd as the systemd unit runs it: its own user, no capability. (As root every socket option succeeds: a

@@ -1,7 +1,7 @@
 import Foundation
 import PTTProtocol
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 /// The plane takes every time of day from its injected wall clock: a user's creation, a member's last

@@ -4,8 +4,8 @@ import PTTCore
 import PTTKit
 import PTTProtocol
 import PTTServer
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 /// Members that reach the relay during a burst hear it from its first packet: a woken push-provider member whose

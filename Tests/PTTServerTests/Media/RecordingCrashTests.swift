@@ -5,8 +5,8 @@ import PTTCore
 import PTTKit
 import PTTProtocol
 import PTTStore
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 @testable import PTTServer

@@ -3,8 +3,8 @@ import Foundation
 import PTTCore
 import PTTKit
 import PTTProtocol
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 @testable import PTTServer

@@ -5,8 +5,8 @@ import PTTProtocol
 import PTTServer
 import RTP
 import SRTP
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 // Audio for the relay tests (RelayTests, ReplayTests, InteropTests): talkers, tone packets, collecting what a listener receives.

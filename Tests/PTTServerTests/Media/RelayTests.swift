@@ -5,8 +5,8 @@ import PTTProtocol
 import PTTServer
 import RTP
 import SRTP
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 @Suite("The audio relay over real UDP on loopback")

@@ -4,8 +4,8 @@ import PTTKit
 import PTTProtocol
 import PTTServer
 import RTP
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 /// Captured audio replayed through a running relay: what every listener receives is checked packet by

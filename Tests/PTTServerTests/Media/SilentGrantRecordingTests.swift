@@ -2,8 +2,8 @@ import Foundation
 import PTTCore
 import PTTKit
 import PTTProtocol
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 /// A burst is what a speaker said: a floor granted and released without a single packet is not a burst, and leaves

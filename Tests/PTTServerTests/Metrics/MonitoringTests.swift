@@ -1,8 +1,8 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 /// The monitoring files shipped in Docs/monitoring, checked with Prometheus's own tools, and a real Prometheus

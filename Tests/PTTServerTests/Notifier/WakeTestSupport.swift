@@ -4,8 +4,8 @@ import PTTKit
 import PTTProtocol
 import PTTServer
 import RTP
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 // Reading wakes back from a server: push frames a peer received, wake totals and member status from the admin API.

@@ -4,8 +4,8 @@ import PTTKit
 import PTTProtocol
 import PTTServer
 import RTP
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 @Suite("Wakes over Local Push connections on loopback")

@@ -2,8 +2,8 @@ import Foundation
 import PTTKit
 import PTTProtocol
 import PTTServer
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 @Suite("Floor control over real control connections")

@@ -3,8 +3,8 @@ import NIOConcurrencyHelpers
 import PTTCore
 import PTTKit
 import PTTProtocol
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 /// Joins that arrive together are stored together (one disk sync for many), yet each member is answered

@@ -1,8 +1,8 @@
 import Foundation
 import PTTKit
 import PTTProtocol
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 /// In a large channel a member is told of joins and leaves only if it asked: a channel that fills to N

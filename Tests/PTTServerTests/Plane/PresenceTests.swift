@@ -1,8 +1,8 @@
 import Foundation
 import PTTKit
 import PTTProtocol
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 /// `presence`: who of a channel is connected and reachable by audio, as members (the browser page) see it.

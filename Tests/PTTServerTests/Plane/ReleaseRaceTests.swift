@@ -3,8 +3,8 @@ import PTTCore
 import PTTKit
 import PTTProtocol
 import PTTServer
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 /// A talker that releases the instant its last packet leaves: the release (TCP, the plane's thread) can overtake the

@@ -3,8 +3,8 @@ import PTTCore
 import PTTKit
 import PTTProtocol
 import PTTServer
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 /// An operator revokes a talking member's floor. Its app has not let go yet and its packets in flight arrive after

@@ -2,8 +2,8 @@ import Foundation
 import NIOCore
 import PTTKit
 import PTTProtocol
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 /// One busy or hostile address cannot lock others out. Loopback is exempt by default, so these tests

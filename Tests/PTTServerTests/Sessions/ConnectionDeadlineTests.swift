@@ -2,8 +2,8 @@ import Foundation
 import NIOCore
 import PTTKit
 import PTTProtocol
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 /// Every control connection closes at its deadline, whatever state TLS is in, and a connection that is

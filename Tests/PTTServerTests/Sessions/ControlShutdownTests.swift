@@ -3,8 +3,8 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 import PTTProtocol
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 /// `pttd` stopping (SIGTERM) with control clients that no longer read, over TLS: they never answer TLS's

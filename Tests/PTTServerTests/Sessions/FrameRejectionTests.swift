@@ -1,8 +1,8 @@
 import Foundation
 import PTTKit
 import PTTProtocol
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 @Suite("Bad frames get an error and close only their own connection")

@@ -1,7 +1,7 @@
 import Foundation
 import NIOCore
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 /// `limits.maxPendingHellos` is exact under a burst: however many connections wait in the kernel's backlog when

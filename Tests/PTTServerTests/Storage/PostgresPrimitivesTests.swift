@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 import PostgresNIO
-import TestSupport
 import PostgresTestSupport
+import TestSupport
 import Testing
 
 /// What the cluster's design rests on, checked on a real PostgreSQL through postgres-nio: a session-level

@@ -4,8 +4,8 @@ import NIOPosix
 import PTTAdmin
 import PTTKit
 import PTTProtocol
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 extension Stress {

@@ -1,8 +1,8 @@
 import AudioFiles
 import Foundation
 import PTTProtocol
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 extension Stress {

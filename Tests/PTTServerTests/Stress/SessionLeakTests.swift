@@ -3,8 +3,8 @@ import NIOCore
 import NIOPosix
 import PTTKit
 import PTTProtocol
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 extension Stress {

@@ -4,8 +4,8 @@ import NIOCore
 import PTTCore
 import PTTKit
 import PTTProtocol
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 extension Stress {

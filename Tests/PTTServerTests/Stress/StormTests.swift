@@ -6,8 +6,8 @@ import PTTAdmin
 import PTTKit
 import PTTProtocol
 import PTTStore
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 @testable import PTTServer

@@ -6,6 +6,7 @@ import NIOSSL
 import PTTCore
 import PTTKit
 import PTTProtocol
+import ServerTestSupport
 import TestSupport
 
 /// A control connection that writes frames and never reads what the server sends (a client whose app

@@ -5,8 +5,8 @@ import NIOHTTP1
 import NIOPosix
 import PTTKit
 import PTTProtocol
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 @testable import PTTServer

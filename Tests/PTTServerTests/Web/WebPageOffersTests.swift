@@ -1,7 +1,7 @@
 import Foundation
 import PTTProtocol
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 /// What the server tells the walkie-talkie page so it can offer the right things (issue 23, item 8): the channels a

@@ -1,7 +1,7 @@
 import Foundation
 import PTTProtocol
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 /// `pttd` stopping (SIGTERM) with browser members connected over TLS: the web listener's connections must not hold

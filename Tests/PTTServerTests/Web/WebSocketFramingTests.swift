@@ -1,7 +1,7 @@
 import Foundation
 import PTTProtocol
-import TestSupport
 import ServerTestSupport
+import TestSupport
 import Testing
 
 /// RFC 6455's rules for the frames a client sends, on the web listener, from a raw socket: what no browser sends

@@ -225,7 +225,7 @@ define sanitized-pass
 	runs=$$(grep -E 'Test run with [0-9]+ tests?' $$out | sed -E 's/.*Test run with ([0-9]+) tests?.*/\1/'); \
 	total=0; passes=0; for n in $$runs; do total=$$((total + n)); passes=$$((passes + 1)); done; \
 	[ $$passes -eq 3 ] || total=""; \
-	failed=$$(grep -cE '^✘ Test "[^"]*"( with [0-9]+ test cases?)? failed after' $$out); \
+	failed=$$(grep -cE '^✘ Test ("[^"]*"|[A-Za-z_][A-Za-z0-9_]*\([^)]*\))( with [0-9]+ test cases?)? failed after' $$out); \
 	found=$$(grep -cE 'WARNING: ThreadSanitizer|ERROR: AddressSanitizer|ERROR: LeakSanitizer' $$out); \
 	echo "sanitize=$(1): build $$((built - start)) s, tests $$(( $$(date +%s) - built )) s"; \
 	[ -n "$$total" ] && echo "$(1): $$((total - failed)) passed, $$failed failed" || echo "no test summary (sanitize=$(1)): the test process crashed"; \

@@ -156,7 +156,8 @@ import Testing
         var settings = double.settings
         settings.caFile = nil  // system roots: the double's throwaway CA is not among them
         let client = try APNsClient(
-            settings: settings, eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: Self.logger)
+            settings: settings, eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: Self.logger,
+            timeout: APNsClient.testRequestTimeout)
         let outcome = await Self.sendThenShutdown(client, try Self.wake(Self.token(count: 32, seed: 11)), on: loop)
         try await double.shutdown()
         guard case .failed = outcome else {
@@ -220,7 +221,8 @@ import Testing
         settings.teamId = "WRONGTEAM1"
         settings.bundleId = "com.example.other"
         let client = try APNsClient(
-            settings: settings, eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: Self.logger)
+            settings: settings, eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: Self.logger,
+            timeout: APNsClient.testRequestTimeout)
         var notification = try Self.wake(Self.token(count: 32, seed: 16))
         notification.expiration = 60
         notification.payload = Data(#"{"aps":{"alert":{"body":"hi"}},"channel":"c","sentAt":1}"#.utf8)
@@ -268,11 +270,9 @@ import Testing
         let double = try await APNsDouble.start()
         let client: APNsClient
         do {
-            // A send's own timeout stretches as the tests' waits do: under ThreadSanitizer a TLS and HTTP/2 connect
-            // once took over the 5 s, and the request never reached the double.
             client = try APNsClient(
                 settings: double.settings, eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: Self.logger,
-                timeout: .nanoseconds(Int64(Double(APNsClient.requestTimeout.nanoseconds) * TestTimeouts.scale)))
+                timeout: APNsClient.testRequestTimeout)
         } catch {
             try await double.shutdown()
             throw error

@@ -83,7 +83,7 @@ import Testing
         do {
             client = try APNsClient(
                 settings: double.settings, eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
-                logger: APNsClientTests.logger)
+                logger: APNsClientTests.logger, timeout: APNsClient.testRequestTimeout)
         } catch {
             try await double.shutdown()
             throw error

@@ -76,8 +76,10 @@ extension ClusterPlane {
                 plane.relayLink.send([.floor(event.channel, holder: event.holder)])
             }
         }
-        let frames = FloorActionFrames(plane: plane, channel: event.channel, requester: requester, remote: true)
-        plane.run(frames.effects(of: event.actions))
+        var frames = FloorActionFrames(plane: plane, channel: event.channel, requester: requester, remote: true)
+        var effects: [PlaneEffect] = []
+        frames.append(event.actions, to: &effects)
+        plane.run(effects)
     }
 
     /// A floor event ran here on a channel this node owns: the nodes with members connected there (and the node

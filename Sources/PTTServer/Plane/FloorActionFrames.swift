@@ -12,7 +12,6 @@ struct FloorActionFrames {
     let remote: Bool
     /// The first granted/denied/queued for the requester answers its request.
     private var answered = false
-    private var effects: [PlaneEffect] = []
 
     init(plane: ControlPlane, channel: ChannelID, requester: Floors.Requester?, remote: Bool = false) {
         self.plane = plane
@@ -21,9 +20,10 @@ struct FloorActionFrames {
         self.remote = remote
     }
 
-    /// The effects of `actions`, in their order.
-    consuming func effects(of actions: [FloorAction]) -> [PlaneEffect] {
-        guard let found = plane.directory.channels[channel] else { return [] }
+    /// Appends the effects of `actions`, in their order, to `effects` (the floor event's own array: no array of
+    /// its own to allocate and join).
+    mutating func append(_ actions: [FloorAction], to effects: inout [PlaneEffect]) {
+        guard let found = plane.directory.channels[channel] else { return }
         let info = ChannelInfo(found)
         for action in actions {
             if !remote { account(action, channelName: found.name) }
@@ -32,27 +32,29 @@ struct FloorActionFrames {
                 send(
                     .floorGranted(
                         FloorGranted(re: reply(to: member), channel: info, talkTimeMs: Int(talkTime.milliseconds))),
-                    to: member)
+                    to: member, into: &effects)
             case .denied(let member, let cause):
                 send(
                     .floorDenied(
                         FloorDenied(
                             re: reply(to: member), channel: info, cause: FloorDenialCause(rawValue: cause.rawValue))),
-                    to: member)
+                    to: member, into: &effects)
             case .queued(let member, let position):
-                send(.floorQueued(FloorQueued(re: reply(to: member), channel: info, position: position)), to: member)
+                send(
+                    .floorQueued(FloorQueued(re: reply(to: member), channel: info, position: position)), to: member,
+                    into: &effects)
             case .queueCancelled(let member):
-                send(.floorQueueCancelled(FloorChannelEvent(channel: info)), to: member)
+                send(.floorQueueCancelled(FloorChannelEvent(channel: info)), to: member, into: &effects)
             case .preemptionPending(let holder, let by, let grace):
                 guard let pre = plane.directory.memberships[by] else { continue }
                 send(
                     .floorRevokePending(
                         FloorRevokePending(channel: info, by: MemberInfo(pre), graceMs: Int(grace.milliseconds))),
-                    to: holder)
+                    to: holder, into: &effects)
             case .revoked(let member, let cause):
                 send(
                     .floorRevoked(FloorRevoked(channel: info, cause: FloorRevocationCause(rawValue: cause.rawValue))),
-                    to: member)
+                    to: member, into: &effects)
             case .taken(let member):
                 guard let holder = plane.directory.memberships[member] else { continue }
                 effects.append(
@@ -66,7 +68,6 @@ struct FloorActionFrames {
                 if !remote { effects.append(.burstEnded(channel)) }
             }
         }
-        return effects
     }
 
     /// The owner's metrics and log of an action.
@@ -97,7 +98,7 @@ struct FloorActionFrames {
     }
 
     /// The requester's answers go to the connection that asked; everything else to the member's app session.
-    private mutating func send(_ message: ControlMessage, to member: MemberID) {
+    private func send(_ message: ControlMessage, to member: MemberID, into effects: inout [PlaneEffect]) {
         if let requester, message.re != nil, member == requester.member, let session = requester.session {
             return effects.append(.send(message, to: session))
         }

@@ -38,33 +38,34 @@ final class Floors {
     /// its floor: elsewhere this does nothing (requests and reports go to the owner, see ``ClusterPlane``).
     func handle(_ event: FloorEvent, in channel: ChannelID) -> [PlaneEffect] {
         guard plane.cluster?.remoteOwner(of: channel) == nil else { return [] }
+        var floor = floors[channel] ?? FloorControl(configuration: context.configuration.floor)
+        floor.adopt(context.configuration.floor)  // an idle floor (in a release's grace) takes a reload's settings
+        let holderBefore = floor.holder
+        let now = context.clock.now()
         var requester: Requester?
-        let run: (inout FloorControl, PTTInstant) -> [FloorAction]
+        let actions: [FloorAction]
         switch event {
         case .request(let asking):
             guard let (candidate, count) = candidate(asking.member, in: channel) else { return [] }
             requester = asking
-            run = { floor, now in floor.request(candidate, memberCount: count, now: now) }
+            actions = floor.request(candidate, memberCount: count, now: now)
         case .release(let member):
-            run = { floor, now in floor.release(member, now: now) }
+            actions = floor.release(member, now: now)
         case .talkHeard(let member, let implicit):
             guard let (candidate, count) = candidate(member, in: channel) else { return [] }
-            run = { floor, now in
-                floor.talkHeard(from: candidate, memberCount: count, implicitRequest: implicit, now: now)
-            }
+            actions = floor.talkHeard(from: candidate, memberCount: count, implicitRequest: implicit, now: now)
         case .memberLeft(let member):
-            run = { floor, now in floor.memberLeft(member, now: now) }
+            actions = floor.memberLeft(member, now: now)
         case .revoke:
-            run = { floor, now in floor.revoke(now: now) }
+            actions = floor.revoke(now: now)
         case .timersExpired:
-            run = { floor, now in floor.timersExpired(now: now) }
+            actions = floor.timersExpired(now: now)
         }
-        var floor = floors[channel] ?? FloorControl(configuration: context.configuration.floor)
-        floor.adopt(context.configuration.floor)  // an idle floor (in a release's grace) takes a reload's settings
-        let holderBefore = floor.holder
-        let actions = run(&floor, context.clock.now())
         floors[channel] = floor
+        // One array, sized for a grant's effects (relay, recording, answer, floor-taken, wake, cluster) at once: the
+        // floor's path is measured in allocations (`make bench-check`).
         var effects: [PlaneEffect] = []
+        effects.reserveCapacity(8)
         if floor.holder != holderBefore {
             if let released = holderBefore, let grace = floor.releaseGrace, grace.member == released, !grace.afterRevoke
             {
@@ -74,9 +75,12 @@ final class Floors {
             }
             if let holder = floor.holder { effects.append(.recordBurst(channel, speaker: holder)) }
         }
-        effects += FloorActionFrames(plane: plane, channel: channel, requester: requester).effects(of: actions)
+        var frames = FloorActionFrames(plane: plane, channel: channel, requester: requester)
+        frames.append(actions, to: &effects)
         armTimer(channel)
-        effects.append(.floorEventRan(channel, actions: actions, holder: floor.holder, requester: requester))
+        if plane.cluster != nil {
+            effects.append(.floorEventRan(channel, actions: actions, holder: floor.holder, requester: requester))
+        }
         return effects
     }
 

@@ -212,10 +212,6 @@ public final class ControlPlane: @unchecked Sendable {
 
     // MARK: Sending
 
-    func sendError(_ session: ControlSession, re: Int?, _ code: ErrorCode, _ message: String) {
-        session.send(.error(ErrorFrame(re: re, code: code, message: message)))
-    }
-
     /// Sends the same message to the app session of every member of a channel, except `excluding`.
     /// The frame is encoded once and the same bytes go to every connection.
     func broadcast(_ message: ControlMessage, to channel: ChannelID, excluding: MemberID? = nil) {

@@ -205,7 +205,9 @@ struct RecordingTests {
     @Test("a member asks to hear the last burst again: only it hears it; a live burst is refused or cancels it")
     func replayToOneMember() async throws {
         let (_, mono) = try Fixtures.opus("burst-20ms-mono.opus")
-        let recorded = Array(mono.prefix(50))
+        // 1 s of audio, as much longer as the tests' waits are: the replay must still be under way when the live burst
+        // takes the floor below, and under ThreadSanitizer the floor request once came after a 1 s replay had ended.
+        let recorded = Array(mono.prefix(Int(50 * TestTimeouts.scale)))
         try await withTestServer(configure: {
             $0.implicitFloorRequest = false
             $0.recording.channels = ["deck"]

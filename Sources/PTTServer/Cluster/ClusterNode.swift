@@ -112,14 +112,22 @@ package final class ClusterNode: Sendable {
             }
             return (state.connection, state.following, state.owning)
         }
+        // Each wait is bounded: a query on a connection that went silent does not end on cancellation (a node once
+        // never stopped under ThreadSanitizer after its database session was terminated).
         owning?.cancel()
-        await owning?.value
+        if await withinDeadline(Self.stopWait, { await owning?.value }) == nil {
+            logger.warning(
+                "ownership rounds did not stop in time: stopping without them", metadata: ["node": "\(name)"])
+        }
         if let connection {
-            _ = try? await connection.query(PostgresClusterRows.deregister(name, at: Date()), logger: logger)
-            try? await connection.close()
+            let (name, logger) = (name, logger)
+            _ = await withinDeadline(Self.stopWait) {
+                _ = try? await connection.query(PostgresClusterRows.deregister(name, at: Date()), logger: logger)
+                try? await connection.close()
+            }
         }
         task?.cancel()
-        await task?.value
+        _ = await withinDeadline(Self.stopWait) { await task?.value }
     }
 
     // MARK: Following the directory
@@ -178,7 +186,7 @@ package final class ClusterNode: Sendable {
 
     private func own() async {
         while !stopped, !Task.isCancelled {
-            await ownRound()
+            await boundedRound()
             try? await Task.sleep(for: Self.ownershipInterval)
         }
     }
@@ -192,9 +200,17 @@ package final class ClusterNode: Sendable {
         }
         guard start else { return }
         Task {
-            await ownRound()
+            await boundedRound()
             state.withLockedValue { $0.roundPending = false }
         }
+    }
+
+    /// A round, waited for at most ``roundDeadline``: a round whose query never answers must not hold the rounds after
+    /// it (nor ``roundNow``, nor a stop).
+    private func boundedRound() async {
+        guard await withinDeadline(Self.roundDeadline, { await self.ownRound() }) == nil else { return }
+        logger.warning(
+            "an ownership round got no answer in time: the next one goes on", metadata: ["node": "\(name)"])
     }
 
     /// One round: takes the free locks of the channels this node's members are in, then reads who owns them and
@@ -280,21 +296,5 @@ package final class ClusterNode: Sendable {
                 metadata: ["node": "\(name)", "error": "\(PostgresFailure.wrapping(error))"])
             return nil
         }
-    }
-
-    private func connect() async throws -> PostgresConnection {
-        do {
-            return try await PostgresConnection.connect(
-                configuration: try location.configuration(), id: 2, logger: logger)
-        } catch {
-            throw PostgresStoreError.connectionFailed(error, location)
-        }
-    }
-
-    private static func lock(_ name: String, on connection: PostgresConnection, logger: Logger) async throws -> Bool {
-        let rows = try await connection.query(
-            PostgresClusterRows.tryLock(PostgresClusterRows.lockKey("node", name)), logger: logger)
-        for try await locked in rows.decode(Bool.self) { return locked }
-        return false
     }
 }

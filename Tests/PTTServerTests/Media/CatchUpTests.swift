@@ -62,7 +62,11 @@ struct CatchUpTests {
             let metrics = try await server.admin.getText("/metrics")
             #expect(metricValue(metrics, "ptt_catchup_started_total") == 1)
             #expect(metricValue(metrics, #"ptt_catchup_finished_total{outcome="live"}"#) == 1)
-            #expect((metricValue(metrics, "ptt_catchup_packets_total") ?? 0) >= 40)
+            // The 40 packets sent before bob's media opened are caught up when the relay had read them by then: always in
+            // a plain build. Under a sanitizer the relay can trail the sender (a TSan pass: 30 of the 40 read when bob was
+            // first heard, the other 10 then came live); there the whole burst, checked above, is what must hold.
+            let caughtUp = metricValue(metrics, "ptt_catchup_packets_total") ?? 0
+            #expect(TestTimeouts.scale == 1 ? caughtUp >= 40 : caughtUp > 0, "\(caughtUp) packets caught up")
             #expect(metricValue(metrics, "ptt_catchup_lag_seconds_count") == 1)
             await media.close()
         }

@@ -136,7 +136,7 @@ final class Floors {
     {
         let channel: PTTCore.Channel
         let membership: Membership
-        do { (channel, membership) = try plane.directory.find(command.channel, device: device) } catch {
+        do { (channel, membership) = try device.membership(in: command.channel, of: plane.directory) } catch {
             return [.error(session, re: command.id, error.code, error.message)]
         }
         return [.requestFloor(Requester(member: membership.id, session: session, re: command.id), in: channel.id)]
@@ -148,7 +148,7 @@ final class Floors {
     {
         let channel: PTTCore.Channel
         let membership: Membership
-        do { (channel, membership) = try plane.directory.find(command.channel, device: device) } catch {
+        do { (channel, membership) = try device.membership(in: command.channel, of: plane.directory) } catch {
             return [.error(session, re: command.id, error.code, error.message)]
         }
         let released = PlaneEffect.send(

@@ -8,7 +8,7 @@ extension Memberships {
         _ request: PresenceRequest, device: SessionTable.DeviceKey, from session: ControlSession
     ) -> [PlaneEffect] {
         let channel: Channel
-        do { (channel, _) = try plane.directory.find(request.channel, device: device) } catch {
+        do { (channel, _) = try device.membership(in: request.channel, of: plane.directory) } catch {
             return [.error(session, re: request.id, error.code, error.message)]
         }
         let members = plane.directory.members(of: channel.id)

@@ -75,7 +75,7 @@ final class Memberships {
         plane.writes.submit(
             DirectoryOperation(
                 plan: { directory in
-                    let (channel, membership) = try directory.find(leave.channel, device: device)
+                    let (channel, membership) = try device.membership(in: leave.channel, of: directory)
                     directory.apply(.removeMembership(membership.id))
                     return PlannedChange(
                         changes: [.removeMembership(membership.id)],
@@ -97,7 +97,7 @@ final class Memberships {
         plane.writes.submit(
             DirectoryOperation(
                 plan: { directory in
-                    let (channel, membership) = try directory.find(request.channel, device: device)
+                    let (channel, membership) = try device.membership(in: request.channel, of: directory)
                     guard let token = HexCoding.decode(request.token) else {
                         throw JoinPlan.Refusal(code: .badRequest, message: "token is not hex")
                     }

@@ -55,7 +55,7 @@ final class Recordings {
     ) -> [PlaneEffect] {
         let channel: PTTCore.Channel
         let membership: Membership
-        do { (channel, membership) = try plane.directory.find(request.channel, device: device) } catch {
+        do { (channel, membership) = try device.membership(in: request.channel, of: plane.directory) } catch {
             return [.error(session, re: request.id, error.code, error.message)]
         }
         guard plane.floors[channel.id]?.holder == nil else {

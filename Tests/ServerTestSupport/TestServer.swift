@@ -19,14 +19,8 @@ public final class TestServer: Sendable {
 
     public static func temporaryDirectory() -> String { TestDirectory.make() }
 
-    /// Starts a server; the caller must await ``stop()``. Tests use ``withTestServer(data:wallClock:configure:_:)``,
-    /// which does.
-    ///
-    /// With a `source`, the server starts with what it reads (then `configure`), and can reload.
-    public static func start(
-        data: String? = nil, wallClock: any WallClock = SystemWallClock(), source: ConfigurationSource? = nil,
-        logLevels: LogLevelControl? = nil, _ configure: (inout ServerConfiguration) -> Void = { _ in }
-    ) async throws -> TestServer {
+    /// Every listener on 127.0.0.1 with port 0 (the system picks; read them back from `runtimeInfo`), TLS off.
+    public static func loopbackConfiguration() -> ServerConfiguration {
         var configuration = ServerConfiguration()
         configuration.controlHost = "127.0.0.1"
         configuration.controlPort = 0
@@ -35,6 +29,18 @@ public final class TestServer: Sendable {
         configuration.webPort = 0
         configuration.mediaPort = 0
         configuration.tls = false
+        return configuration
+    }
+
+    /// Starts a server; the caller must await ``stop()``. Tests use ``withTestServer(data:wallClock:configure:_:)``,
+    /// which does.
+    ///
+    /// With a `source`, the server starts with what it reads (then `configure`), and can reload.
+    public static func start(
+        data: String? = nil, wallClock: any WallClock = SystemWallClock(), source: ConfigurationSource? = nil,
+        logLevels: LogLevelControl? = nil, _ configure: (inout ServerConfiguration) -> Void = { _ in }
+    ) async throws -> TestServer {
+        var configuration = loopbackConfiguration()
         if let source { configuration = try source.read() }
         // Under a sanitizer the server runs several times slower: T1 stretches as the tests' waits do (a test that
         // sets its own T1 scales it itself). A server with a source runs what its file says, unchanged: a reload

@@ -15,14 +15,7 @@ import Testing
 /// a graceful shutdown.
 @Suite struct DaemonServiceTests {
     static func daemon() -> (PTTDaemon, Logger) {
-        var configuration = ServerConfiguration()
-        configuration.controlHost = "127.0.0.1"
-        configuration.controlPort = 0
-        configuration.adminPort = 0
-        configuration.webHost = "127.0.0.1"
-        configuration.webPort = 0
-        configuration.mediaPort = 0
-        configuration.tls = false
+        let configuration = TestServer.loopbackConfiguration()
         var logger = Logger(label: "pttd-service-test")
         logger.logLevel = .critical
         let daemon = PTTDaemon(

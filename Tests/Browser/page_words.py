@@ -58,6 +58,7 @@ def main():
         laptop.locator("#talk-button").hover()
         laptop.mouse.down()
         wait_for(laptop, "window.pttPage.state.floor === 'granted'", what="the laptop's grant")
+        left_channel = laptop.evaluate("window.pttPage.state.channel.id")
         pathlib.Path(directory, "granted").write_text(laptop.evaluate("window.pttPage.state.channel.member.id"))
         wait_for(laptop, "window.pttPage.state.floor === 'revoked'", timeout_s=30, what="the operator's revoke")
         seen["revokedNote"] = laptop.inner_text("#floor-note")
@@ -67,6 +68,12 @@ def main():
         pathlib.Path(directory, "released").write_text("released")
         wait_for(laptop, "window.pttPage.state.screen === 'channels'", timeout_s=30, what="the kick")
         seen["kickedMessage"] = laptop.inner_text("#join-error")
+        # A request about that channel still on its way when the kick landed (the page's presence poll, every 3 s)
+        # is answered not-a-member after the `left`: the answer must not replace the kick's explanation.
+        laptop.evaluate("(channel) => window.pttPage.send({ type: 'presence', channel })", left_channel)
+        wait_for(laptop, "window.pttPage.state.lastError && window.pttPage.state.lastError.code === 'not-a-member'",
+                 what="the late answer")
+        seen["kickedMessageAfterLateAnswer"] = laptop.inner_text("#join-error")
         credentials = laptop.evaluate("localStorage.getItem('ptt.credentials')")
 
         phone_context = browser.new_context(

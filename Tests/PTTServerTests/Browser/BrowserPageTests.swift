@@ -104,6 +104,7 @@ struct BrowserPageTests {
         var revokedButton: String
         var revokedClass: String?
         var kickedMessage: String
+        var kickedMessageAfterLateAnswer: String
     }
 
     @Test(
@@ -157,6 +158,9 @@ struct BrowserPageTests {
             }
             #expect(seen.revokedNote.contains("operator"), "revoked note: \(seen.revokedNote)")
             #expect(seen.kickedMessage.contains("operator"), "kicked message: \(seen.kickedMessage)")
+            #expect(
+                seen.kickedMessageAfterLateAnswer == seen.kickedMessage,
+                "after a late not-a-member: \(seen.kickedMessageAfterLateAnswer)")
         }
     }
 

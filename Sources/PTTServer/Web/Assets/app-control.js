@@ -14,6 +14,8 @@ const RECONNECT_DELAYS_MS = [500, 1000, 2000, 5000];
 export const control = {
   socket: null,
   nextId: 1,
+  /** The channel each recent channel-bound request was about, by id (the last 64), to place their errors. */
+  requestChannels: new Map(),
   retry: 0,
   timer: null,
   closedByUs: false,
@@ -91,6 +93,10 @@ export const control = {
   send(message) {
     if (!this.socket || this.socket.readyState !== WebSocket.OPEN) return null;
     if (message.type !== "hello" && message.type !== "heartbeat-ack" && message.id === undefined) message.id = this.nextId++;
+    if (message.id !== undefined && message.channel !== undefined && message.type !== "join") {
+      this.requestChannels.set(message.id, message.channel);
+      if (this.requestChannels.size > 64) this.requestChannels.delete(this.requestChannels.keys().next().value);
+    }
     this.socket.send(JSON.stringify(message));
     return message.id;
   },
@@ -183,6 +189,13 @@ function onError(message) {
     control.closedByUs = true;
     $("talk-error").textContent = "This browser was signed in again somewhere else (another tab?): reload to use it here.";
     return render();
+  }
+  const about = message.re === undefined ? undefined : control.requestChannels.get(message.re);
+  if (message.code === "not-a-member" && about !== undefined && (!state.channel || state.channel.id !== about)) {
+    // A request sent just before the page was taken out of that channel (its presence poll, say): the `left`
+    // that came first already said why, and this answer must not replace it.
+    console.info(`not-a-member for channel ${about}, which this page has left already`);
+    return;
   }
   const where = state.screen === "talk" ? "talk-error" : "join-error";
   $(where).textContent = words.error(message.code, message.message);

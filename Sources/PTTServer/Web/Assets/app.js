@@ -113,6 +113,8 @@ window.pttPage = {
   leave: () => channels.leave(),
   signIn,
   dropConnection: () => control.drop(),
+  /** Sends one protocol request on the page's connection; returns its id. */
+  send: (message) => control.send(message),
 };
 
 start();

@@ -26,6 +26,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
@@ -86,7 +87,12 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        .target(name: "PTTCore"),
+        // The directory's tables are persistent hash maps (TreeDictionary): a copy to plan a write on shares them,
+        // and a change copies only the path to what it changes, not the whole table.
+        .target(
+            name: "PTTCore",
+            dependencies: [.product(name: "HashTreeCollections", package: "swift-collections")]
+        ),
 
         // Runtime.
         .target(

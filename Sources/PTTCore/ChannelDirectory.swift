@@ -1,24 +1,30 @@
 import Foundation
+import HashTreeCollections
 
 /// Channels, users and memberships, in memory. Pure: no I/O and no clock of its own.
 ///
 /// Requests are planned first (`plan…` functions return the changes and the result without mutating),
 /// the server writes the changes to storage, then calls ``apply(_:)``. A refused request throws
 /// ``DirectoryError`` and changes nothing.
+///
+/// The tables are persistent hash maps (`TreeDictionary`), not `Dictionary`: a copy shares them, and a change to
+/// the copy copies only the nodes on the path to what it changes. The server plans each write on a copy of the
+/// directory as stored; with `Dictionary` the first change to that copy copied every table whole, so a join in a
+/// directory of 20,000 memberships asked for 7.5 MB (Docs/BENCHMARKS.md, "The directory's planning copy").
 public struct ChannelDirectory: Sendable {
-    public private(set) var channels: [ChannelID: Channel] = [:]
-    public private(set) var users: [String: User] = [:]
-    public private(set) var memberships: [MemberID: Membership] = [:]
-    private var channelByName: [String: ChannelID] = [:]
+    public private(set) var channels: TreeDictionary<ChannelID, Channel> = [:]
+    public private(set) var users: TreeDictionary<String, User> = [:]
+    public private(set) var memberships: TreeDictionary<MemberID, Membership> = [:]
+    private var channelByName: TreeDictionary<String, ChannelID> = [:]
     /// Each channel's members, oldest membership first (by `joinedAt`, then id): listing them needs no sort.
-    private var membersByChannel: [ChannelID: [MemberID]] = [:]
+    private var membersByChannel: TreeDictionary<ChannelID, [MemberID]> = [:]
     /// Each channel's members that are told of joins and leaves (`memberEvents`): a join's announcement costs
     /// their number, not the channel's size (``MemberEventPolicy`` keeps them few in a large channel).
-    private var toldByChannel: [ChannelID: Set<MemberID>] = [:]
+    private var toldByChannel: TreeDictionary<ChannelID, Set<MemberID>> = [:]
     /// Each device's memberships (a handful): a join or a hello finds them without a scan.
-    private var membersByDevice: [DeviceRef: Set<MemberID>] = [:]
+    private var membersByDevice: TreeDictionary<DeviceRef, Set<MemberID>> = [:]
     /// Sending SSRCs in use: unique server-wide, so the relay can find a packet's member by SSRC alone.
-    public private(set) var ssrcs: [UInt32: MemberID] = [:]
+    public private(set) var ssrcs: TreeDictionary<UInt32, MemberID> = [:]
 
     /// Limits that keep every control frame well under 64 KiB.
     public static let maxImageURLBytes = 512

@@ -8,6 +8,8 @@ import Glibc
 struct AllocationReading {
     var allocations: Int64
     var bytes: Int64
+    /// The wall-clock time the operations took (shown, never gated: it depends on the machine and its load).
+    var seconds = 0.0
 
     static func now() -> AllocationReading {
         AllocationReading(allocations: allocation_counter_allocations(), bytes: allocation_counter_bytes())
@@ -41,8 +43,13 @@ enum AllocationMeter {
         allocation_counter_ignore_this_thread(true)
         defer { allocation_counter_ignore_this_thread(false) }
         let start = AllocationReading.now()
+        let clock = ContinuousClock()
+        let began = clock.now
         try body()
-        return AllocationReading.now() - start
+        var reading = AllocationReading.now() - start
+        let elapsed = (clock.now - began).components
+        reading.seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+        return reading
     }
 
     /// Runs operations `0..<warmUp` uncounted (cold paths, first allocations of caches), then

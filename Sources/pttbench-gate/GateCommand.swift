@@ -21,6 +21,9 @@ struct GateCommand: AsyncParsableCommand {
     @Option(help: "Members in the channel before the counted joins (the thresholds are for 100).")
     var joinChannelMembers = 100
 
+    @Option(help: "Memberships in other channels for the join benchmark in a large directory.")
+    var directoryMembers = 20_000
+
     func run() async throws {
         #if !DEBUG
         throw ValidationError("build pttbench-gate in debug: its thresholds and the plane's benchmarks are for it")
@@ -34,12 +37,13 @@ struct GateCommand: AsyncParsableCommand {
             measured.append(try await RelayPacketBench(secure: secure).run())
         }
         measured.append(try JoinBench(warmUp: joinChannelMembers).run())
+        measured.append(try JoinBench(warmUp: 100, joins: 100, directoryMembers: directoryMembers).run())
         measured.append(try FloorBench().run())
         var file = try Thresholds.load(thresholds)
         if update {
             for metric in measured {
                 file.metrics[metric.name] = Thresholds.Entry(
-                    measured: (metric.allocationsPerOperation * 100).rounded() / 100,
+                    measured: (metric.value * 100).rounded() / 100,
                     margin: file.metrics[metric.name]?.margin ?? margin, operation: metric.operation)
             }
             try file.save(thresholds)
@@ -49,7 +53,9 @@ struct GateCommand: AsyncParsableCommand {
         for metric in measured {
             let verdict = file.check(metric)
             print(verdict.line)
-            print("    \(metric.operation); \(metric.operations) counted, \(Int(metric.bytesPerOperation)) bytes each")
+            print(
+                "    \(metric.operation); \(metric.operations) counted, \(Int(metric.bytesPerOperation)) bytes and "
+                    + "\(Int(metric.microsecondsPerOperation)) µs each")
             if !verdict.passes { failed.append(metric.name) }
         }
         if update { print("bench-check: wrote \(thresholds)") }

@@ -6,13 +6,14 @@
 extension PlaneRig {
     /// What the plane's benchmarks (``JoinBench``, ``FloorBench``) share: a fresh rig, the benchmark's `setUp` on
     /// it, which returns how to run operations `range` (numbered from 0), then `warmUp` operations not counted and
-    /// `counted` counted, and a check that the server's counter `series` says every one of them happened (else
+    /// `counted` counted (in a directory of `directoryMembers` other memberships), and a check that the server's counter `series` says every one of them happened (else
     /// `mismatch(what it says, how many were run)` is the failure). Returns the counted operations' reading.
     static func measure(
-        warmUp: Int, counted: Int, tallied series: String, mismatch: (_ tallied: Double, _ run: Int) -> String,
+        warmUp: Int, counted: Int, directoryMembers: Int = 0, tallied series: String,
+        mismatch: (_ tallied: Double, _ run: Int) -> String,
         setUp: (PlaneRig) throws -> (_ range: Range<Int>) throws -> Void
     ) throws -> AllocationReading {
-        let rig = try PlaneRig()
+        let rig = try PlaneRig(directoryMembers: directoryMembers)
         defer { rig.shutdown() }
         let operate = try setUp(rig)
         let reading = try AllocationMeter.measure(warmUp: warmUp, counted: counted, operate)

@@ -2,6 +2,7 @@
 // builds. A release build of every target still compiles (the gate then refuses to run).
 #if DEBUG
 import Dispatch
+import Foundation
 import Logging
 import NIOCore
 import NIOEmbedded
@@ -31,10 +32,14 @@ final class PlaneRig: @unchecked Sendable {
     private var secret = ""
     static let logger = Logger(label: "pttbench-gate", factory: { _ in SwiftLogNoOpLogHandler() })
 
-    init() throws {
+    /// A rig whose storage holds `directoryMembers` memberships already (in channels of 100 the benchmark does not
+    /// use), so that what an operation costs in a large directory is what is counted.
+    init(directoryMembers: Int = 0) throws {
         loop = group.next()
+        let store = try SQLiteStore(path: ":memory:")
+        if directoryMembers > 0 { try store.write(Self.seed(directoryMembers)) }
         plane = try ControlPlane(
-            eventLoop: loop, configuration: configuration, store: SQLiteStore(path: ":memory:"), metrics: metrics,
+            eventLoop: loop, configuration: configuration, store: store, metrics: metrics,
             clock: UptimeClock(), logger: Self.logger)
         try loop.submit { self.connections = EmbeddedEventLoop() }.wait()
         answers.settle = { [unowned self] done in
@@ -44,6 +49,31 @@ final class PlaneRig: @unchecked Sendable {
             }
         }
         secret = try loop.flatSubmit { self.plane.admin.addUser(AddUserRequest(name: "bench")) }.wait().secret
+    }
+
+    /// `count` memberships of the user `seed`, one device each, 100 to a channel (`seed-0`, `seed-1`, …).
+    static func seed(_ count: Int) throws -> [DirectoryChange] {
+        var directory = ChannelDirectory()
+        var random = SystemRandomNumberGenerator()
+        let now = Date()
+        var changes: [DirectoryChange] = [
+            .putUser(User(name: "seed", secretHash: [0], salt: [0], priority: 0, receiveOnly: false, createdAt: now))
+        ]
+        directory.apply(changes)
+        for index in 0..<count {
+            if index % 100 == 0 {
+                let channel = try directory.planCreateChannel(name: "seed-\(index / 100)", now: now)
+                directory.apply(.putChannel(channel))
+                changes.append(.putChannel(channel))
+            }
+            let channel = directory.channel(named: "seed-\(index / 100)")!.id
+            let planned = try directory.planJoin(
+                channel: channel, user: "seed", device: "device-\(index)", displayName: nil, receiveOnly: false,
+                pushToken: nil, now: now, random: &random)
+            directory.apply(.putMembership(planned.membership))
+            changes.append(.putMembership(planned.membership))
+        }
+        return changes
     }
 
     func shutdown() {

@@ -4,7 +4,7 @@ import Foundation
 /// last set and the margin allowed above it. A metric above `measured × (1 + margin)` fails the gate.
 struct Thresholds: Codable {
     struct Entry: Codable {
-        /// Allocations per operation when the threshold was set.
+        /// Allocations (or bytes, for a metric named `…bytesPer…`) per operation when the threshold was set.
         var measured: Double
         /// The fraction allowed above `measured` (0.1: 10 %).
         var margin: Double
@@ -34,7 +34,7 @@ struct Thresholds: Codable {
 
     /// The verdict on one measured metric, as a line to print, and whether it passes.
     func check(_ metric: GateMetric) -> (line: String, passes: Bool) {
-        let measured = String(format: "%10.2f", metric.allocationsPerOperation)
+        let measured = String(format: "%10.2f", metric.value)
         let name = metric.name.padding(toLength: 40, withPad: " ", startingAt: 0)
         guard let entry = metrics[metric.name] else {
             // A metric measured at a size of its own (`--join-channel-members`) is shown, not checked.
@@ -43,10 +43,10 @@ struct Thresholds: Codable {
         }
         let limit = String(format: "%10.2f", entry.limit)
         let basis = String(format: "(%.2f + %g %%)", entry.measured, entry.margin * 100)
-        if metric.allocationsPerOperation > entry.limit {
+        if metric.value > entry.limit {
             return ("\(name) \(measured) > \(limit) \(basis)   FAIL: above its threshold", false)
         }
-        let note = metric.allocationsPerOperation < entry.measured * (1 - entry.margin) ? "   better: --update" : ""
+        let note = metric.value < entry.measured * (1 - entry.margin) ? "   better: --update" : ""
         return ("\(name) \(measured) ≤ \(limit) \(basis)   ok\(note)", true)
     }
 }

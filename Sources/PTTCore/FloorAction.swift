@@ -7,13 +7,19 @@ public struct FloorCandidate: Sendable, Equatable {
     public var priority: Int
     /// A receive-only member is always denied with ``FloorDenyCause/receiveOnly``.
     public var receiveOnly: Bool
+    /// An emergency or imminent peril ranks above every priority, and takes a less urgent holder's floor at once.
+    public var urgency: FloorUrgency
 
-    /// Creates a candidate; by default priority 0 and allowed to talk.
-    public init(member: MemberID, priority: Int = 0, receiveOnly: Bool = false) {
+    /// Creates a candidate; by default priority 0, ordinary, and allowed to talk.
+    public init(member: MemberID, priority: Int = 0, receiveOnly: Bool = false, urgency: FloorUrgency = .ordinary) {
         self.member = member
         self.priority = priority
         self.receiveOnly = receiveOnly
+        self.urgency = urgency
     }
+
+    /// What orders candidates: the urgency first, then the priority. The queue keeps one level per rank.
+    public var rank: Int { urgency.rankOffset + priority }
 }
 
 /// Why a floor request was refused (MCPTT "Floor Deny" reasons).
@@ -38,6 +44,8 @@ public enum FloorRevokeCause: String, Sendable, Codable, CaseIterable {
     case preempted = "preempted"
     /// An operator revoked the floor.
     case revokedByOperator = "revoked-by-operator"
+    /// A member declaring an emergency or an imminent peril took the floor at once (``FloorUrgency``).
+    case emergency = "emergency"
 }
 
 /// Something the I/O layer must do after a ``FloorControl`` event, in the order given.

@@ -13,6 +13,8 @@ extension FloorControl {
     ///   ``FloorDenyCause/queueFull``, and removed from the queue, when that level is full).
     /// - Otherwise it is queued, or denied when the channel does not queue or its level is full.
     ///   A queued member outranking the holder starts the pre-emption grace (T3).
+    /// - A candidate more urgent than the holder (``FloorUrgency``) takes the floor at once: the holder is revoked
+    ///   with ``FloorRevokeCause/emergency``, and the candidate leaves the queue if it was in it.
     public mutating func request(_ candidate: FloorCandidate, memberCount: Int, now: PTTInstant) -> [FloorAction] {
         let now = observe(now)
         let member = candidate.member
@@ -26,6 +28,7 @@ extension FloorControl {
         if taken.holder == member {
             return [.granted(member, talkTime: t2Deadline(taken.holding).since(now))]
         }
+        if candidate.urgency > taken.holding.candidate.urgency { return seize(candidate, from: taken, now: now) }
         let actions = taken.request(candidate, capacity: capacity, now: now, grace: preemptionGrace)
         state = .taken(taken)
         return actions
@@ -160,6 +163,15 @@ extension FloorControl {
             + taken.reconcilePreemption(now: now, grace: preemptionGrace)
         state = .taken(taken)
         return actions
+    }
+
+    /// A more urgent candidate takes the floor from the holder of `taken` at once; the queue stays (without the
+    /// candidate), and the former holder is not queued: it may ask again.
+    private mutating func seize(_ candidate: FloorCandidate, from taken: Taken, now: PTTInstant) -> [FloorAction] {
+        var queue = taken.queue
+        let before = queue.positions
+        queue.remove(candidate.member)
+        return [.revoked(taken.holder, .emergency)] + grant(candidate, queue: queue, before: before, now: now)
     }
 
     /// The holder of `taken` is gone: grant the head of the queue, or go idle.

@@ -3,7 +3,7 @@ extension FloorControl {
     ///
     /// Invariant, re-established by ``reconcilePreemption(now:grace:)`` after every change of the
     /// holder or the queue: `preemption` is non-nil exactly when the head of `queue` has a strictly
-    /// higher priority than the holder.
+    /// higher rank than the holder (of the same urgency: a more urgent one takes the floor at once).
     struct Taken: Sendable, Equatable {
         var holding: Holding
         var queue: FloorQueue
@@ -29,12 +29,12 @@ extension FloorControl {
         ) -> [FloorAction] {
             let member = candidate.member
             if let queued = queue.candidate(for: member) {
-                if queued.priority == candidate.priority, let position = queue.position(of: member) {
+                if queued.rank == candidate.rank, let position = queue.position(of: member) {
                     return [.queued(member, position: position)]
                 }
                 let before = queue.positions
                 queue.remove(member)
-                if queue.count(atPriority: candidate.priority) >= capacity {
+                if queue.count(atRank: candidate.rank) >= capacity {
                     return [.denied(member, .queueFull)]
                         + queue.positionUpdates(since: before)
                         + reconcilePreemption(now: now, grace: grace)
@@ -42,7 +42,7 @@ extension FloorControl {
                 return enqueue(candidate, before: before, now: now, grace: grace)
             }
             if capacity == 0 { return [.denied(member, .anotherMemberHasPermission)] }
-            if queue.count(atPriority: candidate.priority) >= capacity { return [.denied(member, .queueFull)] }
+            if queue.count(atRank: candidate.rank) >= capacity { return [.denied(member, .queueFull)] }
             return enqueue(candidate, before: queue.positions, now: now, grace: grace)
         }
 
@@ -66,7 +66,7 @@ extension FloorControl {
         /// Starts T3 when the head of the queue outranks the holder and none is pending;
         /// cancels a pending T3 when nobody outranks the holder any more.
         mutating func reconcilePreemption(now: PTTInstant, grace: Duration) -> [FloorAction] {
-            guard let head = queue.first, head.priority > holding.candidate.priority else {
+            guard let head = queue.first, head.rank > holding.candidate.rank else {
                 preemption = nil
                 return []
             }

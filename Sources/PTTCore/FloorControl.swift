@@ -129,6 +129,7 @@ public struct FloorControl: Sendable {
         FloorSnapshot(
             holder: holder,
             holderPriority: taken?.holding.candidate.priority,
+            holderUrgency: taken?.holding.candidate.urgency,
             talkTimeLeft: talkTimeLeft(now: now),
             queue: queue.map(\.member),
             pendingPreemptionBy: taken?.pendingPreemptionBy

@@ -1,4 +1,4 @@
-/// The members waiting for the floor, in grant order: higher priority first, FIFO within a priority.
+/// The members waiting for the floor, in grant order: higher rank (urgency, then priority) first, FIFO within a rank.
 ///
 /// A plain value used by ``FloorControl``; it does not enforce the capacity itself.
 struct FloorQueue: Sendable, Equatable {
@@ -19,9 +19,9 @@ struct FloorQueue: Sendable, Equatable {
         entries.first { $0.member == member }
     }
 
-    /// How many candidates wait at `priority`.
-    func count(atPriority priority: Int) -> Int {
-        entries.reduce(0) { $0 + ($1.priority == priority ? 1 : 0) }
+    /// How many candidates wait at `rank` (``FloorCandidate/rank``).
+    func count(atRank rank: Int) -> Int {
+        entries.reduce(0) { $0 + ($1.rank == rank ? 1 : 0) }
     }
 
     /// Every queued member with its 1-based position.
@@ -31,10 +31,10 @@ struct FloorQueue: Sendable, Equatable {
         return result
     }
 
-    /// Inserts behind every candidate of the same or higher priority; returns the 1-based position.
+    /// Inserts behind every candidate of the same or higher rank; returns the 1-based position.
     @discardableResult
     mutating func insert(_ candidate: FloorCandidate) -> Int {
-        let index = entries.firstIndex { $0.priority < candidate.priority } ?? entries.endIndex
+        let index = entries.firstIndex { $0.rank < candidate.rank } ?? entries.endIndex
         entries.insert(candidate, at: index)
         return index + 1
     }

@@ -4,6 +4,8 @@ public struct FloorSnapshot: Sendable, Equatable {
     public var holder: MemberID?
     /// The priority the holder was granted with, nil when idle.
     public var holderPriority: Int?
+    /// The urgency the holder was granted with (``FloorUrgency``), nil when idle.
+    public var holderUrgency: FloorUrgency?
     /// How long until T2 revokes the holder, nil when idle.
     public var talkTimeLeft: Duration?
     /// The queue in grant order: element `i` is at position `i + 1`.
@@ -15,12 +17,14 @@ public struct FloorSnapshot: Sendable, Equatable {
     public init(
         holder: MemberID? = nil,
         holderPriority: Int? = nil,
+        holderUrgency: FloorUrgency? = nil,
         talkTimeLeft: Duration? = nil,
         queue: [MemberID] = [],
         pendingPreemptionBy: MemberID? = nil
     ) {
         self.holder = holder
         self.holderPriority = holderPriority
+        self.holderUrgency = holderUrgency
         self.talkTimeLeft = talkTimeLeft
         self.queue = queue
         self.pendingPreemptionBy = pendingPreemptionBy

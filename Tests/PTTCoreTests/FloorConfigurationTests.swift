@@ -109,7 +109,7 @@ struct FloorConfigurationTests {
                 == ["another-member-has-permission", "only-one-participant", "receive-only", "queue-full"])
         #expect(
             FloorRevokeCause.allCases.map(\.rawValue)
-                == ["end-of-media", "talk-time-exceeded", "preempted", "revoked-by-operator"])
+                == ["end-of-media", "talk-time-exceeded", "preempted", "revoked-by-operator", "emergency"])
         let data = try JSONEncoder().encode([FloorRevokeCause.preempted])
         #expect(String(decoding: data, as: UTF8.self) == #"["preempted"]"#)
         #expect(try JSONDecoder().decode([FloorDenyCause].self, from: Data(#"["queue-full"]"#.utf8)) == [.queueFull])

@@ -32,7 +32,8 @@ struct FloorIdleTests: FloorTesting {
         #expect(
             floor.snapshot(now: at(1500))
                 == FloorSnapshot(
-                    holder: alice, holderPriority: 2, talkTimeLeft: .milliseconds(29500), queue: [],
+                    holder: alice, holderPriority: 2, holderUrgency: .ordinary, talkTimeLeft: .milliseconds(29500),
+                    queue: [],
                     pendingPreemptionBy: nil))
     }
 

@@ -19,7 +19,7 @@ struct FloorPreemptionTests: FloorTesting {
         #expect(
             floor.snapshot(now: at(1500))
                 == FloorSnapshot(
-                    holder: alice, holderPriority: 1, talkTimeLeft: .milliseconds(29500),
+                    holder: alice, holderPriority: 1, holderUrgency: .ordinary, talkTimeLeft: .milliseconds(29500),
                     queue: [carol, bob], pendingPreemptionBy: carol))
     }
 

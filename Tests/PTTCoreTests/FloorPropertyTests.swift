@@ -51,10 +51,26 @@ struct FloorPropertyTests: FloorTesting {
             case 0..<35:
                 let priority = Int.random(in: 0...2, using: &rng)
                 let memberCount = Int.random(in: -1...5, using: &rng)
-                event = "request(\(member), p\(priority), n\(memberCount))"
+                // Mostly ordinary; now and then an imminent peril or an emergency (issue 25).
+                let urgency: FloorUrgency =
+                    switch Int.random(in: 0..<12, using: &rng) {
+                    case 0: .emergency
+                    case 1: .imminentPeril
+                    default: .ordinary
+                    }
+                event = "request(\(member), p\(priority), \(urgency), n\(memberCount))"
+                let holderUrgency = floor.snapshot(now: now).holderUrgency
                 actions = floor.request(
-                    FloorCandidate(member: member, priority: priority, receiveOnly: member == erin),
+                    FloorCandidate(member: member, priority: priority, receiveOnly: member == erin, urgency: urgency),
                     memberCount: memberCount, now: now)
+                // A more urgent request by someone else takes a taken floor at once, with no grace.
+                if let holderUrgency, member != erin, member != holderBefore, urgency > holderUrgency {
+                    try #require(
+                        actions.prefix(3).elementsEqual([
+                            .revoked(holderBefore!, .emergency), .granted(member, talkTime: configuration.maxTalkTime),
+                            .taken(by: member),
+                        ]), "step \(step): \(event) -> \(actions)")
+                }
             case 35..<50:
                 event = "release(\(member))"
                 actions = floor.release(member, now: now)
@@ -117,11 +133,11 @@ struct FloorPropertyTests: FloorTesting {
             if let holder { try #require(!queue.contains { $0.member == holder }, context) }
             try #require(Set(queue.map(\.member)).count == queue.count, context)
             try #require(holder != erin && !queue.contains { $0.member == erin || $0.receiveOnly }, context)
-            for priority in Set(queue.map(\.priority)) {
+            for rank in Set(queue.map(\.rank)) {
                 try #require(
-                    queue.filter { $0.priority == priority }.count <= configuration.queueCapacityPerPriority, context)
+                    queue.filter { $0.rank == rank }.count <= configuration.queueCapacityPerPriority, context)
             }
-            try #require(zip(queue, queue.dropFirst()).allSatisfy { $0.priority >= $1.priority }, context)
+            try #require(zip(queue, queue.dropFirst()).allSatisfy { $0.rank >= $1.rank }, context)
             try #require((floor.nextDeadline == nil) == (holder == nil), context)
             try #require((floor.talkTimeLeft(now: now) == nil) == (holder == nil), context)
             var actualPositions: [MemberID: Int] = [:]
@@ -130,9 +146,14 @@ struct FloorPropertyTests: FloorTesting {
 
             let snapshot = floor.snapshot(now: now)
             try #require(snapshot.holder == holder && snapshot.queue == queue.map(\.member), context)
+            // Nobody waits more urgent than the holder: such a request takes the floor at once.
+            if let holderUrgency = snapshot.holderUrgency {
+                try #require(queue.allSatisfy { $0.urgency <= holderUrgency }, context)
+            }
             let outranked =
                 snapshot.holderPriority.map { holderPriority in
-                    (queue.first?.priority ?? .min) > holderPriority
+                    let holderRank = (snapshot.holderUrgency ?? .ordinary).rankOffset + holderPriority
+                    return (queue.first?.rank ?? .min) > holderRank
                 } ?? false
             try #require((snapshot.pendingPreemptionBy != nil) == outranked, context)
             if outranked { try #require(snapshot.pendingPreemptionBy == queue.first?.member, context) }

@@ -15,7 +15,7 @@ struct FloorQueueTests: FloorTesting {
         #expect(
             floor.snapshot(now: at(1300))
                 == FloorSnapshot(
-                    holder: alice, holderPriority: 1, talkTimeLeft: .milliseconds(29700),
+                    holder: alice, holderPriority: 1, holderUrgency: .ordinary, talkTimeLeft: .milliseconds(29700),
                     queue: [carol, bob, dave], pendingPreemptionBy: nil))
         #expect(floor.position(of: carol) == 1)
         #expect(floor.position(of: dave) == 3)

@@ -56,6 +56,14 @@ public struct PostgresFailure: Error, CustomStringConvertible, Sendable {
             + (more.isEmpty ? "" : " (\(more.joined(separator: "; ")))")
     }
 
+    /// The connection the failure came on is gone or going: a client-side failure (closed, refused, reset), a
+    /// connection exception (SQLSTATE class 08), or the server ending the session (class 57P: an operator's
+    /// `pg_terminate_backend`, a shutdown). Nothing more can be asked on it, not even a ROLLBACK.
+    public var endsConnection: Bool {
+        guard let sqlState else { return true }
+        return sqlState.hasPrefix("57P") || sqlState.hasPrefix("08")
+    }
+
     /// Another writer changed the rows this write depends on first (a unique or foreign key violation), or two
     /// writers waited for each other and this one was chosen to give way (a deadlock, a serialization failure).
     public var isConflict: Bool { ["23505", "23503", "40P01", "40001"].contains(sqlState) }

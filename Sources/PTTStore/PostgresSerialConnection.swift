@@ -74,7 +74,7 @@ final class PostgresSerialConnection: @unchecked Sendable {
                 try session.run("COMMIT")
                 return result
             } catch {
-                _ = try? session.run("ROLLBACK")
+                rollBack(after: error, on: session)
                 throw error
             }
         }
@@ -94,12 +94,28 @@ final class PostgresSerialConnection: @unchecked Sendable {
                 EventLoopFuture.whenAllComplete(futures, on: connection.eventLoop), connection: connection)
             for result in results {
                 if case .failure(let error) = result {
-                    _ = try? session.run("ROLLBACK")
-                    throw PostgresFailure.wrapping(error)
+                    let failure = PostgresFailure.wrapping(error)
+                    rollBack(after: failure, on: session)
+                    throw failure
                 }
             }
             try session.run("COMMIT")
         }
+    }
+
+    /// Ends a failed transaction: ROLLBACK on a connection that lives. A connection the failure ended (the server
+    /// terminated the session, the socket closed) is closed instead, and the next call opens another: a ROLLBACK
+    /// sent on it would wait the whole ``timeout`` for an answer that never comes, and the server has aborted the
+    /// transaction with the session anyway.
+    /// Called inside ``serially(_:)``, with the lock held.
+    private func rollBack(after error: any Error, on session: PostgresSession) {
+        if (error as? PostgresFailure)?.endsConnection == true || session.connection.isClosed {
+            // Forgotten at once, not when its close completes: the next call must not find it still open.
+            if connection === session.connection { connection = nil }
+            let _: EventLoopFuture<Void> = session.connection.close()
+            return
+        }
+        _ = try? session.run("ROLLBACK")
     }
 
     /// Waits for `future` at most `timeout`; past it the connection is closed (its queued queries fail with it).

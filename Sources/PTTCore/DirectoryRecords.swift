@@ -8,12 +8,18 @@ public struct Channel: Sendable, Equatable {
     public var createdAt: Date
     /// Whether its bursts are recorded (switched with `pttctl channel record`).
     public var recording: Bool
-    public init(id: ChannelID, name: String, imageURL: String? = nil, createdAt: Date, recording: Bool = false) {
+    /// The emergency declared on it, until its declarer or an operator clears it.
+    public var emergency: ChannelEmergency?
+    public init(
+        id: ChannelID, name: String, imageURL: String? = nil, createdAt: Date, recording: Bool = false,
+        emergency: ChannelEmergency? = nil
+    ) {
         self.id = id
         self.name = name
         self.imageURL = imageURL
         self.createdAt = createdAt
         self.recording = recording
+        self.emergency = emergency
     }
 }
 
@@ -26,8 +32,11 @@ public struct User: Sendable, Equatable {
     public var priority: Int
     public var receiveOnly: Bool
     public var createdAt: Date
+    /// What the user may do beyond talking and listening (declare emergencies, broadcast).
+    public var rights: UserRights
     public init(
-        name: String, secretHash: [UInt8], salt: [UInt8], priority: Int = 0, receiveOnly: Bool = false, createdAt: Date
+        name: String, secretHash: [UInt8], salt: [UInt8], priority: Int = 0, receiveOnly: Bool = false, createdAt: Date,
+        rights: UserRights = []
     ) {
         self.name = name
         self.secretHash = secretHash
@@ -35,6 +44,7 @@ public struct User: Sendable, Equatable {
         self.priority = priority
         self.receiveOnly = receiveOnly
         self.createdAt = createdAt
+        self.rights = rights
     }
 }
 

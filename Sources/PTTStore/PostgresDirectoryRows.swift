@@ -16,23 +16,28 @@ struct PostgresDirectoryRows {
             // directory as it was at one moment.
             try session.run("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
             let channels = try session.run(
-                "SELECT id, name, image_url, created_at, recording FROM channel"
+                """
+                SELECT id, name, image_url, created_at, recording, emergency_level, emergency_member, emergency_user,
+                    emergency_since FROM channel
+                """
             ).compactMap { row -> PTTCore.Channel? in
-                let (id, name, image, created, recording) = try row.decode(
-                    (String, String, String?, Double, Bool).self)
+                let (id, name, image, created, recording, level, member, user, since) = try row.decode(
+                    (String, String, String?, Double, Bool, String?, String?, String?, Double?).self)
                 guard let channel = ChannelID(string: id) else { return nil }
                 return PTTCore.Channel(
                     id: channel, name: name, imageURL: image, createdAt: Date(timeIntervalSince1970: created),
-                    recording: recording)
+                    recording: recording,
+                    emergency: ChannelEmergency.stored(level: level, member: member, user: user, since: since))
             }
             let users = try session.run(
-                "SELECT name, secret_hash, salt, priority, receive_only, created_at FROM app_user"
+                "SELECT name, secret_hash, salt, priority, receive_only, created_at, rights FROM app_user"
             ).map { row -> User in
-                let (name, hash, salt, priority, receiveOnly, created) = try row.decode(
-                    (String, Data, Data, Int, Bool, Double).self)
+                let (name, hash, salt, priority, receiveOnly, created, rights) = try row.decode(
+                    (String, Data, Data, Int, Bool, Double, Int).self)
                 return User(
                     name: name, secretHash: Array(hash), salt: Array(salt), priority: priority,
-                    receiveOnly: receiveOnly, createdAt: Date(timeIntervalSince1970: created))
+                    receiveOnly: receiveOnly, createdAt: Date(timeIntervalSince1970: created),
+                    rights: UserRights(rawValue: rights))
             }
             let memberships = try session.run(
                 """
@@ -79,21 +84,27 @@ struct PostgresDirectoryRows {
     static func statement(_ change: DirectoryChange) -> PostgresQuery {
         switch change {
         case .putChannel(let c):
+            let emergency = c.emergency
             return """
-                INSERT INTO channel (id, name, image_url, created_at, recording)
-                VALUES (\(c.id.description), \(c.name), \(c.imageURL), \(c.createdAt.timeIntervalSince1970), \(c.recording))
+                INSERT INTO channel (id, name, image_url, created_at, recording, emergency_level, emergency_member,
+                    emergency_user, emergency_since)
+                VALUES (\(c.id.description), \(c.name), \(c.imageURL), \(c.createdAt.timeIntervalSince1970), \(c.recording),
+                    \(emergency?.level.rawValue), \(emergency?.member.rawValue), \(emergency?.user),
+                    \(emergency?.since.timeIntervalSince1970))
                 ON CONFLICT (id) DO UPDATE SET name = excluded.name, image_url = excluded.image_url,
-                    recording = excluded.recording
+                    recording = excluded.recording, emergency_level = excluded.emergency_level,
+                    emergency_member = excluded.emergency_member, emergency_user = excluded.emergency_user,
+                    emergency_since = excluded.emergency_since
                 """
         case .removeChannel(let id):
             return "DELETE FROM channel WHERE id = \(id.description)"
         case .putUser(let u):
             return """
-                INSERT INTO app_user (name, secret_hash, salt, priority, receive_only, created_at)
+                INSERT INTO app_user (name, secret_hash, salt, priority, receive_only, created_at, rights)
                 VALUES (\(u.name), \(ByteBuffer(bytes: u.secretHash)), \(ByteBuffer(bytes: u.salt)), \(u.priority), \(u.receiveOnly),
-                    \(u.createdAt.timeIntervalSince1970))
+                    \(u.createdAt.timeIntervalSince1970), \(u.rights.rawValue))
                 ON CONFLICT (name) DO UPDATE SET secret_hash = excluded.secret_hash, salt = excluded.salt,
-                    priority = excluded.priority, receive_only = excluded.receive_only
+                    priority = excluded.priority, receive_only = excluded.receive_only, rights = excluded.rights
                 """
         case .removeUser(let name):
             return "DELETE FROM app_user WHERE name = \(name)"

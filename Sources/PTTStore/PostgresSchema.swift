@@ -76,6 +76,14 @@ enum PostgresSchema {
             "ALTER TABLE node ADD COLUMN link TEXT NOT NULL DEFAULT ''",
             "ALTER TABLE node ADD COLUMN fingerprint TEXT NOT NULL DEFAULT ''",
         ],
+        // Emergencies (issue 25): a user's rights, and a channel's declared emergency.
+        [
+            "ALTER TABLE app_user ADD COLUMN rights INTEGER NOT NULL DEFAULT 0",
+            "ALTER TABLE channel ADD COLUMN emergency_level TEXT",
+            "ALTER TABLE channel ADD COLUMN emergency_member TEXT",
+            "ALTER TABLE channel ADD COLUMN emergency_user TEXT",
+            "ALTER TABLE channel ADD COLUMN emergency_since DOUBLE PRECISION",
+        ],
     ]
 
     /// The newest schema version this pttd knows.

@@ -41,107 +41,6 @@ public final class SQLiteStore: Storage {
         }
     }
 
-    static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE channel (
-                        id TEXT PRIMARY KEY NOT NULL,
-                        name TEXT NOT NULL UNIQUE,
-                        imageURL TEXT,
-                        createdAt DOUBLE NOT NULL
-                    );
-                    CREATE TABLE user (
-                        name TEXT PRIMARY KEY NOT NULL,
-                        secretHash BLOB NOT NULL,
-                        salt BLOB NOT NULL,
-                        priority INTEGER NOT NULL,
-                        receiveOnly BOOLEAN NOT NULL,
-                        createdAt DOUBLE NOT NULL
-                    );
-                    CREATE TABLE membership (
-                        id TEXT PRIMARY KEY NOT NULL,
-                        channelId TEXT NOT NULL REFERENCES channel(id) ON DELETE CASCADE,
-                        userName TEXT NOT NULL REFERENCES user(name) ON DELETE CASCADE,
-                        device TEXT NOT NULL,
-                        displayName TEXT NOT NULL,
-                        priority INTEGER NOT NULL,
-                        receiveOnly BOOLEAN NOT NULL,
-                        pushToken BLOB,
-                        ssrc INTEGER NOT NULL,
-                        mediaKey BLOB NOT NULL,
-                        joinedAt DOUBLE NOT NULL,
-                        UNIQUE (channelId, userName, device)
-                    );
-                    """)
-        }
-        migrator.registerMigration("v2-announcements") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE announcement (
-                        id TEXT PRIMARY KEY NOT NULL,
-                        membershipId TEXT NOT NULL REFERENCES membership(id) ON DELETE CASCADE,
-                        channelId TEXT NOT NULL,
-                        collapseId TEXT,
-                        text TEXT NOT NULL,
-                        createdAt DOUBLE NOT NULL,
-                        expiresAt DOUBLE NOT NULL
-                    );
-                    CREATE INDEX announcement_membership ON announcement(membershipId);
-                    """)
-        }
-        migrator.registerMigration("v3-media-suite") { db in
-            try db.execute(
-                sql: "ALTER TABLE membership ADD COLUMN mediaSuite TEXT NOT NULL DEFAULT 'AES_CM_128_HMAC_SHA1_80'")
-        }
-        // Memberships stored before member events could be declined keep being told, as they were.
-        migrator.registerMigration("v4-member-events") { db in
-            try db.execute(sql: "ALTER TABLE membership ADD COLUMN memberEvents BOOLEAN NOT NULL DEFAULT 1")
-        }
-        migrator.registerMigration("v5-recordings") { db in
-            try db.execute(
-                sql: """
-                    ALTER TABLE channel ADD COLUMN recording BOOLEAN NOT NULL DEFAULT 0;
-                    CREATE TABLE burst (
-                        id INTEGER PRIMARY KEY AUTOINCREMENT,
-                        channelId TEXT NOT NULL,
-                        channelName TEXT NOT NULL,
-                        speaker TEXT NOT NULL,
-                        speakerName TEXT NOT NULL,
-                        startedAt DOUBLE NOT NULL,
-                        durationMs INTEGER NOT NULL,
-                        packets INTEGER NOT NULL,
-                        bytes INTEGER NOT NULL,
-                        file TEXT NOT NULL,
-                        state TEXT NOT NULL
-                    );
-                    CREATE INDEX burst_channel_start ON burst(channelId, startedAt);
-                    """)
-        }
-        // Sign-in links (one use, a deadline) and the browser credentials they give; both go with their user.
-        migrator.registerMigration("v6-sign-in-links") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE sign_in_link (
-                        tokenHash BLOB PRIMARY KEY NOT NULL,
-                        userName TEXT NOT NULL REFERENCES user(name) ON DELETE CASCADE,
-                        createdAt DOUBLE NOT NULL,
-                        expiresAt DOUBLE NOT NULL
-                    );
-                    CREATE TABLE web_credential (
-                        id INTEGER PRIMARY KEY AUTOINCREMENT,
-                        userName TEXT NOT NULL REFERENCES user(name) ON DELETE CASCADE,
-                        secretHash BLOB NOT NULL,
-                        salt BLOB NOT NULL,
-                        createdAt DOUBLE NOT NULL
-                    );
-                    CREATE INDEX web_credential_user ON web_credential(userName);
-                    """)
-        }
-        return migrator
-    }
-
     /// Everything stored, to rebuild the in-memory directory at start.
     public func load() throws -> ChannelDirectory {
         try queue.read { db in
@@ -149,13 +48,17 @@ public final class SQLiteStore: Storage {
                 guard let id = ChannelID(string: row["id"]) else { return nil }
                 return Channel(
                     id: id, name: row["name"], imageURL: row["imageURL"],
-                    createdAt: Date(timeIntervalSince1970: row["createdAt"]), recording: row["recording"])
+                    createdAt: Date(timeIntervalSince1970: row["createdAt"]), recording: row["recording"],
+                    emergency: ChannelEmergency.stored(
+                        level: row["emergencyLevel"], member: row["emergencyMember"], user: row["emergencyUser"],
+                        since: row["emergencySince"]))
             }
             let users = try Row.fetchAll(db, sql: "SELECT * FROM user").map { row in
                 User(
                     name: row["name"], secretHash: Array(row["secretHash"] as Data), salt: Array(row["salt"] as Data),
                     priority: row["priority"], receiveOnly: row["receiveOnly"],
-                    createdAt: Date(timeIntervalSince1970: row["createdAt"]))
+                    createdAt: Date(timeIntervalSince1970: row["createdAt"]),
+                    rights: UserRights(rawValue: row["rights"]))
             }
             let memberships = try Row.fetchAll(db, sql: "SELECT * FROM membership").compactMap { row -> Membership? in
                 guard let channel = ChannelID(string: row["channelId"]) else { return nil }
@@ -225,23 +128,31 @@ public final class SQLiteStore: Storage {
         case .putChannel(let c):
             try db.execute(
                 sql: """
-                    INSERT INTO channel (id, name, imageURL, createdAt, recording) VALUES (?, ?, ?, ?, ?)
+                    INSERT INTO channel (id, name, imageURL, createdAt, recording, emergencyLevel, emergencyMember,
+                        emergencyUser, emergencySince) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT(id) DO UPDATE SET name = excluded.name, imageURL = excluded.imageURL,
-                        recording = excluded.recording
+                        recording = excluded.recording, emergencyLevel = excluded.emergencyLevel,
+                        emergencyMember = excluded.emergencyMember, emergencyUser = excluded.emergencyUser,
+                        emergencySince = excluded.emergencySince
                     """,
-                arguments: [c.id.description, c.name, c.imageURL, c.createdAt.timeIntervalSince1970, c.recording])
+                arguments: [
+                    c.id.description, c.name, c.imageURL, c.createdAt.timeIntervalSince1970, c.recording,
+                    c.emergency?.level.rawValue, c.emergency?.member.rawValue, c.emergency?.user,
+                    c.emergency?.since.timeIntervalSince1970,
+                ])
         case .removeChannel(let id):
             try db.execute(sql: "DELETE FROM channel WHERE id = ?", arguments: [id.description])
         case .putUser(let u):
             try db.execute(
                 sql: """
-                    INSERT INTO user (name, secretHash, salt, priority, receiveOnly, createdAt) VALUES (?, ?, ?, ?, ?, ?)
+                    INSERT INTO user (name, secretHash, salt, priority, receiveOnly, createdAt, rights)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT(name) DO UPDATE SET secretHash = excluded.secretHash, salt = excluded.salt,
-                        priority = excluded.priority, receiveOnly = excluded.receiveOnly
+                        priority = excluded.priority, receiveOnly = excluded.receiveOnly, rights = excluded.rights
                     """,
                 arguments: [
                     u.name, Data(u.secretHash), Data(u.salt), u.priority, u.receiveOnly,
-                    u.createdAt.timeIntervalSince1970,
+                    u.createdAt.timeIntervalSince1970, u.rights.rawValue,
                 ])
         case .removeUser(let name):
             try db.execute(sql: "DELETE FROM user WHERE name = ?", arguments: [name])

@@ -60,11 +60,14 @@ struct StorageSuiteTests {
     func roundTrip(_ backend: StorageBackend) async throws {
         try await backend.withEmptyStorage { place in
             let deck = Self.channel("deck")
-            let bridge = Self.channel("bridge", recording: true)
-            let alice = Self.user("alice", priority: 5)
+            var bridge = Self.channel("bridge", recording: true)
+            var alice = Self.user("alice", priority: 5)
+            alice.rights = [.emergency, .broadcast]
             let bob = Self.user("bob", priority: -1)
             let a = Self.membership("alice", in: deck.id, ssrc: 0xFFFF_FFFF, token: [9, 8, 7])
             let b = Self.membership("bob", in: bridge.id, device: "tablet", ssrc: 1)
+            bridge.emergency = ChannelEmergency(
+                level: .imminentPeril, member: b.id, user: "bob", since: Self.created.addingTimeInterval(2.5))
             try place.withStorage { store in
                 try store.write([.putChannel(deck), .putChannel(bridge), .putUser(alice), .putUser(bob)])
                 try store.write([.putMembership(a), .putMembership(b)])
@@ -92,7 +95,10 @@ struct StorageSuiteTests {
                 renamed.recording = true
                 renamed.imageURL = nil
                 renamed.createdAt = Date(timeIntervalSince1970: 1)
+                renamed.emergency = ChannelEmergency(
+                    level: .emergency, member: member.id, user: "alice", since: Self.created)
                 alice.priority = 9
+                alice.rights = [.emergency]
                 alice.salt = [42]
                 member.pushToken = [1, 2, 3]
                 member.displayName = "Alice"
@@ -104,9 +110,18 @@ struct StorageSuiteTests {
                 let directory = try store.load()
                 let channel = try #require(directory.channels[deck.id])
                 #expect(channel.name == "main-deck" && channel.recording && channel.imageURL == nil)
+                #expect(channel.emergency?.level == .emergency && channel.emergency?.member == member.id)
                 #expect(channel.createdAt == deck.createdAt, "a channel keeps when it was made")
                 #expect(directory.users["alice"] == alice)
                 #expect(directory.memberships[member.id] == member)
+                // Cleared: the emergency's columns are emptied, not left behind.
+                var cleared = channel
+                cleared.emergency = nil
+                try store.write([.putChannel(cleared)])
+            }
+            try place.withStorage { store in
+                let reloaded = try store.load()
+                #expect(reloaded.channels[deck.id] != nil && reloaded.channels[deck.id]?.emergency == nil)
             }
         }
     }

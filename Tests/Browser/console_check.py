@@ -85,6 +85,8 @@ def main():
             seen["floorText"] = console.inner_text(f"[data-testid='floor-{channel}']")
             seen["memberRow"] = console.inner_text(f"tr[data-user='{user}']")
             seen["figures"] = console.evaluate("Object.keys(window.pttConsole.figures)")
+            member = console.evaluate(
+                f"window.pttConsole.channels.find(c => c.name === '{channel}').members.find(m => m.user === '{kick_user}').id")
             revoke = console.locator(f"[data-testid='revoke-{channel}']")
             revoke.click()
             seen["confirmText"] = revoke.inner_text()
@@ -94,12 +96,20 @@ def main():
             page.evaluate("window.pttPage.release()")
             wait_for(console, f"document.querySelector(\"[data-testid='floor-{channel}']\").textContent === 'floor idle'",
                      what="the console to show the floor idle")
-            member = console.evaluate(
-                f"window.pttConsole.channels.find(c => c.name === '{channel}').members.find(m => m.user === '{kick_user}').id")
             seen["clicksLanded"] = clicks_across_renders(console, f"[data-testid='kick-{member}']")
             wait_for(console, "document.getElementById('figure-notes').textContent.length > 0", what="the drop notes")
             seen["droppedTitle"] = console.get_attribute("[data-testid='figure-packets dropped']", "title")
             seen["dropNotes"] = console.inner_text("#figure-notes")
+            # Drop notes come and go above the channels: they must not move the buttons from under a pointer (a
+            # click pressed before a note appears and released after lands on nothing). The Kick button's top with
+            # the notes shown, then with them emptied, in one go (the next render puts them back).
+            tops = console.evaluate(f"""() => {{
+              const top = () => document.querySelector("[data-testid='kick-{member}']").getBoundingClientRect().top;
+              const shown = top();
+              document.getElementById("figure-notes").replaceChildren();
+              return [shown, top()];
+            }}""")
+            seen["kickTopBefore"], seen["kickTopAfter"] = tops
             kick = console.locator(f"[data-testid='kick-{member}']")
             kick.click()
             kick.click()

@@ -25,6 +25,8 @@ struct ConsoleTests {
         var clicksLanded: Int?
         var droppedTitle: String?
         var dropNotes: String?
+        var kickTopBefore: Double?
+        var kickTopAfter: Double?
     }
 
     @Test(
@@ -61,6 +63,11 @@ struct ConsoleTests {
             #expect(seen.figures?.contains("packets dropped") == true)
             #expect(seen.confirmText == "Click again to revoke the floor")
             #expect(seen.clicksLanded == 10, "clicks held across a render that reached the Kick button")
+            // Under ThreadSanitizer the drop notes once appeared in the middle of a press, and 9 of 10 clicks landed:
+            // the list above the channels grew, and the button moved from under the pointer.
+            #expect(
+                seen.kickTopBefore != nil && seen.kickTopBefore == seen.kickTopAfter,
+                "the Kick button stays where it is when the drop notes go: \(seen.kickTopBefore ?? -1) → \(seen.kickTopAfter ?? -1)")
             #expect(
                 seen.droppedTitle?.contains("ptt_media_packets_dropped_total") == true, "\(seen.droppedTitle ?? "-")")
             #expect(

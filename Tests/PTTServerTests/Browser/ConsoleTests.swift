@@ -67,7 +67,8 @@ struct ConsoleTests {
             // the list above the channels grew, and the button moved from under the pointer.
             #expect(
                 seen.kickTopBefore != nil && seen.kickTopBefore == seen.kickTopAfter,
-                "the Kick button stays where it is when the drop notes go: \(seen.kickTopBefore ?? -1) → \(seen.kickTopAfter ?? -1)")
+                "the Kick button stays where it is when the drop notes go: \(seen.kickTopBefore ?? -1) → \(seen.kickTopAfter ?? -1)"
+            )
             #expect(
                 seen.droppedTitle?.contains("ptt_media_packets_dropped_total") == true, "\(seen.droppedTitle ?? "-")")
             #expect(

@@ -104,21 +104,27 @@ final class PostgresSerialConnection: @unchecked Sendable {
     }
 
     /// Ends a failed transaction: ROLLBACK on a connection that lives. A connection the failure ended (the server
-    /// terminated the session, the socket closed) is closed instead, and the next call opens another: a ROLLBACK
+    /// terminated the session, the socket closed) is dropped instead, and the next call opens another: a ROLLBACK
     /// sent on it would wait the whole ``timeout`` for an answer that never comes, and the server has aborted the
-    /// transaction with the session anyway.
+    /// transaction with the session anyway. One a timeout dropped already is left alone, for the same reason.
     /// Called inside ``serially(_:)``, with the lock held.
     private func rollBack(after error: any Error, on session: PostgresSession) {
+        guard connection === session.connection else { return }
         if (error as? PostgresFailure)?.endsConnection == true || session.connection.isClosed {
-            // Forgotten at once, not when its close completes: the next call must not find it still open.
-            if connection === session.connection { connection = nil }
-            let _: EventLoopFuture<Void> = session.connection.close()
-            return
+            return drop(session.connection)
         }
         _ = try? session.run("ROLLBACK")
     }
 
-    /// Waits for `future` at most `timeout`; past it the connection is closed (its queued queries fail with it).
+    /// Forgets `dropped` at once, not when its close completes (the next call must not find it still open), and
+    /// closes it, holding it until the close completes (a connection released before it is closed stops a debug
+    /// build). Called with the lock held.
+    private func drop(_ dropped: PostgresConnection) {
+        if connection === dropped { connection = nil }
+        dropped.close().whenComplete { _ in withExtendedLifetime(dropped) {} }
+    }
+
+    /// Waits for `future` at most `timeout`; past it the connection is dropped (its queued queries fail with it).
     ///
     /// The caller's thread blocks on a semaphore, not with `EventLoopFuture.wait()`, which NIO refuses on any event
     /// loop thread: the plane and the recorder call from theirs. That is safe here because the future completes on
@@ -141,7 +147,8 @@ final class PostgresSerialConnection: @unchecked Sendable {
         switch outcome.withLockedValue({ $0 })! {
         case .success(let value): return value
         case .failure(let error):
-            if case PostgresStoreError.timedOut = error { let _: EventLoopFuture<Void>? = connection?.close() }
+            // A connection is given only by calls inside serially(_:), which hold the lock.
+            if case PostgresStoreError.timedOut = error, let connection { drop(connection) }
             throw PostgresFailure.wrapping(error)
         }
     }

@@ -60,13 +60,14 @@ final class PlaneRig: @unchecked Sendable {
             .putUser(User(name: "seed", secretHash: [0], salt: [0], priority: 0, receiveOnly: false, createdAt: now))
         ]
         directory.apply(changes)
+        var channel = ChannelID()
         for index in 0..<count {
             if index % 100 == 0 {
-                let channel = try directory.planCreateChannel(name: "seed-\(index / 100)", now: now)
-                directory.apply(.putChannel(channel))
-                changes.append(.putChannel(channel))
+                let created = try directory.planCreateChannel(name: "seed-\(index / 100)", now: now)
+                directory.apply(.putChannel(created))
+                changes.append(.putChannel(created))
+                channel = created.id
             }
-            let channel = directory.channel(named: "seed-\(index / 100)")!.id
             let planned = try directory.planJoin(
                 channel: channel, user: "seed", device: "device-\(index)", displayName: nil, receiveOnly: false,
                 pushToken: nil, now: now, random: &random)

@@ -55,7 +55,16 @@ def main():
                 wait_for(a, "window.pttPage.state.replay !== null", what="the replay to start")
                 seen["replayNote"] = a.inner_text("#floor-note")
                 wait_for(a, "window.pttPage.state.replay === null", timeout_s=20, what="the replay to end")
-                seen["replayFrames"] = a.evaluate("window.pttPage.state.stats.framesDecoded") - before
+                # `replay-ended` comes on the control path and the audio through the media bridge, and WebCodecs
+                # decodes asynchronously: the last frames can still be on their way when the replay is over.
+                sent = seen["packetsSentB"]
+                decoded = f"window.pttPage.state.stats.framesDecoded - {before}"
+                if a.evaluate(decoded) < sent - 2:
+                    try:
+                        a.wait_for_function(f"{decoded} >= {sent - 2}", timeout=5000)
+                    except Exception:  # the Swift test reports how many arrived
+                        pass
+                seen["replayFrames"] = a.evaluate(decoded)
         else:
             wait_for(b, "window.pttPage.state.floor === 'denied'", what="the second page to be denied")
             seen["noteB"] = b.inner_text("#floor-note")

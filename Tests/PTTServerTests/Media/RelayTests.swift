@@ -25,12 +25,24 @@ struct RelayTests {
         }
         // Wait (bounded) until the relay has heard every member's keep-alive.
         let deadline = ContinuousClock.now + .seconds(10).scaled
+        var last: ChannelDetail?
         while ContinuousClock.now < deadline {
             let detail: ChannelDetail = try await server.admin.get("/api/channels/deck")
             if detail.members.count == names.count, detail.members.allSatisfy({ $0.audioReachable }) { return talkers }
+            last = detail
             try await Task.sleep(for: .milliseconds(10))
         }
-        throw TestFailure("the relay never heard every member")
+        // What the relay counted tells a lost keep-alive (nothing dropped) from a refused one (unknown SSRC,
+        // authentication) or a report the plane ignored.
+        let metrics = (try? await server.admin.getText("/metrics")) ?? ""
+        let counters = metrics.split(separator: "\n").filter {
+            !$0.hasPrefix("#")
+                && ($0.contains("ptt_media_packets_dropped") || $0.contains("ptt_media_packets_received"))
+        }
+        let members = (last?.members ?? []).map { "\($0.user): \($0.audioReachable ? "heard" : "not heard")" }
+        throw TestFailure(
+            "the relay never heard every member: \(members.joined(separator: ", ")); "
+                + counters.joined(separator: "; "))
     }
 
     func burst(_ speaker: Talker, _ packets: [[UInt8]], pace: Duration = .milliseconds(20)) async throws {

@@ -108,4 +108,12 @@ public enum DirectoryChange: Sendable, Equatable {
     case removeUser(String)
     case putMembership(Membership)
     case removeMembership(MemberID)
+
+    /// Whether it adds, changes or removes a channel (not a user or a membership).
+    public var changesAChannel: Bool {
+        switch self {
+        case .putChannel, .removeChannel: true
+        case .putUser, .removeUser, .putMembership, .removeMembership: false
+        }
+    }
 }

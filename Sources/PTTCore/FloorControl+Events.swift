@@ -26,6 +26,12 @@ extension FloorControl {
             return grant(candidate, queue: FloorQueue(), now: now)
         }
         if taken.holder == member {
+            // A holder that declares an emergency keeps the floor at the new urgency: nobody less urgent takes it.
+            if candidate.urgency > taken.holding.candidate.urgency {
+                taken.holding.candidate.urgency = candidate.urgency
+                taken.preemption = nil  // a less urgent member's pending pre-emption no longer outranks it
+                state = .taken(taken)
+            }
             return [.granted(member, talkTime: t2Deadline(taken.holding).since(now))]
         }
         if candidate.urgency > taken.holding.candidate.urgency { return seize(candidate, from: taken, now: now) }

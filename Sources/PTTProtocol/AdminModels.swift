@@ -41,9 +41,11 @@ public struct ChannelSummary: Codable, Sendable, Equatable {
     /// In a cluster, the node that owns the channel (runs its floor); nil when no node owns it now, and on a
     /// single server.
     public var owner: String?
+    /// The level of the channel's emergency, while one holds.
+    public var emergency: EmergencyGrade?
     public init(
         id: String, name: String, imageURL: String?, members: Int, connected: Int, floor: FloorStatus, speaker: String?,
-        queueLength: Int, owner: String? = nil
+        queueLength: Int, owner: String? = nil, emergency: EmergencyGrade? = nil
     ) {
         self.id = id
         self.name = name
@@ -54,6 +56,7 @@ public struct ChannelSummary: Codable, Sendable, Equatable {
         self.speaker = speaker
         self.queueLength = queueLength
         self.owner = owner
+        self.emergency = emergency
     }
 }
 
@@ -138,9 +141,12 @@ public struct ChannelDetail: Codable, Sendable, Equatable {
     /// On a cluster node: the nodes this node sends the channel's audio to (on its owner, the nodes with members
     /// connected there; elsewhere, the owner). Absent on a single server.
     public var nodeLinks: [String]?
+    /// The channel's emergency, while one holds.
+    public var emergency: ChannelEmergencyStatus?
     public init(
         id: String, name: String, imageURL: String?, floor: FloorStatus, speaker: MemberStatus?, talkTimeLeftMs: Int?,
-        queue: [QueueEntryStatus], members: [MemberStatus], recording: Bool? = nil, nodeLinks: [String]? = nil
+        queue: [QueueEntryStatus], members: [MemberStatus], recording: Bool? = nil, nodeLinks: [String]? = nil,
+        emergency: ChannelEmergencyStatus? = nil
     ) {
         self.id = id
         self.name = name
@@ -152,6 +158,7 @@ public struct ChannelDetail: Codable, Sendable, Equatable {
         self.members = members
         self.recording = recording
         self.nodeLinks = nodeLinks
+        self.emergency = emergency
     }
 }
 
@@ -172,12 +179,17 @@ public struct UserStatus: Codable, Sendable, Equatable {
     public var receiveOnly: Bool
     public var memberships: Int
     public var createdAt: String
-    public init(name: String, priority: Int, receiveOnly: Bool, memberships: Int, createdAt: String) {
+    /// Its rights beyond talking and listening (absent from servers before them).
+    public var rights: [UserRight]?
+    public init(
+        name: String, priority: Int, receiveOnly: Bool, memberships: Int, createdAt: String, rights: [UserRight]? = nil
+    ) {
         self.name = name
         self.priority = priority
         self.receiveOnly = receiveOnly
         self.memberships = memberships
         self.createdAt = createdAt
+        self.rights = rights
     }
 }
 
@@ -186,10 +198,13 @@ public struct AddUserRequest: Codable, Sendable, Equatable {
     public var name: String
     public var priority: Int?
     public var receiveOnly: Bool?
-    public init(name: String, priority: Int? = nil, receiveOnly: Bool? = nil) {
+    /// Its rights beyond talking and listening; none when absent.
+    public var rights: [UserRight]?
+    public init(name: String, priority: Int? = nil, receiveOnly: Bool? = nil, rights: [UserRight]? = nil) {
         self.name = name
         self.priority = priority
         self.receiveOnly = receiveOnly
+        self.rights = rights
     }
 }
 

@@ -134,12 +134,14 @@ public struct Joined: Codable, Sendable, Equatable {
     public var memberEvents: Bool?
     /// Whether the channel's bursts are recorded now, so `replay` can find one (absent from servers before it).
     public var recorded: Bool?
+    /// The channel's emergency, while one holds (absent otherwise, and from servers before it).
+    public var emergency: EmergencyState?
     /// The most members a `joined` lists.
     public static let maxMembersListed = 64
     public init(
         re: Int? = nil, channel: ChannelInfo, member: MemberInfo, media: MediaParameters, floor: FloorState,
         members: [MemberInfo],
-        memberCount: Int? = nil, memberEvents: Bool? = nil, recorded: Bool? = nil
+        memberCount: Int? = nil, memberEvents: Bool? = nil, recorded: Bool? = nil, emergency: EmergencyState? = nil
     ) {
         self.re = re
         self.channel = channel
@@ -150,6 +152,7 @@ public struct Joined: Codable, Sendable, Equatable {
         self.memberCount = memberCount ?? members.count
         self.memberEvents = memberEvents
         self.recorded = recorded
+        self.emergency = emergency
     }
 }
 

@@ -34,6 +34,10 @@ public enum ControlMessage: Sendable, Equatable {
     case replayEnded(ReplayEnded)
     case presence(PresenceRequest)
     case presenceReport(PresenceReport)
+    case emergency(EmergencyRequest)
+    case emergencyDeclared(EmergencyDeclared)
+    case emergencyClear(EmergencyClear)
+    case emergencyCleared(EmergencyCleared)
 }
 
 extension ControlMessage: Codable {
@@ -77,6 +81,10 @@ extension ControlMessage: Codable {
         case .replayEnded: self = .replayEnded(try ReplayEnded(from: decoder))
         case .presence: self = .presence(try PresenceRequest(from: decoder))
         case .presenceReport: self = .presenceReport(try PresenceReport(from: decoder))
+        case .emergency: self = .emergency(try EmergencyRequest(from: decoder))
+        case .emergencyDeclared: self = .emergencyDeclared(try EmergencyDeclared(from: decoder))
+        case .emergencyClear: self = .emergencyClear(try EmergencyClear(from: decoder))
+        case .emergencyCleared: self = .emergencyCleared(try EmergencyCleared(from: decoder))
         }
     }
 
@@ -115,6 +123,10 @@ extension ControlMessage: Codable {
         case .replayEnded(let m): try m.encode(to: encoder)
         case .presence(let m): try m.encode(to: encoder)
         case .presenceReport(let m): try m.encode(to: encoder)
+        case .emergency(let m): try m.encode(to: encoder)
+        case .emergencyDeclared(let m): try m.encode(to: encoder)
+        case .emergencyClear(let m): try m.encode(to: encoder)
+        case .emergencyCleared(let m): try m.encode(to: encoder)
         }
     }
 }
@@ -216,6 +228,9 @@ extension ControlMessage {
         case .floorIdle(let m): m.re
         case .replaying(let m): m.re
         case .presenceReport(let m): m.re
+        case .emergencyDeclared(let m): m.re
+        case .emergencyCleared(let m): m.re
+        case .emergency, .emergencyClear: nil
         case .hello, .welcome, .heartbeat, .heartbeatAck, .join, .leave, .pushToken, .memberJoined, .memberLeft,
             .floorRequest, .floorRelease, .floorTaken, .floorRevoked, .floorRevokePending, .push, .pushAck, .replay,
             .replayEnded, .presence:
@@ -247,6 +262,14 @@ extension ControlMessage {
         case .presence(var m):
             m.id = id
             return .presence(m)
+        case .emergency(var m):
+            m.id = id
+            return .emergency(m)
+        case .emergencyClear(var m):
+            m.id = id
+            return .emergencyClear(m)
+        case .emergencyDeclared, .emergencyCleared:
+            return self
         case .hello, .welcome, .heartbeat, .heartbeatAck, .error, .joined, .left, .pushTokenRegistered, .memberJoined,
             .memberLeft, .floorGranted, .floorDenied, .floorQueued, .floorQueueCancelled, .floorReleased, .floorTaken,
             .floorIdle, .floorRevoked, .floorRevokePending, .push, .pushAck, .replaying, .replayEnded, .presenceReport:

@@ -35,6 +35,10 @@ extension ControlMessage {
         case replayEnded = "replay-ended"
         case presence
         case presenceReport = "presence-report"
+        case emergency
+        case emergencyDeclared = "emergency-declared"
+        case emergencyClear = "emergency-clear"
+        case emergencyCleared = "emergency-cleared"
 
         public var description: String { rawValue }
     }
@@ -73,6 +77,10 @@ extension ControlMessage {
         case .replayEnded: .replayEnded
         case .presence: .presence
         case .presenceReport: .presenceReport
+        case .emergency: .emergency
+        case .emergencyDeclared: .emergencyDeclared
+        case .emergencyClear: .emergencyClear
+        case .emergencyCleared: .emergencyCleared
         }
     }
 

@@ -18,8 +18,11 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case notAMember = "not-a-member"
     /// `replay` named a burst the channel has no recording of (or the channel has none).
     case noSuchRecording = "no-such-recording"
-    /// `replay` while a burst is live on the channel: live audio wins.
+    /// `replay` while a burst is live on the channel: live audio wins. Also `emergency` on a channel whose
+    /// emergency another user declared.
     case channelBusy = "channel-busy"
+    /// The user lacks the right the request needs (`emergency` without the emergency right).
+    case notPermitted = "not-permitted"
     /// A well-formed frame with an unacceptable value (empty name, bad token hex, ...).
     case badRequest = "bad-request"
     /// A newer connection for the same device and role replaced this one. The connection is closed.

@@ -8,11 +8,13 @@ public enum FloorRevocationCause: WireValue {
     case preempted
     /// An operator revoked it through the admin API.
     case revokedByOperator
+    /// A member who declared an emergency (or an imminent peril, over an ordinary holder) took it at once.
+    case emergency
     /// A value from a newer server.
     case unknown(String)
 
     public static let known: [FloorRevocationCause] = [
-        .endOfMedia, .talkTimeExceeded, .preempted, .revokedByOperator,
+        .endOfMedia, .talkTimeExceeded, .preempted, .revokedByOperator, .emergency,
     ]
 
     public var rawValue: String {
@@ -21,6 +23,7 @@ public enum FloorRevocationCause: WireValue {
         case .talkTimeExceeded: "talk-time-exceeded"
         case .preempted: "preempted"
         case .revokedByOperator: "revoked-by-operator"
+        case .emergency: "emergency"
         case .unknown(let value): value
         }
     }

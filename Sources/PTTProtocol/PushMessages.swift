@@ -19,7 +19,8 @@ public struct APS: Codable, Sendable, Equatable {
 /// body of an APNs request, so an extension can hand it to `reportPushToTalkMessage(userInfo:)` unchanged.
 ///
 /// Custom keys sit at the root, beside `aps`:
-/// - a wake: `channel`, `activeSpeaker`, `burst`, `sentAt`;
+/// - a wake: `channel`, `activeSpeaker`, `burst`, `sentAt`; during an emergency also `kind: "emergency"` and
+///   `emergency`;
 /// - a leave: `channel`, `leaveChannel: true`, `reason`, `sentAt`;
 /// - an announcement: `channel`, `announcement`, `sentAt`, and an alert in `aps`.
 public struct PushPayload: Codable, Sendable, Equatable {
@@ -39,10 +40,15 @@ public struct PushPayload: Codable, Sendable, Equatable {
     public var reason: LeaveReason?
     /// The text of an operator announcement.
     public var announcement: String?
+    /// What kind of call a wake is for, so that an app can ring differently: absent for an ordinary burst.
+    public var kind: CallKind?
+    /// With `kind: emergency`: the channel's emergency, as `emergency-declared` shows it.
+    public var emergency: EmergencyState?
 
     public init(
         aps: APS = APS(), channel: String, activeSpeaker: String? = nil, burst: String? = nil, sentAt: Int64,
-        leaveChannel: Bool? = nil, reason: LeaveReason? = nil, announcement: String? = nil
+        leaveChannel: Bool? = nil, reason: LeaveReason? = nil, announcement: String? = nil, kind: CallKind? = nil,
+        emergency: EmergencyState? = nil
     ) {
         self.aps = aps
         self.channel = channel
@@ -52,6 +58,8 @@ public struct PushPayload: Codable, Sendable, Equatable {
         self.leaveChannel = leaveChannel
         self.reason = reason
         self.announcement = announcement
+        self.kind = kind
+        self.emergency = emergency
     }
 }
 
@@ -92,4 +100,21 @@ public struct PushFrame: Codable, Sendable, Equatable {
 public struct PushAck: Codable, Sendable, Equatable {
     public var id: String
     public init(id: String) { self.id = id }
+}
+
+/// What kind of call a wake is for: `payload.kind` (Docs/PROTOCOL.md 11.2). An ordinary burst's wake has none.
+public enum CallKind: WireValue {
+    /// A burst on a channel in emergency (or imminent peril): `payload.emergency` says which.
+    case emergency
+    /// A value from a newer server.
+    case unknown(String)
+
+    public static let known: [CallKind] = [.emergency]
+
+    public var rawValue: String {
+        switch self {
+        case .emergency: "emergency"
+        case .unknown(let value): value
+        }
+    }
 }

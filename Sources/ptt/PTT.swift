@@ -9,7 +9,10 @@ struct PTT: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ptt",
         abstract: "Push-To-Talk client: join channels, watch events, take the floor.",
-        subcommands: [Monitor.self, Talk.self, Listen.self, SDP.self, Floor.self, LeaveCommand.self, Encode.self])
+        subcommands: [
+            Monitor.self, Talk.self, Listen.self, SDP.self, Floor.self, EmergencyCommand.self, LeaveCommand.self,
+            Encode.self,
+        ])
 }
 
 /// Who to connect to and as whom.

@@ -67,7 +67,8 @@ enum InboundFrame: Equatable {
         case .hello, .heartbeatAck, .join, .leave, .left, .pushToken, .pushTokenRegistered, .memberLeft, .floorRequest,
             .floorRelease, .floorGranted, .floorDenied, .floorQueued, .floorQueueCancelled, .floorReleased, .floorTaken,
             .floorIdle, .floorRevoked, .floorRevokePending, .push, .pushAck, .replay, .replaying, .replayEnded,
-            .presence, .presenceReport:
+            .presence, .presenceReport, .emergency, .emergencyDeclared, .emergencyClear,
+            .emergencyCleared:
             return .other(type: head.type)
         }
     }

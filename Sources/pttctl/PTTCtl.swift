@@ -13,7 +13,8 @@ struct PTTCtl: AsyncParsableCommand {
         discussion:
             "Finds the admin address and token in pttd's data directory (--data, or $PTTD_DATA, default ./.pttd), or takes --url and --token ($PTTCTL_URL, $PTTCTL_TOKEN).",
         subcommands: [
-            Channels.self, ChannelCommand.self, Kick.self, Revoke.self, AnnounceCommand.self, UserCommand.self,
+            Channels.self, ChannelCommand.self, Kick.self, Revoke.self, EmergencyCommand.self, AnnounceCommand.self,
+            UserCommand.self,
             WakesCommand.self, HistoryCommand.self, ExportCommand.self, BackupCommand.self, ReloadCommand.self,
             CertCommand.self, NodesCommand.self, Metrics.self,
         ])
@@ -86,7 +87,7 @@ func printJSON<T: Encodable>(_ value: T) throws {
 
 struct Channels: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "List channels: members (connected/total), floor, speaker, queue.")
+        abstract: "List channels: members (connected/total), floor, speaker, queue, emergency.")
     @OptionGroup var admin: AdminOptions
     @Flag(help: "Print JSON.") var json = false
 
@@ -99,11 +100,11 @@ struct Channels: AsyncParsableCommand {
         let clustered = channels.contains { $0.owner != nil }
         print(
             Table.render(
-                header: ["CHANNEL", "MEMBERS", "FLOOR", "SPEAKER", "QUEUE"] + (clustered ? ["OWNER"] : []),
+                header: ["CHANNEL", "MEMBERS", "FLOOR", "SPEAKER", "QUEUE", "EMERGENCY"] + (clustered ? ["OWNER"] : []),
                 rows: channels.map {
                     [
                         $0.name, "\($0.connected)/\($0.members)", $0.floor.rawValue, $0.speaker ?? "-",
-                        "\($0.queueLength)",
+                        "\($0.queueLength)", $0.emergency?.rawValue.uppercased() ?? "-",
                     ]
                         + (clustered ? [$0.owner ?? "-"] : [])
                 }))

@@ -6,8 +6,8 @@ import PTTProtocol
 
 struct UserCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "user", abstract: "Add, list or remove users.",
-        subcommands: [Add.self, Link.self, List.self, Remove.self])
+        commandName: "user", abstract: "Add, list or remove users, and set their rights.",
+        subcommands: [Add.self, Link.self, List.self, Rights.self, Remove.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -16,6 +16,10 @@ struct UserCommand: AsyncParsableCommand {
         @Argument(help: "User name.") var name: String
         @Option(help: "Floor priority (higher pre-empts lower), -1000...1000.") var priority = 0
         @Flag(help: "The user may listen but never talk.") var receiveOnly = false
+        @Option(
+            name: .customLong("right"),
+            help: "A right beyond talking and listening: emergency (declare emergencies) or broadcast. Repeatable.")
+        var rights: [String] = []
         @Flag(help: "Also print a sign-in link for the browser walkie-talkie (works once; see `user link`).")
         var link = false
         @OptionGroup var linkOptions: LinkOptions
@@ -24,7 +28,10 @@ struct UserCommand: AsyncParsableCommand {
             let client = try admin.client()
             let added: AddUserResponse = try await adminCall {
                 try await client.post(
-                    "/api/users", body: AddUserRequest(name: name, priority: priority, receiveOnly: receiveOnly))
+                    "/api/users",
+                    body: AddUserRequest(
+                        name: name, priority: priority, receiveOnly: receiveOnly,
+                        rights: rights.isEmpty ? nil : try Rights.parse(rights)))
             }
             print("user: \(added.name)")
             print("secret: \(added.secret)")
@@ -92,10 +99,51 @@ struct UserCommand: AsyncParsableCommand {
             if users.isEmpty { return print("no users") }
             print(
                 Table.render(
-                    header: ["USER", "PRIORITY", "RECV-ONLY", "MEMBERSHIPS", "CREATED"],
+                    header: ["USER", "PRIORITY", "RECV-ONLY", "RIGHTS", "MEMBERSHIPS", "CREATED"],
                     rows: users.map {
-                        [$0.name, "\($0.priority)", $0.receiveOnly ? "yes" : "no", "\($0.memberships)", $0.createdAt]
+                        [
+                            $0.name, "\($0.priority)", $0.receiveOnly ? "yes" : "no", Rights.listed($0.rights),
+                            "\($0.memberships)", $0.createdAt,
+                        ]
                     }))
+        }
+    }
+
+    struct Rights: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set a user's rights: emergency (declare emergencies on its channels), broadcast.",
+            discussion: """
+                The rights listed replace the user's rights; none takes them all away. An emergency the user \
+                declared stays until it is cleared (`pttctl emergency clear CHANNEL`).
+                """)
+        @OptionGroup var admin: AdminOptions
+        @Argument(help: "User name.") var name: String
+        @Argument(help: "Rights: emergency, broadcast (none: no rights).") var rights: [String] = []
+
+        func run() async throws {
+            let client = try admin.client()
+            let request = UserRightsRequest(rights: try Self.parse(rights))
+            let user: UserStatus = try await adminCall {
+                try await client.put("/api/users/\(AdminClient.segment(name))/rights", body: request)
+            }
+            print("\(user.name): rights \(Self.listed(user.rights))")
+        }
+
+        /// The rights named on the command line; an unknown one is refused here, with the known ones.
+        static func parse(_ names: [String]) throws -> [UserRight] {
+            try names.map {
+                let right = UserRight(rawValue: $0)
+                guard right.isKnown else {
+                    let known = UserRight.known.map(\.rawValue).joined(separator: ", ")
+                    throw ValidationError("unknown right '\($0)': \(known)")
+                }
+                return right
+            }
+        }
+
+        static func listed(_ rights: [UserRight]?) -> String {
+            guard let rights, !rights.isEmpty else { return "-" }
+            return rights.map(\.rawValue).joined(separator: ",")
         }
     }
 

@@ -8,7 +8,7 @@ Prints one JSON line with what each page showed at each step.
 
 import sys
 
-from pttbrowser import emit, launch, log, new_page, sign_in_and_join, sync_playwright, wait_for
+from pttbrowser import emit, launch, log, new_page, sign_in_and_join, sync_playwright, try_wait, wait_for
 
 
 def main():
@@ -59,11 +59,7 @@ def main():
                 # decodes asynchronously: the last frames can still be on their way when the replay is over.
                 sent = seen["packetsSentB"]
                 decoded = f"window.pttPage.state.stats.framesDecoded - {before}"
-                if a.evaluate(decoded) < sent - 2:
-                    try:
-                        a.wait_for_function(f"{decoded} >= {sent - 2}", timeout=5000)
-                    except Exception:  # the Swift test reports how many arrived
-                        pass
+                try_wait(a, f"{decoded} >= {sent - 2}", timeout_s=5)  # the Swift test reports how many arrived
                 seen["replayFrames"] = a.evaluate(decoded)
         else:
             wait_for(b, "window.pttPage.state.floor === 'denied'", what="the second page to be denied")

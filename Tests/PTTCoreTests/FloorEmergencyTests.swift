@@ -56,6 +56,21 @@ struct FloorEmergencyTests: FloorTesting {
                 == [.granted(carol, talkTime: fullTalk), .taken(by: carol), .queued(dave, position: 1)])
     }
 
+    @Test func aHolderThatDeclaresKeepsTheFloorAndAPendingPreemptionIsDropped() {
+        var floor = takenFloor()  // alice (1) since 1000
+        _ = floor.request(candidate(bob, 5), memberCount: 5, now: at(1100))  // higher priority: T3 runs for bob
+        #expect(floor.snapshot(now: at(1100)).pendingPreemptionBy == bob)
+        #expect(
+            floor.request(urgent(alice, .emergency, 1), memberCount: 5, now: at(1200)).first
+                == .granted(alice, talkTime: fullTalk - .milliseconds(200)))
+        #expect(floor.snapshot(now: at(1200)).holderUrgency == .emergency)
+        #expect(floor.snapshot(now: at(1200)).pendingPreemptionBy == nil)
+        // T3 would have ended here: alice still holds, bob still waits.
+        #expect(floor.timersExpired(now: at(2200)).isEmpty)
+        #expect(floor.holder == alice)
+        #expect(floor.queue.map(\.member) == [bob])
+    }
+
     @Test func twoEmergenciesFollowTheOrdinaryRulesBetweenThem() {
         var floor = idleFloor()
         _ = floor.request(urgent(alice, .emergency, 0), memberCount: 5, now: at(1000))

@@ -11,6 +11,7 @@ struct ControlMessageRequestIDTests {
     static let answers: [String: Int] = [
         "error": 9, "joined": 4, "left": 2, "push-token-registered": 3, "floor-granted": 5, "floor-denied": 6,
         "floor-queued": 7, "floor-queue-cancelled": 8, "floor-released": 10, "replaying": 11, "presence-report": 12,
+        "emergency-declared": 13, "emergency-cleared": 14,
     ]
 
     @Test(arguments: S.all)
@@ -39,7 +40,8 @@ struct ControlMessageRequestIDTests {
     }
 
     static let requestTypes: Set<String> = [
-        "join", "leave", "push-token", "floor-request", "floor-release", "replay", "presence",
+        "join", "leave", "push-token", "floor-request", "floor-release", "replay", "presence", "emergency",
+        "emergency-clear",
     ]
 
     @Test(arguments: S.all)

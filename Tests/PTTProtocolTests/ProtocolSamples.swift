@@ -99,6 +99,19 @@ enum ProtocolSamples {
                             id: "0123456789ab", name: "Ann", user: "ann", receiveOnly: false, connected: true,
                             audioReachable: true, wakeRoute: .localPush)
                     ], memberCount: 1))),
+        .init(
+            wireType: "emergency",
+            message: .emergency(EmergencyRequest(id: 13, channel: "general", level: .imminentPeril))),
+        .init(
+            wireType: "emergency-declared",
+            message: .emergencyDeclared(
+                EmergencyDeclared(
+                    re: 13, channel: plainChannel,
+                    emergency: EmergencyState(level: .emergency, member: ann, since: 1_763_773_200_123)))),
+        .init(wireType: "emergency-clear", message: .emergencyClear(EmergencyClear(id: 14, channel: "general"))),
+        .init(
+            wireType: "emergency-cleared",
+            message: .emergencyCleared(EmergencyCleared(re: 14, channel: plainChannel, by: .declarer, name: "Ann"))),
     ]
 
     /// The case of a message, by an exhaustive switch: adding a case to ControlMessage breaks this until a
@@ -136,9 +149,13 @@ enum ProtocolSamples {
         case .replayEnded: 28
         case .presence: 29
         case .presenceReport: 30
+        case .emergency: 31
+        case .emergencyDeclared: 32
+        case .emergencyClear: 33
+        case .emergencyCleared: 34
         }
     }
-    static let caseCount = 31
+    static let caseCount = 35
 
     /// The body bytes of `json` written literally.
     static func body(_ json: String) -> Data { Data(json.utf8) }

@@ -16,7 +16,11 @@ struct WireValueTable: Sendable, CustomTestStringConvertible {
             documented: ["receive-only", "only-one-participant", "queue-full", "another-member-has-permission"]),
         .init(
             type: FloorRevocationCause.self,
-            documented: ["end-of-media", "talk-time-exceeded", "preempted", "revoked-by-operator"]),
+            documented: ["end-of-media", "talk-time-exceeded", "preempted", "revoked-by-operator", "emergency"]),
+        .init(type: EmergencyGrade.self, documented: ["emergency", "imminent-peril"]),
+        .init(type: EmergencyClearer.self, documented: ["declarer", "operator"]),
+        .init(type: CallKind.self, documented: ["emergency"]),
+        .init(type: UserRight.self, documented: ["emergency", "broadcast"]),
         .init(type: ReplayOutcome.self, documented: ["ended", "cancelled"]),
         .init(type: WakeTransport.self, documented: ["local-push", "apns", "none"]),
         .init(type: WakeKind.self, documented: ["wake", "leave", "announce"]),

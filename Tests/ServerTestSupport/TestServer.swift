@@ -77,9 +77,12 @@ public final class TestServer: Sendable {
 
     /// Adds a user through the admin API and returns its secret.
     @discardableResult
-    public func addUser(_ name: String, priority: Int = 0, receiveOnly: Bool = false) async throws -> String {
+    public func addUser(
+        _ name: String, priority: Int = 0, receiveOnly: Bool = false, rights: [UserRight]? = nil
+    ) async throws -> String {
         let response: AddUserResponse = try await admin.post(
-            "/api/users", body: AddUserRequest(name: name, priority: priority, receiveOnly: receiveOnly))
+            "/api/users", body: AddUserRequest(name: name, priority: priority, receiveOnly: receiveOnly, rights: rights)
+        )
         return response.secret
     }
 

@@ -76,6 +76,24 @@ public final class ChannelHandle: Sendable {
         _ = try await request(.floorRelease(FloorCommand(channel: id)), againAfterReconnect: true)
     }
 
+    // MARK: - Emergency
+
+    /// Declares an emergency (or an imminent peril) on this channel: every member is told
+    /// (``PTTEvent/emergencyDeclared(channel:emergency:)``), and this member takes the floor at once, from anyone
+    /// (``PTTEvent/floorGranted(channel:talkTime:)`` follows). Needs the user's emergency right: without it the server
+    /// answers `not-permitted`.
+    public func declareEmergency(_ level: EmergencyGrade = .emergency) async throws -> EmergencyState {
+        let answer = try await request(.emergency(EmergencyRequest(channel: id, level: level)))
+        guard case .emergencyDeclared(let declared) = answer else { throw PTTClientError.unexpectedReply(answer.type) }
+        return declared.emergency
+    }
+
+    /// Ends the emergency this user declared on the channel; every member is told.
+    public func clearEmergency() async throws {
+        let answer = try await request(.emergencyClear(EmergencyClear(channel: id)), againAfterReconnect: true)
+        guard case .emergencyCleared = answer else { throw PTTClientError.unexpectedReply(answer.type) }
+    }
+
     // MARK: - Talking
 
     /// Sends one Opus packet, as the app's encoder made it, `samples` long at 48 kHz (960 for 20 ms). The kit

@@ -253,7 +253,9 @@ public actor PTTClient {
         case .hello, .welcome, .heartbeat, .heartbeatAck, .error, .join, .joined, .leave, .pushToken,
             .pushTokenRegistered, .memberJoined, .memberLeft, .floorRequest, .floorRelease, .floorGranted, .floorDenied,
             .floorQueued, .floorQueueCancelled, .floorReleased, .floorRevoked, .floorRevokePending, .push, .pushAck,
-            .replay, .replaying, .replayEnded, .presence, .presenceReport:
+            .replay, .replaying, .replayEnded, .presence, .presenceReport, .emergency, .emergencyDeclared,
+            .emergencyClear,
+            .emergencyCleared:
             break
         }
         if let event = PTTEvent.from(message) { eventSink.yield(event) }

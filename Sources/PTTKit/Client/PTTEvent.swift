@@ -29,6 +29,11 @@ public enum PTTEvent: Sendable, Equatable {
     case membershipEnded(channel: ChannelInfo, reason: String)
     /// A replay asked for with ``ChannelHandle/replay(burst:)`` ended: every packet sent (`ended`), or `cancelled`.
     case replayEnded(channel: ChannelInfo, burst: Int64, outcome: ReplayOutcome)
+    /// `channel` is in emergency (or imminent peril): show it until ``emergencyCleared(channel:by:name:)``. The
+    /// declarer's own declaration comes back as this event too.
+    case emergencyDeclared(channel: ChannelInfo, emergency: EmergencyState)
+    /// The emergency on `channel` is over: cleared by its declarer (`name`) or an operator.
+    case emergencyCleared(channel: ChannelInfo, by: EmergencyClearer, name: String)
     /// An operator's announcement for `channel` (delivered to the app while it has no Local Push extension).
     case announcement(channel: String, text: String)
 
@@ -49,11 +54,15 @@ public enum PTTEvent: Sendable, Equatable {
         case .memberLeft(let event): .memberLeft(channel: event.channel, member: event.member)
         case .left(let left): .membershipEnded(channel: left.channel, reason: left.reason.rawValue)
         case .replayEnded(let ended): .replayEnded(channel: ended.channel, burst: ended.burst, outcome: ended.outcome)
+        case .emergencyDeclared(let declared):
+            .emergencyDeclared(channel: declared.channel, emergency: declared.emergency)
+        case .emergencyCleared(let cleared):
+            .emergencyCleared(channel: cleared.channel, by: cleared.by, name: cleared.name)
         case .push(let push):
             push.payload.announcement.map { .announcement(channel: push.payload.channel, text: $0) }
         case .hello, .welcome, .heartbeat, .heartbeatAck, .error, .join, .joined, .leave, .pushToken,
             .pushTokenRegistered, .floorRequest, .floorRelease, .floorDenied, .floorReleased, .pushAck, .replay,
-            .replaying, .presence, .presenceReport:
+            .replaying, .presence, .presenceReport, .emergency, .emergencyClear:
             nil
         }
     }

@@ -92,6 +92,8 @@ package struct AdminRouter {
             case (.PUT, 4, "api", "channels") where segments[3] == "recording":
                 let on = try decode(ChannelRecording.self, body).recording
                 return answer(plane.recordings.setRecording(segments[2], on))
+            case (.DELETE, 4, "api", "channels") where segments[3] == "emergency":
+                return answer(plane.emergencies.clearByOperator(segments[2]))
             case (.DELETE, 5, "api", "channels") where segments[3] == "members":
                 return answer(plane.admin.kick(channel: segments[2], member: segments[4]))
             case (.POST, 4, "api", "channels") where segments[3] == "announce":
@@ -101,6 +103,8 @@ package struct AdminRouter {
             case (.POST, 4, "api", "users") where segments[3] == "links":
                 let request = body.isEmpty ? SignInLinkRequest() : try decode(SignInLinkRequest.self, body)
                 return answer(plane.signInLinks.make(user: segments[2], request), status: .created)
+            case (.PUT, 4, "api", "users") where segments[3] == "rights":
+                return answer(plane.admin.setRights(segments[2], try decode(UserRightsRequest.self, body)))
             case (.POST, 2, "api", "users"):
                 return answer(plane.admin.addUser(try decode(AddUserRequest.self, body)), status: .created)
             case (.DELETE, 3, "api", "users"):

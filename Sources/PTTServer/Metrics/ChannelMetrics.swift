@@ -16,6 +16,10 @@ public final class ChannelMetrics: Sendable {
     public let floorQueued: Counter
     private let floorDenies: [FloorDenyCause: Counter]
     private let floorRevokes: [FloorRevokeCause: Counter]
+    /// Channels in an emergency or imminent peril now.
+    public let inEmergency: Gauge
+    private let emergenciesDeclared: [EmergencyLevel: Counter]
+    private let emergenciesCleared: [EmergencyEnd: Counter]
 
     init(_ registry: PrometheusCollectorRegistry) {
         channels = registry.makeGauge(name: "ptt_channels", help: "Channels")
@@ -34,8 +38,27 @@ public final class ChannelMetrics: Sendable {
             "ptt_floor_denies_total", "Floor requests denied", key: "cause", FloorDenyCause.self)
         floorRevokes = registry.labelledCounters(
             "ptt_floor_revokes_total", "Floors revoked", key: "cause", FloorRevokeCause.self)
+        inEmergency = registry.makeGauge(
+            name: "ptt_channels_in_emergency", help: "Channels in an emergency or imminent peril now")
+        emergenciesDeclared = registry.labelledCounters(
+            "ptt_emergencies_declared_total", "Emergencies declared (or raised or lowered by their declarer)",
+            key: "level", EmergencyLevel.self)
+        emergenciesCleared = registry.labelledCounters(
+            "ptt_emergencies_cleared_total", "Emergencies ended", key: "by", EmergencyEnd.self)
     }
 
     public func floorDenied(cause: FloorDenyCause) { floorDenies[cause]?.increment() }
     public func floorRevoked(cause: FloorRevokeCause) { floorRevokes[cause]?.increment() }
+    public func emergencyDeclared(_ level: EmergencyLevel) { emergenciesDeclared[level]?.increment() }
+    public func emergencyCleared(by end: EmergencyEnd) { emergenciesCleared[end]?.increment() }
+}
+
+/// How an emergency ended: `by` in `ptt_emergencies_cleared_total`.
+public enum EmergencyEnd: String, Sendable, CaseIterable {
+    /// Its declarer cleared it (`emergency-clear`).
+    case declarer
+    /// An operator cleared it (`DELETE /api/channels/NAME/emergency`).
+    case `operator`
+    /// Its channel was deleted.
+    case channelDeleted = "channel-deleted"
 }

@@ -54,15 +54,22 @@ final class Notifier {
         return token
     }
 
-    /// A member took the floor: a new talk burst. Members that cannot hear it are woken, once.
+    /// A member took the floor: a new talk burst. Members that cannot hear it are woken, once. While the channel is
+    /// in emergency, every member whose app is not connected is woken (the relay may still hear a suspended app's
+    /// socket), and the wake carries the emergency.
     func burstStarted(in channel: ChannelID, speaker: MemberID) {
         let directory = plane.directory
         guard let speakerMembership = directory.memberships[speaker] else { return }
         var random = SecureRandom()
         let burst = BurstID.random(using: &random)
+        let emergency = directory.channels[channel]?.emergency
         let candidates = directory.members(of: channel).map {
-            WakeCandidate(member: $0.id, audioReachable: plane.relayLink.heardAnywhere($0.id), route: wakeRoute($0))
+            let heard = plane.relayLink.heardAnywhere($0.id)
+            return WakeCandidate(
+                member: $0.id, audioReachable: heard && (emergency == nil || plane.sessions.appSession(of: $0) != nil),
+                route: wakeRoute($0))
         }
+        let emergencyState = emergency.map { EmergencyState($0, in: directory) }
         let (decisions, ended) = policy.burstStarted(
             burst, in: channel, speaker: speaker, candidates: candidates, now: context.clock.now())
         if let ended { execute(dispatcher.burstEnded(ended)) }
@@ -78,7 +85,8 @@ final class Notifier {
             case .wake(let order):
                 guard let membership = directory.memberships[order.member] else { continue }
                 let frame = PushFrames.wake(
-                    channel: channel, speaker: speakerMembership.displayName, burst: burst, sentAt: sentAt)
+                    channel: channel, speaker: speakerMembership.displayName, burst: burst, sentAt: sentAt,
+                    emergency: emergencyState)
                 woken.append(order.member)
                 handOver(
                     OutboxItem(

@@ -6,13 +6,16 @@ import PTTProtocol
 enum PushFrames {
     static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
 
-    /// A pushtotalk wake for a talk burst: priority 10, expiration 0 (now or never).
-    static func wake(channel: ChannelID, speaker: String, burst: BurstID, sentAt: Date) -> PushFrame {
+    /// A pushtotalk wake for a talk burst: priority 10, expiration 0 (now or never). During an emergency it says so
+    /// (`kind: emergency`), with the emergency, so that the app can ring differently.
+    static func wake(
+        channel: ChannelID, speaker: String, burst: BurstID, sentAt: Date, emergency: EmergencyState? = nil
+    ) -> PushFrame {
         PushFrame(
             id: UUID().uuidString.lowercased(), pushType: PushFrame.pushToTalk, priority: 10, expiration: 0,
             payload: PushPayload(
                 channel: channel.description, activeSpeaker: speaker, burst: burst.rawValue,
-                sentAt: milliseconds(sentAt)))
+                sentAt: milliseconds(sentAt), kind: emergency == nil ? nil : .emergency, emergency: emergency))
     }
 
     /// A pushtotalk message telling the app to leave a channel: priority 10, expiration 0.

@@ -21,14 +21,16 @@ extension AdminOperations {
                     id: channel.id.description, name: channel.name, imageURL: channel.imageURL, members: members.count,
                     connected: members.filter { plane.sessions.appSession(of: $0) != nil }.count,
                     floor: state.state, speaker: state.holder?.name, queueLength: state.queueLength,
-                    owner: owners[channel.id.description])
+                    owner: owners[channel.id.description], emergency: channel.emergency.map { EmergencyGrade($0.level) }
+                )
             }
             return ChannelSummary(
                 id: channel.id.description, name: channel.name, imageURL: channel.imageURL, members: members.count,
                 connected: members.filter { plane.sessions.appSession(of: $0) != nil }.count,
                 floor: floor?.holder == nil ? .idle : .taken,
                 speaker: floor?.holder.flatMap { directory.memberships[$0]?.displayName },
-                queueLength: floor?.queue.count ?? 0, owner: owners[channel.id.description])
+                queueLength: floor?.queue.count ?? 0, owner: owners[channel.id.description],
+                emergency: channel.emergency.map { EmergencyGrade($0.level) })
         }
     }
 
@@ -49,7 +51,17 @@ extension AdminOperations {
             speaker: snapshot?.holder.flatMap { directory.memberships[$0] }.map(memberStatus),
             talkTimeLeftMs: snapshot?.talkTimeLeft.map { Int($0.milliseconds) },
             queue: queue, members: directory.members(of: channel.id).map(memberStatus),
-            recording: plane.recordings.isRecorded(channel), nodeLinks: plane.cluster?.relayedNodes(of: channel.id))
+            recording: plane.recordings.isRecorded(channel), nodeLinks: plane.cluster?.relayedNodes(of: channel.id),
+            emergency: emergencyStatus(channel))
+    }
+
+    /// A channel's emergency as the admin API shows it.
+    private func emergencyStatus(_ channel: PTTCore.Channel) -> ChannelEmergencyStatus? {
+        channel.emergency.map {
+            ChannelEmergencyStatus(
+                level: EmergencyGrade($0.level), member: $0.member.rawValue, user: $0.user,
+                name: directory.memberships[$0.member]?.displayName, since: $0.since.iso8601)
+        }
     }
 
     /// A channel whose floor another node runs, as its last floor event showed it.
@@ -63,7 +75,8 @@ extension AdminOperations {
             speaker: state.holder.flatMap { directory.memberships[MemberID($0.id)] }.map(memberStatus),
             talkTimeLeftMs: state.talkTimeLeftMs, queue: queue,
             members: directory.members(of: channel.id).map(memberStatus),
-            recording: plane.recordings.isRecorded(channel), nodeLinks: plane.cluster?.relayedNodes(of: channel.id))
+            recording: plane.recordings.isRecorded(channel), nodeLinks: plane.cluster?.relayedNodes(of: channel.id),
+            emergency: emergencyStatus(channel))
     }
 
     /// A member as the admin API shows it: connections, media, wakes.
@@ -89,7 +102,7 @@ extension AdminOperations {
         return directory.users.values.sorted { $0.name < $1.name }.map {
             UserStatus(
                 name: $0.name, priority: $0.priority, receiveOnly: $0.receiveOnly, memberships: counts[$0.name] ?? 0,
-                createdAt: $0.createdAt.iso8601)
+                createdAt: $0.createdAt.iso8601, rights: $0.rights.listed)
         }
     }
 

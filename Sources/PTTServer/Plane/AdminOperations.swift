@@ -70,6 +70,9 @@ final class AdminOperations {
                             + members.flatMap { member in
                                 self.plane.sessions.allSessions(of: member).map { PlaneEffect.send(left, to: $0) }
                             })
+                    if channel.emergency != nil {
+                        self.plane.context.metrics.channels.emergencyCleared(by: .channelDeleted)
+                    }
                     self.plane.logger.info(
                         "channel deleted", metadata: ["channel": "\(channel.name)", "members": "\(members.count)"])
                 }
@@ -116,6 +119,9 @@ final class AdminOperations {
 
     /// `POST /api/users`: the secret is returned once and stored only as a salted hash.
     func addUser(_ request: AddUserRequest) -> EventLoopFuture<AddUserResponse> {
+        if let unknown = request.rights?.first(where: { !$0.isKnown }) {
+            return plane.eventLoop.makeFailedFuture(Self.unknownRight(unknown))
+        }
         let secret = SecretHasher.generateSecret()
         let salt = SecretHasher.makeSalt()
         let hash = SecretHasher.hash(secret: secret, salt: salt)
@@ -125,7 +131,8 @@ final class AdminOperations {
                 user = try directory.planAddUser(
                     User(
                         name: request.name, secretHash: hash, salt: salt, priority: request.priority ?? 0,
-                        receiveOnly: request.receiveOnly ?? false, createdAt: self.plane.context.wallClock.now()))
+                        receiveOnly: request.receiveOnly ?? false, createdAt: self.plane.context.wallClock.now(),
+                        rights: UserRights(request.rights ?? [])))
             } catch let error as DirectoryError {
                 if case .userExists = error { throw AdminError(.conflict, error.description) }
                 throw AdminError(.badRequest, error.description)
@@ -139,12 +146,41 @@ final class AdminOperations {
                         "user added",
                         metadata: [
                             "user": "\(user.name)", "priority": "\(user.priority)",
-                            "receiveOnly": "\(user.receiveOnly)",
+                            "receiveOnly": "\(user.receiveOnly)", "rights": "\(user.rights.listed.map(\.rawValue))",
                         ])
                     return AddUserResponse(name: user.name, secret: secret)
                 }
             )
         }
+    }
+
+    /// `PUT /api/users/NAME/rights`: the user's rights from now on. An emergency it declared stays until cleared.
+    func setRights(_ name: String, _ request: UserRightsRequest) -> EventLoopFuture<UserStatus> {
+        if let unknown = request.rights.first(where: { !$0.isKnown }) {
+            return plane.eventLoop.makeFailedFuture(Self.unknownRight(unknown))
+        }
+        return plane.writes.change { directory throws(AdminError) in
+            guard var user = directory.users[name] else { throw AdminError(.notFound, "no user '\(name)'") }
+            user.rights = UserRights(request.rights)
+            let memberships = directory.memberships.values.reduce(0) { $0 + ($1.user == name ? 1 : 0) }
+            return (
+                [.putUser(user)],
+                {
+                    self.plane.logger.info(
+                        "user rights set",
+                        metadata: ["user": "\(name)", "rights": "\(user.rights.listed.map(\.rawValue))"])
+                    return UserStatus(
+                        name: user.name, priority: user.priority, receiveOnly: user.receiveOnly,
+                        memberships: memberships, createdAt: user.createdAt.iso8601, rights: user.rights.listed)
+                }
+            )
+        }
+    }
+
+    private static func unknownRight(_ right: UserRight) -> AdminError {
+        AdminError(
+            .badRequest,
+            "unknown right '\(right.rawValue)': \(UserRight.known.map(\.rawValue).joined(separator: " or "))")
     }
 
     /// `DELETE /api/users/NAME`: its memberships end and its connections close.

@@ -20,6 +20,7 @@ import PTTStore
 /// - ``SessionTable``: live sessions by device and role; `hello` is handled here (`ControlPlane+Hello`).
 /// - ``Memberships``: joins (batched into one transaction), leaves and push tokens.
 /// - ``Floors``: one ``FloorControl`` per channel, its timer, and its actions turned into frames.
+/// - ``Emergencies``: declaring and clearing a channel's emergency.
 /// - ``RelayLink``: what the audio relay is told, and what it reports (media heard).
 /// - ``Notifier`` and ``Announcements``: wakes and leaves over Local Push or APNs; operator announcements.
 /// - ``AdminOperations``: what the admin API reads and changes.
@@ -47,6 +48,7 @@ public final class ControlPlane: @unchecked Sendable {
     private(set) lazy var writes = DirectoryWrites(plane: self)
     private(set) lazy var memberships = Memberships(plane: self)
     private(set) lazy var floors = Floors(plane: self)
+    private(set) lazy var emergencies = Emergencies(plane: self)
     private(set) lazy var relayLink = RelayLink(plane: self)
     private(set) lazy var notifier = Notifier(plane: self)
     private(set) lazy var announcements = Announcements(plane: self)
@@ -161,6 +163,12 @@ public final class ControlPlane: @unchecked Sendable {
         case .pushToken(let token):
             heldRequests[session.id] = []
             return memberships.registerPushToken(token, device: device, from: session)
+        case .emergency(let request):
+            heldRequests[session.id] = []
+            return emergencies.declare(request, device: device, from: session)
+        case .emergencyClear(let request):
+            heldRequests[session.id] = []
+            return emergencies.clear(request, device: device, from: session)
         case .floorRequest(let command): run(floors.request(command, device: device, from: session))
         case .floorRelease(let command): run(floors.release(command, device: device, from: session))
         case .pushAck(let ack): announcements.acknowledged(ack, device: device)
@@ -169,7 +177,8 @@ public final class ControlPlane: @unchecked Sendable {
         case .hello: break  // answered above
         case .welcome, .heartbeat, .heartbeatAck, .error, .joined, .left, .pushTokenRegistered, .memberJoined,
             .memberLeft, .floorGranted, .floorDenied, .floorQueued, .floorQueueCancelled, .floorReleased, .floorTaken,
-            .floorIdle, .floorRevoked, .floorRevokePending, .push, .replaying, .replayEnded, .presenceReport:
+            .floorIdle, .floorRevoked, .floorRevokePending, .push, .replaying, .replayEnded, .presenceReport,
+            .emergencyDeclared, .emergencyCleared:
             context.metrics.control.frameRejected(.badRequest)
             session.send(
                 .error(ErrorFrame(code: .badRequest, message: "'\(message.type)' is not a request a client can send")))
@@ -201,13 +210,18 @@ public final class ControlPlane: @unchecked Sendable {
             announcements.forget(id)  // storage removed them with the membership
             notifier.forget(id)
         }
-        updateGauges()
+        updateGauges(channelsChanged: changes.contains(where: \.changesAChannel))
         relayLink.apply(diff)
     }
 
-    private func updateGauges() {
+    /// The directory's gauges; the channels in emergency are counted again only when a channel changed (a join
+    /// batch changes none, and counting reads every channel).
+    private func updateGauges(channelsChanged: Bool = true) {
         context.metrics.channels.channels.set(Double(directory.channels.count))
         context.metrics.channels.members.set(Double(directory.memberships.count))
+        guard channelsChanged else { return }
+        let inEmergency = directory.channels.values.reduce(0) { $0 + ($1.emergency == nil ? 0 : 1) }
+        context.metrics.channels.inEmergency.set(Double(inEmergency))
     }
 
     // MARK: Sending

@@ -123,11 +123,16 @@ final class Floors {
     }
 
     /// A member of `channel` as a candidate for its floor, with the channel's member count; nil if it is not one.
+    /// The user who declared the channel's emergency asks at the emergency's urgency, from any of its devices.
     private func candidate(_ member: MemberID, in channel: ChannelID) -> (FloorCandidate, count: Int)? {
-        guard let membership = plane.directory.memberships[member], membership.channel == channel else { return nil }
+        let directory = plane.directory
+        guard let membership = directory.memberships[member], membership.channel == channel else { return nil }
+        let emergency = directory.channels[channel]?.emergency
+        let urgency = emergency.map { $0.user == membership.user ? $0.level.urgency : .ordinary } ?? .ordinary
         return (
-            FloorCandidate(member: member, priority: membership.priority, receiveOnly: membership.receiveOnly),
-            plane.directory.memberCount(of: channel)
+            FloorCandidate(
+                member: member, priority: membership.priority, receiveOnly: membership.receiveOnly, urgency: urgency),
+            directory.memberCount(of: channel)
         )
     }
 

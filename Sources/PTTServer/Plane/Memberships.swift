@@ -17,15 +17,7 @@ final class Memberships {
 
     /// Answers a request that was refused or failed with `error`, and lets the connection read its next request.
     private func answer(_ session: ControlSession, re: Int?, refused error: any Error, storing what: String) {
-        let refusal: PlaneEffect =
-            switch error {
-            case let refusal as JoinPlan.Refusal: .error(session, re: re, refusal.code, refusal.message)
-            case let invalid as DirectoryError: .error(session, re: re, .badRequest, invalid.description)
-            case let busy as DirectoryWritesBusy: .error(session, re: re, .internal, busy.description)
-            default:
-                .error(session, re: re, .internal, "could not store the \(what): \(plane.storage.describe(error))")
-            }
-        plane.run([refusal, .requestAnswered(session)])
+        plane.run(PlaneEffect.refused(session, re: re, error, storing: what, storage: plane.storage))
     }
 
     /// `join`: planned in its turn, stored with the joins that arrive with it in one transaction, and answered once
@@ -161,7 +153,8 @@ final class Memberships {
             re: re, channel: ChannelInfo(channel), member: MemberInfo(m), media: mediaParameters(m),
             floor: plane.floors.state(of: channel.id), members: listed,
             memberCount: directory.memberCount(of: channel.id),
-            memberEvents: m.memberEvents, recorded: plane.recordings.isRecorded(channel))
+            memberEvents: m.memberEvents, recorded: plane.recordings.isRecorded(channel),
+            emergency: channel.emergency.map { EmergencyState($0, in: directory) })
     }
 
     /// How a member sends and receives audio: its SSRCs, the relay's port, and its SRTP key when media is secured.

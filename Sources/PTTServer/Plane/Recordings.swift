@@ -18,9 +18,9 @@ final class Recordings {
         self.plane = plane
     }
 
-    /// Whether a channel's bursts are recorded: its stored switch, or the config's list.
+    /// Whether a channel's bursts are recorded now: its switch, the config's list, or an emergency that holds.
     func isRecorded(_ channel: PTTCore.Channel) -> Bool {
-        channel.recording || isConfigured(channel)
+        channel.recording || channel.emergency != nil || isConfigured(channel)
     }
 
     private func isConfigured(_ channel: PTTCore.Channel) -> Bool {

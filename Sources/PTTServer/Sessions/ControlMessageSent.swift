@@ -16,7 +16,8 @@ struct ControlMessageSent: Sendable {
         case .hello, .heartbeat, .heartbeatAck, .error, .join, .leave, .pushToken, .pushTokenRegistered, .memberJoined,
             .memberLeft, .floorRequest, .floorRelease, .floorGranted, .floorDenied, .floorQueued, .floorQueueCancelled,
             .floorReleased, .floorTaken, .floorIdle, .floorRevoked, .floorRevokePending, .push, .pushAck, .replay,
-            .replaying, .replayEnded, .presence, .presenceReport:
+            .replaying, .replayEnded, .presence, .presenceReport, .emergency, .emergencyDeclared, .emergencyClear,
+            .emergencyCleared:
             false
         }
     }

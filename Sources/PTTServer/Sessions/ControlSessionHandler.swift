@@ -106,7 +106,9 @@ final class ControlSessionHandler: ChannelDuplexHandler, @unchecked Sendable {
             case .welcome, .error, .join, .joined, .leave, .left, .pushToken, .pushTokenRegistered, .memberJoined,
                 .memberLeft, .floorRequest, .floorRelease, .floorGranted, .floorDenied, .floorQueued,
                 .floorQueueCancelled, .floorReleased, .floorTaken, .floorIdle, .floorRevoked, .floorRevokePending,
-                .push, .pushAck, .replay, .replaying, .replayEnded, .presence, .presenceReport:
+                .push, .pushAck, .replay, .replaying, .replayEnded, .presence, .presenceReport, .emergency,
+                .emergencyDeclared, .emergencyClear,
+                .emergencyCleared:
                 .request
             }
         run(state.received(frame), message: message)

@@ -23,6 +23,7 @@ struct AdminOpenAPITests {
             "WakeCount": WakeCount.self, "WakeTotals": WakeTotals.self, "ChannelRecording": ChannelRecording.self,
             "RecordedBurstInfo": RecordedBurstInfo.self, "CertificateReport": CertificateReport.self,
             "ReloadReport": ReloadReport.self, "NodesResponse": NodesResponse.self, "NodeInfo": NodeInfo.self,
+            "UserRightsRequest": UserRightsRequest.self, "ChannelEmergencyStatus": ChannelEmergencyStatus.self,
         ]
     }
     /// Schemas that are no Swift model: `GET /api/health`'s `{"status":"ok"}` (a dictionary literal in the router),

@@ -35,7 +35,9 @@ private final class ShapeRecorder {
     /// `decodeIfPresent` asks `decodeNil` before `decode`; `decode` alone means the key is required. A closed set
     /// (`WireValue`) is a string on the wire.
     func read(_ key: String, _ type: Any.Type) {
-        let name = type is any WireValue.Type ? "String" : String(describing: type)
+        let name =
+            type is any WireValue.Type
+            ? "String" : type is any WireValueList.Type ? "Array<String>" : String(describing: type)
         fields[key] = CodableShape.Field(type: name, required: !askedIfNil.contains(key))
     }
 }
@@ -142,3 +144,7 @@ private struct ShapeEmptyValue: SingleValueDecodingContainer {
     func decode(_ type: UInt64.Type) throws -> UInt64 { 0 }
     func decode<T: Decodable>(_ type: T.Type) throws -> T { try T(from: ShapeDecoder(recorder: nil)) }
 }
+
+/// A list of a closed set: an array of strings on the wire.
+private protocol WireValueList {}
+extension Array: WireValueList where Element: WireValue {}

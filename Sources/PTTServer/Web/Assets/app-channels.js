@@ -45,6 +45,7 @@ export const channels = {
     state.channel = {
       name: message.channel.name, id: message.channel.id, media: message.media, member: message.member, members,
       memberCount: message.memberCount, recorded: message.recorded === true, // replay is offered where recorded
+      emergency: message.emergency || null,
     };
     store.lastChannel = message.channel.name;
     store.knownChannels = [...store.knownChannels, message.channel.name];
@@ -60,6 +61,34 @@ export const channels = {
       state.speaker = floor.holder.name;
     }
     show("talk");
+  },
+
+  /** `emergency-declared` or `emergency-cleared` (null) for a channel; only the open one is shown. */
+  emergency(channel, emergency, ended) {
+    if (!state.channel || channel.id !== state.channel.id) return;
+    state.channel.emergency = emergency;
+    if (emergency && emergency.member.user === state.user) {
+      state.notice = "Emergency declared: everyone in the channel is told. Hold to talk: you go first.";
+    }
+    if (ended) state.notice = ended;
+    render();
+  },
+
+  /** Declares an emergency on the open channel: the first press asks to press again within 5 s. */
+  declareEmergency() {
+    if (!state.channel) return;
+    if (!state.emergencyArmedUntil || Date.now() > state.emergencyArmedUntil) {
+      state.emergencyArmedUntil = Date.now() + 5000;
+      setTimeout(render, 5100);
+      return render();
+    }
+    state.emergencyArmedUntil = null;
+    control.emergencyRequest = control.send({ type: "emergency", channel: state.channel.id });
+    render();
+  },
+
+  clearEmergency() {
+    if (state.channel) control.send({ type: "emergency-clear", channel: state.channel.id });
   },
 
   leave() {

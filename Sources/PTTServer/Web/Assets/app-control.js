@@ -16,6 +16,8 @@ export const control = {
   nextId: 1,
   /** The channel each recent channel-bound request was about, by id (the last 64), to place their errors. */
   requestChannels: new Map(),
+  /** The id of the last `emergency` sent, to word its refusal. */
+  emergencyRequest: null,
   retry: 0,
   timer: null,
   closedByUs: false,
@@ -124,6 +126,7 @@ function onControl(message) {
       if (state.channel) channels.join(state.channel.name); // a reconnect: join again (fresh keys)
       else if (store.lastChannel) channels.join(store.lastChannel); // back to where this browser was
       else show("channels");
+      render(); // the badge says "online" now, not once the join is answered
       break;
     case "heartbeat":
       control.send({ type: "heartbeat-ack", seq: message.seq });
@@ -155,6 +158,13 @@ function onControl(message) {
       break;
     case "presence-report":
       channels.presence(message);
+      break;
+    case "emergency-declared":
+      channels.emergency(message.channel, message.emergency);
+      break;
+    case "emergency-cleared":
+      channels.emergency(message.channel, null,
+        `The emergency is over: ${message.by === "operator" ? "an operator" : message.name} ended it.`);
       break;
     case "replaying":
       state.replay = { speaker: message.speaker, durationMs: message.durationMs, startedAt: message.startedAt };
@@ -198,6 +208,8 @@ function onError(message) {
     return;
   }
   const where = state.screen === "talk" ? "talk-error" : "join-error";
-  $(where).textContent = words.error(message.code, message.message);
+  const aboutEmergency = message.re !== undefined && message.re === control.emergencyRequest;
+  $(where).textContent = aboutEmergency ? words.emergencyError(message.code, message.message)
+    : words.error(message.code, message.message);
   render();
 }

@@ -20,6 +20,7 @@ export const words = {
       "talk-time-exceeded": "Your turn ended: that was the longest anyone may talk at once.",
       "preempted": "Your turn ended: someone with priority needed to talk.",
       "revoked-by-operator": "An operator ended your turn.",
+      "emergency": "Your turn ended: someone declared an emergency and talks now.",
     }[cause] || "Your turn ended.";
   },
   left(reason) {
@@ -28,6 +29,12 @@ export const words = {
       "channel-deleted": "An operator deleted this channel.",
       "user-removed": "Your account was removed.",
     }[reason] || "You are no longer in this channel.";
+  },
+  emergencyError(code, message) {
+    return {
+      "not-permitted": "You may not declare an emergency: ask your operator for that right.",
+      "bad-request": "You can only listen on this channel, so you cannot declare an emergency.",
+    }[code] || message || "The emergency could not be declared: try again.";
   },
   error(code, message) {
     return {
@@ -116,6 +123,19 @@ export function render() {
       : "Hold to talk";
     button.querySelector(".talk-hint").hidden = touchOnly() || receiveOnly || blocked;
     $("replay-button").hidden = !state.channel.recorded;
+    const emergency = state.channel.emergency;
+    $("emergency-banner").hidden = !emergency;
+    if (emergency) {
+      const level = emergency.level === "imminent-peril" ? "Imminent peril" : "Emergency";
+      const mine = emergency.member.user === state.user;
+      $("emergency-text").textContent = mine ? `${level}: you declared it. Everyone in the channel was told.`
+        : `${level}: ${emergency.member.name} needs help. They talk first.`;
+      $("emergency-clear").hidden = !mine;
+    }
+    const armed = state.emergencyArmedUntil && Date.now() <= state.emergencyArmedUntil;
+    const emergencyButton = $("emergency-button");
+    emergencyButton.hidden = receiveOnly || (emergency && emergency.member.user === state.user);
+    emergencyButton.textContent = armed ? "Press again to declare an emergency" : "Emergency";
 
     const members = [...state.channel.members.values()];
     $("member-count").textContent = `(${Math.max(members.length, state.channel.memberCount || 0)})`;

@@ -28,6 +28,8 @@ function wire() {
   });
   $("leave-button").addEventListener("click", () => { state.pageNote = null; channels.leave(); });
   $("replay-button").addEventListener("click", () => talk.replayLast());
+  $("emergency-button").addEventListener("click", () => channels.declareEmergency());
+  $("emergency-clear").addEventListener("click", () => channels.clearEmergency());
   $("signout").addEventListener("click", (event) => {
     event.preventDefault();
     store.credentials = null;

@@ -21,6 +21,7 @@ const view = {
   wakes: null,
   figures: {},
   drops: { relay: {}, browser: {} }, // reason → count, for the notes under the figures
+  alerts: [], // names of the channels whose emergency is shown and not yet acknowledged
   polledAt: 0,
 };
 
@@ -208,6 +209,46 @@ function confirmThen(button, key, label, action) {
   });
 }
 
+function clearEmergency(channel) {
+  return api.call("DELETE", `/api/channels/${encodeURIComponent(channel.id)}/emergency`);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Emergency alerts: one per declaration (a channel and its `since`), shown until the operator acknowledges it in
+// this tab. They sit in a fixed bar at the bottom, so an alert that comes never moves a button under the pointer.
+
+const ACKNOWLEDGED_KEY = "pttConsoleAcknowledged";
+
+function acknowledged() {
+  try { return new Set(JSON.parse(sessionStorage.getItem(ACKNOWLEDGED_KEY) || "[]")); } catch { return new Set(); }
+}
+
+function acknowledge(key) {
+  const keys = [...acknowledged(), key].slice(-200);
+  sessionStorage.setItem(ACKNOWLEDGED_KEY, JSON.stringify(keys));
+  render();
+}
+
+const emergencyKey = (channel) => `${channel.id}@${channel.emergency.since}`;
+const levelWords = (emergency) => (emergency.level === "imminent-peril" ? "IMMINENT PERIL" : "EMERGENCY");
+
+function renderAlerts() {
+  const done = acknowledged();
+  const open = view.channels.filter((channel) => channel.emergency && !done.has(emergencyKey(channel)));
+  view.alerts = open.map((channel) => channel.name);
+  show($("alerts"), ...open.map((channel) => {
+    const emergency = channel.emergency;
+    const who = emergency.name ? `${emergency.name} (${emergency.user})` : emergency.user;
+    const key = emergencyKey(channel);
+    return element("div", { class: "alert", "data-testid": `alert-${channel.name}` },
+      element("span", {}, element("strong", {}, `${levelWords(emergency)} on ${channel.name}`),
+        ` declared by ${who}, ${ago(emergency.since)}`),
+      element("button", {
+        "data-testid": `acknowledge-${channel.name}`, textContent: "Acknowledge", onclick: () => acknowledge(key),
+      }));
+  }));
+}
+
 function revoke(channel) {
   return api.call("POST", `/api/channels/${encodeURIComponent(channel.id)}/revoke`);
 }
@@ -303,6 +344,7 @@ function render() {
       "data-testid": `figure-${name}`, title: FIGURE_HELP[name] || "",
     }, element("div", { class: "value" }, String(value)), element("div", { class: "name" }, name))));
   show($("figure-notes"), ...dropNotes().map((note) => element("li", {}, note)));
+  renderAlerts();
   if (view.channels.length === 0) {
     show($("channels"), element("p", { class: "hint" }, "No channels yet: they appear when someone joins one."));
     return;
@@ -339,12 +381,31 @@ function renderChannel(channel) {
       "Queue: " + channel.queue.map((q) => `${q.position}. ${q.name}`).join(", "))
     : null;
   const connected = channel.members.filter((m) => m.connected).length;
+  let clearButton = null;
+  if (channel.emergency) {
+    const clearKey = `clear-${channel.id}`;
+    clearButton = element("button", {
+      class: "danger", "data-testid": `clear-emergency-${channel.name}`, textContent: "Clear emergency",
+    });
+    if (pending.has(clearKey) && Date.now() - pending.get(clearKey) <= CONFIRM_MS) {
+      clearButton.textContent = "Click again to clear the emergency";
+      clearButton.classList.add("confirm");
+    }
+    clearButton.onclick = (event) =>
+      confirmThen(event.currentTarget, clearKey, "clear the emergency", () => clearEmergency(channel));
+  }
+  const emergencyTag = channel.emergency
+    ? element("span", {
+      class: "tag emergency", "data-testid": `emergency-${channel.name}`,
+      title: `declared by ${channel.emergency.name || channel.emergency.user} at ${channel.emergency.since}`,
+    }, levelWords(channel.emergency))
+    : null;
   const head = element("div", { class: "channel-head" },
-    element("h2", {}, channel.name, " ",
+    element("h2", {}, channel.name, " ", emergencyTag, emergencyTag ? " " : null,
       channel.recording ? element("span", { class: "tag rec" }, "recording") : null),
     floor,
     element("span", { class: "hint" }, `${channel.members.length} members · ${connected} connected`),
-    revokeButton);
+    clearButton, revokeButton);
   const rows = channel.members.map((member) => {
     const key = `kick-${channel.id}-${member.id}`;
     const kickButton = element("button", { class: "danger", "data-testid": `kick-${member.id}`, textContent: "Kick" });

@@ -1,0 +1,173 @@
+import Foundation
+import NIOCore
+import PTTCore
+import PTTProtocol
+
+/// Emergencies (Docs/PROTOCOL.md 5.32–5.35): a member whose user has the emergency right declares one on its
+/// channel; the state is stored with the channel, every member is told, and the declarer takes the floor at once
+/// (``Floors`` ranks its requests by the emergency's ``FloorUrgency``). While it holds, bursts are recorded and their
+/// wakes say so (``Notifier``). It ends only when its declarer's user or an operator clears it.
+final class Emergencies {
+    private unowned let plane: ControlPlane
+
+    init(plane: ControlPlane) {
+        self.plane = plane
+    }
+
+    private var context: PlaneContext { plane.context }
+
+    /// `emergency`: stored in its turn, then answered with `emergency-declared`, told to every other member, and
+    /// followed by the declarer's floor request. Declaring again raises or lowers the level (the same `since`).
+    func declare(_ request: EmergencyRequest, device: SessionTable.DeviceKey, from session: ControlSession) {
+        guard let level = (request.level ?? .emergency).level else {
+            let message = "unknown emergency level '\(request.level?.rawValue ?? "")': emergency or imminent-peril"
+            return plane.run([.error(session, re: request.id, .badRequest, message), .requestAnswered(session)])
+        }
+        let refused = { (error: any Error) in
+            self.plane.run(
+                PlaneEffect.refused(session, re: request.id, error, storing: "emergency", storage: self.plane.storage))
+        }
+        plane.writes.submit(
+            DirectoryOperation(
+                plan: { directory in
+                    let (channel, membership) = try device.membership(in: request.channel, of: directory)
+                    let emergency = try Self.plan(
+                        level, by: membership, in: channel, directory: directory, now: self.context.wallClock.now())
+                    var updated = channel
+                    updated.emergency = emergency
+                    let changes: [DirectoryChange] = updated == channel ? [] : [.putChannel(updated)]
+                    directory.apply(changes)
+                    return PlannedChange(
+                        changes: changes,
+                        stored: {
+                            self.plane.run(
+                                self.declared(
+                                    emergency, in: updated, by: membership, changed: !changes.isEmpty, re: request.id,
+                                    session: session))
+                        }, failed: refused)
+                }, refused: refused))
+    }
+
+    /// The emergency a member declares: refused without the right, from a receive-only member (it could not take
+    /// the floor), and on a channel whose emergency another user declared.
+    private static func plan(
+        _ level: EmergencyLevel, by membership: Membership, in channel: PTTCore.Channel, directory: ChannelDirectory,
+        now: Date
+    ) throws -> ChannelEmergency {
+        guard directory.users[membership.user]?.rights.contains(.emergency) == true else {
+            throw JoinPlan.Refusal(
+                code: .notPermitted,
+                message: "user '\(membership.user)' may not declare an emergency: an operator gives the right "
+                    + "(pttctl user rights \(membership.user) emergency)")
+        }
+        guard !membership.receiveOnly else {
+            throw JoinPlan.Refusal(
+                code: .badRequest, message: "a receive-only member cannot take the floor to declare an emergency")
+        }
+        if let held = channel.emergency, held.user != membership.user {
+            throw JoinPlan.Refusal(
+                code: .channelBusy,
+                message: "'\(channel.name)' is already in \(held.level.rawValue), declared by \(held.user)")
+        }
+        return ChannelEmergency(
+            level: level, member: membership.id, user: membership.user, since: channel.emergency?.since ?? now)
+    }
+
+    /// A declaration is stored: the declarer's connection is answered, the other members told (when it changed
+    /// anything), and the declarer asks for the floor, which its urgency takes at once.
+    private func declared(
+        _ emergency: ChannelEmergency, in channel: PTTCore.Channel, by membership: Membership, changed: Bool, re: Int?,
+        session: ControlSession
+    ) -> [PlaneEffect] {
+        let state = EmergencyState(emergency, in: plane.directory)
+        let info = ChannelInfo(channel)
+        var effects: [PlaneEffect] = [
+            .send(.emergencyDeclared(EmergencyDeclared(re: re, channel: info, emergency: state)), to: session)
+        ]
+        if changed {
+            context.metrics.channels.emergencyDeclared(emergency.level)
+            plane.logger.warning(
+                "emergency declared",
+                metadata: [
+                    "channel": "\(channel.name)", "level": "\(emergency.level.rawValue)", "member": "\(membership.id)",
+                    "user": "\(membership.user)",
+                ])
+            let others = plane.directory.members(of: channel.id).filter { $0.id != membership.id }
+            effects.append(
+                .broadcast(.emergencyDeclared(EmergencyDeclared(channel: info, emergency: state)), to: others))
+        }
+        effects.append(.requestFloor(Floors.Requester(member: membership.id, session: session), in: channel.id))
+        effects.append(.requestAnswered(session))
+        return effects
+    }
+
+    /// `emergency-clear`: only the declarer's user may clear it this way (an operator clears any).
+    func clear(_ request: EmergencyClear, device: SessionTable.DeviceKey, from session: ControlSession) {
+        let refused = { (error: any Error) in
+            self.plane.run(
+                PlaneEffect.refused(session, re: request.id, error, storing: "change", storage: self.plane.storage))
+        }
+        plane.writes.submit(
+            DirectoryOperation(
+                plan: { directory in
+                    let (channel, membership) = try device.membership(in: request.channel, of: directory)
+                    guard let ended = channel.emergency else {
+                        throw JoinPlan.Refusal(code: .badRequest, message: "'\(channel.name)' is not in emergency")
+                    }
+                    guard ended.user == membership.user else {
+                        throw JoinPlan.Refusal(
+                            code: .notPermitted,
+                            message: "only \(ended.user), who declared it, or an operator can clear the emergency "
+                                + "on '\(channel.name)'")
+                    }
+                    var updated = channel
+                    updated.emergency = nil
+                    directory.apply(.putChannel(updated))
+                    return PlannedChange(
+                        changes: [.putChannel(updated)],
+                        stored: {
+                            self.plane.run(
+                                self.cleared(
+                                    ended, in: updated, by: .declarer, name: membership.displayName, re: request.id,
+                                    session: session) + [.requestAnswered(session)])
+                        }, failed: refused)
+                }, refused: refused))
+    }
+
+    /// `DELETE /api/channels/NAME/emergency`: an operator ends a channel's emergency, whoever declared it.
+    func clearByOperator(_ reference: String) -> EventLoopFuture<Void> {
+        plane.writes.change { directory throws(AdminError) in
+            let channel = try AdminOperations.channel(reference, in: directory)
+            guard let ended = channel.emergency else {
+                throw AdminError(.conflict, "'\(channel.name)' is not in emergency")
+            }
+            var updated = channel
+            updated.emergency = nil
+            return (
+                [.putChannel(updated)],
+                { self.plane.run(self.cleared(ended, in: updated, by: .operator, name: "operator")) }
+            )
+        }
+    }
+
+    /// An emergency ended and that is stored: every member is told (the clearing connection with `re`).
+    private func cleared(
+        _ ended: ChannelEmergency, in channel: PTTCore.Channel, by clearer: EmergencyClearer, name: String,
+        re: Int? = nil,
+        session: ControlSession? = nil
+    ) -> [PlaneEffect] {
+        context.metrics.channels.emergencyCleared(by: clearer == .operator ? .operator : .declarer)
+        plane.logger.warning(
+            "emergency cleared",
+            metadata: [
+                "channel": "\(channel.name)", "level": "\(ended.level.rawValue)", "declaredBy": "\(ended.user)",
+                "by": "\(clearer.rawValue)", "name": "\(name)",
+            ])
+        let info = ChannelInfo(channel)
+        let event = ControlMessage.emergencyCleared(EmergencyCleared(channel: info, by: clearer, name: name))
+        guard let session else { return [.broadcast(event, to: plane.directory.members(of: channel.id))] }
+        let answer = ControlMessage.emergencyCleared(EmergencyCleared(re: re, channel: info, by: clearer, name: name))
+        let others = plane.directory.members(of: channel.id).filter { plane.sessions.appSession(of: $0) !== session }
+        return [.send(answer, to: session), .broadcast(event, to: others)]
+    }
+}

@@ -100,10 +100,15 @@ extension AdminOperations {
     func listUsers() -> [UserStatus] {
         let counts = Dictionary(grouping: directory.memberships.values, by: \.user).mapValues(\.count)
         return directory.users.values.sorted { $0.name < $1.name }.map {
-            UserStatus(
-                name: $0.name, priority: $0.priority, receiveOnly: $0.receiveOnly, memberships: counts[$0.name] ?? 0,
-                createdAt: $0.createdAt.iso8601, rights: $0.rights.listed)
+            Self.userStatus($0, memberships: counts[$0.name] ?? 0)
         }
+    }
+
+    /// A user as `GET /api/users` lists it.
+    static func userStatus(_ user: User, memberships: Int) -> UserStatus {
+        UserStatus(
+            name: user.name, priority: user.priority, receiveOnly: user.receiveOnly, memberships: memberships,
+            createdAt: user.createdAt.iso8601, rights: user.rights.listed)
     }
 
     /// `GET /api/wakes`.

@@ -169,9 +169,7 @@ final class AdminOperations {
                     self.plane.logger.info(
                         "user rights set",
                         metadata: ["user": "\(name)", "rights": "\(user.rights.listed.map(\.rawValue))"])
-                    return UserStatus(
-                        name: user.name, priority: user.priority, receiveOnly: user.receiveOnly,
-                        memberships: memberships, createdAt: user.createdAt.iso8601, rights: user.rights.listed)
+                    return Self.userStatus(user, memberships: memberships)
                 }
             )
         }

@@ -23,10 +23,7 @@ final class Emergencies {
             let message = "unknown emergency level '\(request.level?.rawValue ?? "")': emergency or imminent-peril"
             return plane.run([.error(session, re: request.id, .badRequest, message), .requestAnswered(session)])
         }
-        let refused = { (error: any Error) in
-            self.plane.run(
-                PlaneEffect.refused(session, re: request.id, error, storing: "emergency", storage: self.plane.storage))
-        }
+        let refused = refusal(session, re: request.id, storing: "emergency")
         plane.writes.submit(
             DirectoryOperation(
                 plan: { directory in
@@ -101,12 +98,16 @@ final class Emergencies {
         return effects
     }
 
+    /// How a request that waited for storage is answered when refused or failed.
+    private func refusal(_ session: ControlSession, re: Int?, storing what: String) -> (any Error) -> Void {
+        { error in
+            self.plane.run(PlaneEffect.refused(session, re: re, error, storing: what, storage: self.plane.storage))
+        }
+    }
+
     /// `emergency-clear`: only the declarer's user may clear it this way (an operator clears any).
     func clear(_ request: EmergencyClear, device: SessionTable.DeviceKey, from session: ControlSession) {
-        let refused = { (error: any Error) in
-            self.plane.run(
-                PlaneEffect.refused(session, re: request.id, error, storing: "change", storage: self.plane.storage))
-        }
+        let refused = refusal(session, re: request.id, storing: "change")
         plane.writes.submit(
             DirectoryOperation(
                 plan: { directory in

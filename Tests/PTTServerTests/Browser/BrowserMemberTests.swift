@@ -131,12 +131,7 @@ struct BrowserMemberTests {
             let result = try await listened
             let stats = result.stats
             if stats.framesDecoded != count {
-                let metrics = try await server.admin.getText("/metrics")
-                let lines = metrics.split(separator: "\n").filter {
-                    !$0.hasPrefix("#")
-                        && ($0.contains("dropped") || $0.contains("ptt_web_media") || $0.contains("forwarded"))
-                }
-                Issue.record("relay and bridge counters: \(lines.joined(separator: "; "))")
+                Issue.record("relay and bridge counters: \(try await Self.audioCounters(server))")
             }
             #expect(stats.framesDecoded == count, "the page decoded \(stats.framesDecoded) of \(count) frames")
             #expect(stats.packetsReceived == count)
@@ -148,6 +143,15 @@ struct BrowserMemberTests {
             #expect(stats.outPeak > 0.02, "the page's output level stayed at \(stats.outPeak)")
             #expect(stats.reconnects == (afterNetworkDrop ? 1 : 0))
         }
+    }
+
+    /// The relay's and the web bridge's audio counters (drops by reason, packets forwarded): where a page's
+    /// missing frames went.
+    static func audioCounters(_ server: TestServer) async throws -> String {
+        let metrics = try await server.admin.getText("/metrics")
+        return metrics.split(separator: "\n").filter {
+            !$0.hasPrefix("#") && ($0.contains("dropped") || $0.contains("ptt_web_media") || $0.contains("forwarded"))
+        }.joined(separator: "; ")
     }
 
     struct FloorResult: Decodable {

@@ -20,12 +20,23 @@ struct KitClientTests {
         }
     }
 
+    /// The kit's options with its connect timeout scaled for a test server (`TestTimeouts.scale`).
+    static var options: PTTClient.Options {
+        var options = PTTClient.Options()
+        options.connectTimeout = Duration.seconds(3).scaled
+        return options
+    }
+
     static func member(
         _ name: String, on server: TestServer, secret: String? = nil, device: String? = nil,
         endpoint: ServerEndpoint? = nil, options: PTTClient.Options = PTTClient.Options()
     ) async throws -> KitMember {
         var secret = secret
         if secret == nil { secret = try await server.addUser(name) }
+        // The kit's 3 s connect timeout is an app's; a test server under a sanitizer answers 4× slower (a fresh
+        // clone's ThreadSanitizer pass once timed out waiting for `welcome` after a restart).
+        var options = options
+        options.connectTimeout = max(options.connectTimeout, Self.options.connectTimeout)
         let client = try await PTTClient.connect(
             to: endpoint ?? server.endpoint,
             credentials: PTTCredentials(user: name, secret: secret ?? "", device: device ?? "\(name)-phone"),
@@ -220,7 +231,7 @@ struct KitClientTests {
             // Bob's app joined and listened earlier: its media went out under the membership's first key. It is
             // suspended now; only his extension is connected.
             let bobEarlier = try await PTTClient.connect(
-                to: server.endpoint, credentials: credentials, security: .plaintext)
+                to: server.endpoint, credentials: credentials, security: .plaintext, options: Self.options)
             let earlierKey = try await bobEarlier.join("deck").membership.media.key
             try await Self.waitAudioReachable(server, channel: "deck", count: 1)
             await bobEarlier.close()
@@ -253,7 +264,8 @@ struct KitClientTests {
             #expect(wake.userInfo["activeSpeaker"] as? String == "ann")
 
             // The "app" wakes up: connects, finds its membership in welcome, and plays the burst from the start.
-            let app = try await PTTClient.connect(to: server.endpoint, credentials: credentials, security: .plaintext)
+            let app = try await PTTClient.connect(
+                to: server.endpoint, credentials: credentials, security: .plaintext, options: Self.options)
             let membership = try #require(await app.memberships.first { $0.channel.id == wake.channel })
             let deck = try await app.attach(membership)
             // Attaching refreshed the membership's keys: the earlier run's packet indices are unknown here, and sending

@@ -31,7 +31,7 @@ extension EmergencyState {
                 receiveOnly: false)
         self.init(
             level: EmergencyGrade(emergency.level), member: member,
-            since: Int64((emergency.since.timeIntervalSince1970 * 1000).rounded()))
+            since: PushFrames.milliseconds(emergency.since))
     }
 }
 

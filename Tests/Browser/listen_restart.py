@@ -3,7 +3,7 @@
 Arguments: URL USER SECRET CHANNEL DIRECTORY EXPECT_PACKETS TIMEOUT_S
 Steps, each told to the Swift test by a file in DIRECTORY:
 1. signs in, joins, writes `ready`; waits until EXPECT_PACKETS frames are decoded (the first burst), then until the
-   page shows "Channel idle"; reads the level meter until it falls to zero (3 s at most), and writes `heard`;
+   page shows "Channel idle"; reads the level meter until it has fallen to zero and stayed there for a second (5 s at most), and writes `heard`;
 2. waits until the page has reconnected to the restarted pttd and joined again, writes `ready-again`;
 3. waits until EXPECT_PACKETS more frames are decoded, or TIMEOUT_S passes.
 Prints one JSON line: the stats after each burst, the meter under "Channel idle", the speaker text then.
@@ -16,6 +16,7 @@ import time
 from pttbrowser import emit, launch, log, new_page, sync_playwright, wait_for
 
 STATS = "window.pttPage.state.stats"
+SETTLED_S = 1.0
 
 
 def decoded_at_least(page, count, timeout):
@@ -46,14 +47,22 @@ def main():
         decoded_at_least(page, expect, timeout)
         wait_for(page, "window.pttPage.state.speaker === null", timeout_s=timeout, what="the first burst's end")
         idle_text = page.inner_text("#speaker")
-        # The meter must fall to zero once the burst has been played (at most the jitter buffer's 0.5 s): read it
-        # until it does, for 3 s at most.
+        # The meter must fall to zero once the burst has been played (at most the jitter buffer's 0.5 s) and stay
+        # there. It also reads zero for a moment when the playback runs dry inside a burst (an underrun: on a loaded
+        # machine the last frames can come late, and `floor-idle` before them), so it counts as fallen only once it
+        # has read zero for SETTLED_S, longer than the cushion a late frame waits in; 5 s at most.
         idle = time.time()
         meter = "document.getElementById('out-meter').value"
-        while page.evaluate(meter) > 0 and time.time() < idle + 3:
+        last_sound = idle
+        while time.time() < idle + 5:
+            now = time.time()
+            if page.evaluate(meter) > 0:
+                last_sound = now
+            elif now - last_sound >= SETTLED_S:
+                break
             time.sleep(0.05)
         idle_meter = page.evaluate(meter)
-        idle_meter_seconds = time.time() - idle
+        idle_meter_seconds = last_sound - idle
         first = page.evaluate(STATS)
         open(os.path.join(directory, "heard"), "w").close()
         log("first burst:", first["framesDecoded"], "decoded; meter under", repr(idle_text), idle_meter,

@@ -76,7 +76,7 @@ struct BrowserAudioTests {
             #expect(result.idleText == "Channel idle")
             #expect(
                 result.idleMeter == 0,
-                "the level meter stayed at \(result.idleMeter) for \(result.idleMeterSeconds) s under Channel idle")
+                "the level meter read \(result.idleMeter), last above zero \(result.idleMeterSeconds) s after idle")
             let after = result.second.framesDecoded - result.first.framesDecoded
             let late = result.second.outOfOrder - result.first.outOfOrder
             #expect(after == count, "after the restart the page decoded \(after) of \(count) frames (\(late) late)")

@@ -7,6 +7,8 @@ enum FloorLatencyScenario: String, CaseIterable, ExpressibleByArgument {
     case quiet, joins, recording
     case postgresStop = "postgres-stop"
     case churn
+    /// Not a load beside the floor: an emergency declared in a channel of `--members` (issue 25).
+    case emergency
 
     /// The load's length when `--load-seconds` is not given: the storm's spread, the talking, the stop, the churn.
     var defaultLoadSeconds: Double {
@@ -16,6 +18,7 @@ enum FloorLatencyScenario: String, CaseIterable, ExpressibleByArgument {
         case .recording: 10
         case .postgresStop: 5
         case .churn: 20
+        case .emergency: 0
         }
     }
 
@@ -40,12 +43,14 @@ struct FloorLatencyBench: AsyncParsableCommand {
             its cluster connection's) is SIGSTOPped for 5 s, then SIGCONTed; 50 members held with 1 s \
             heartbeats, 10 joins/s throughout; afterwards every member must still be connected and every join answered \
             `joined` must be in the database), churn (200 clients join and leave another channel as fast as answered \
-            for 20 s). In a load scenario measuring stops 0.5 s after the load ends (or after --requests cycles); \
+            for 20 s), emergency (issue 25: channel "floor" has --members members, default 1000; before each cycle \
+            one of them takes the floor, and a user with the emergency right declares an emergency there; the time \
+            from its `emergency` to its floor-granted is the sample, then it clears and releases). In a load scenario measuring stops 0.5 s after the load ends (or after --requests cycles); \
             "during load" counts the requests written inside the load's window; --time-limit bounds a whole run. \
             (--seconds is pttbench's own audio-run option, not this command's.)
             """)
 
-    @Option(name: .long, help: "quiet, joins, recording, postgres-stop, churn, or all.")
+    @Option(name: .long, help: "quiet, joins, recording, postgres-stop, churn, emergency, or all.")
     var scenario = "all"
 
     @Option(name: .long, help: "Runs of each scenario, 1...20.")
@@ -67,7 +72,8 @@ struct FloorLatencyBench: AsyncParsableCommand {
     @Option(name: .long, help: "The load's length in seconds (default per scenario: 1, 10, 5, 20), 0.1...600.")
     var loadSeconds: Double?
 
-    @Option(name: .long, help: "Members of the load (joins 1000, postgres-stop 50, churn 200), 1...5000.")
+    @Option(
+        name: .long, help: "Members of the load (joins 1000, postgres-stop 50, churn 200, emergency 1000), 1...5000.")
     var members: Int?
 
     @Option(name: .customLong("pause-ms"), help: "Milliseconds between a release's answer and the next request.")
@@ -89,7 +95,7 @@ struct FloorLatencyBench: AsyncParsableCommand {
 
     func validate() throws {
         guard scenario == "all" || FloorLatencyScenario(rawValue: scenario) != nil else {
-            throw ValidationError("--scenario must be quiet, joins, recording, postgres-stop, churn or all")
+            throw ValidationError("--scenario must be quiet, joins, recording, postgres-stop, churn, emergency or all")
         }
         guard (1...20).contains(runs) else { throw ValidationError("--runs must be 1...20") }
         guard (1...100_000).contains(requests) else { throw ValidationError("--requests must be 1...100000") }

@@ -86,6 +86,12 @@ struct FloorLatencyRun {
             security: try .pinned(to: fingerprint), secret: user.secret, eventLoop: group.next(),
             connections: connections, loadSeconds: options.loadSeconds ?? scenario.defaultLoadSeconds)
 
+        if scenario == .emergency {
+            let emergency = try await FloorLatencyEmergency.prepare(
+                context, members: options.members ?? 1_000, probeLoop: probeLoop,
+                pause: .milliseconds(options.pauseMilliseconds))
+            return try await measure(emergency: emergency, run: run, loadAverage: loadAverage)
+        }
         // The measuring member and a listener (a lone member is refused the floor: nobody would hear it).
         let joinFloor = try ControlFrame(ControlMessage.join(Join(channel: "floor")).withID(1)).bytes
         let listener = try await context.connect(1, prefix: "floor-listener")[0]
@@ -107,6 +113,7 @@ struct FloorLatencyRun {
                 try await FloorLatencyPostgresStop.prepare(
                     context, postgres: postgres!, members: options.members ?? 50, which: options.stopBackends)
             case .churn: try await FloorLatencyChurn.prepare(context, clients: options.members ?? 200)
+            case .emergency: nil  // measured above
             }
         return try await measure(probe: probe, load: load, run: run, loadAverage: loadAverage)
     }
@@ -155,6 +162,23 @@ struct FloorLatencyRun {
             }
         }
         if samples.count < options.requests && load == nil {
+            result.problems.append("only \(samples.count) of \(options.requests) cycles within --time-limit")
+        }
+        return result
+    }
+
+    /// The emergency's cycles: no load beside them (the channel's size is the load).
+    private func measure(emergency: FloorLatencyEmergency, run: Int, loadAverage: [Double]) async throws -> Result {
+        let origin = NIODeadline.now()
+        let started = ContinuousClock.now
+        let samples = try await emergency.run(
+            requests: options.requests, origin: origin,
+            deadline: started + .milliseconds(Int(options.seconds * 1000)), timeout: .seconds(30))
+        var result = Result(
+            scenario: scenario.rawValue, run: run, loadAverage: loadAverage, requests: options.requests,
+            latency: FloorLatencySummary(samples), duringLoad: nil, load: nil,
+            seconds: PTTBench.seconds(ContinuousClock.now - started))
+        if samples.count < options.requests {
             result.problems.append("only \(samples.count) of \(options.requests) cycles within --time-limit")
         }
         return result

@@ -44,8 +44,10 @@ struct FloorLatencyBench: AsyncParsableCommand {
             heartbeats, 10 joins/s throughout; afterwards every member must still be connected and every join answered \
             `joined` must be in the database), churn (200 clients join and leave another channel as fast as answered \
             for 20 s), emergency (issue 25: channel "floor" has --members members, default 1000; before each cycle \
-            one of them takes the floor, and a user with the emergency right declares an emergency there; the time \
-            from its `emergency` to its floor-granted is the sample, then it clears and releases). In a load scenario measuring stops 0.5 s after the load ends (or after --requests cycles); \
+            one of them takes the floor and holds it --held-ms (200: its floor-taken has reached every member), and a \
+            user with the emergency right declares an emergency there; the time from its `emergency` to its \
+            floor-granted is the sample, then it clears and releases). In a load scenario measuring stops 0.5 s \
+            after the load ends (or after --requests cycles); \
             "during load" counts the requests written inside the load's window; --time-limit bounds a whole run. \
             (--seconds is pttbench's own audio-run option, not this command's.)
             """)
@@ -79,6 +81,11 @@ struct FloorLatencyBench: AsyncParsableCommand {
     @Option(name: .customLong("pause-ms"), help: "Milliseconds between a release's answer and the next request.")
     var pauseMilliseconds = 20
 
+    @Option(
+        name: .customLong("held-ms"),
+        help: "emergency: how long the holder has held the floor when the emergency comes, 0...5000 milliseconds.")
+    var heldMilliseconds = 200
+
     @Option(name: .long, help: "postgres-stop: stop the storage connection's backend (store) or all the node's (all).")
     var stopBackends = "store"
 
@@ -105,6 +112,7 @@ struct FloorLatencyBench: AsyncParsableCommand {
         }
         if let members, !(1...5000).contains(members) { throw ValidationError("--members must be 1...5000") }
         guard (0...1000).contains(pauseMilliseconds) else { throw ValidationError("--pause-ms must be 0...1000") }
+        guard (0...5000).contains(heldMilliseconds) else { throw ValidationError("--held-ms must be 0...5000") }
         guard ["store", "all"].contains(stopBackends) else { throw ValidationError("--stop-backends: store or all") }
     }
 

@@ -7,7 +7,7 @@ import PTTProtocol
 ///
 /// The channel "floor" holds the members (welcomed and joined beforehand, without member events) and the measuring
 /// member, which is the only device of a user with the emergency right. Before each cycle one ordinary member, the
-/// holder, takes the floor; the measuring member then declares an emergency, and the time from its `emergency` to
+/// holder, takes the floor and holds it for `held`; the measuring member then declares an emergency, and the time from its `emergency` to
 /// its `floor-granted` (the holder revoked on the way, every member told) is one sample. It clears the emergency and
 /// releases, pauses, and the next cycle starts. Each declaration is stored before the grant: the figure includes a
 /// storage write, unlike the other scenarios' floor requests.
@@ -15,12 +15,17 @@ struct FloorLatencyEmergency {
     let probe: FloorLatencyConnection
     let holder: FloorLatencyConnection
     let pause: Duration
+    /// How long the holder holds the floor before the emergency: long enough (200 ms) and its `floor-taken` to every
+    /// member has been written and read, so that the sample is the emergency's own work; 0 measures an emergency
+    /// declared the moment another member got the floor, behind that broadcast.
+    let held: Duration
 
     static let channel = "floor"
     static let user = "bench-emergency"
 
     static func prepare(
-        _ context: FloorLatencyContext, members: Int, probeLoop: EventLoop, pause: Duration
+        _ context: FloorLatencyContext, members: Int, probeLoop: EventLoop, pause: Duration,
+        held: Duration
     ) async throws -> FloorLatencyEmergency {
         let declarer: AddUserResponse = try await context.admin.post(
             "/api/users", body: AddUserRequest(name: user, rights: [.emergency]))
@@ -40,7 +45,7 @@ struct FloorLatencyEmergency {
             timeout: .seconds(30))
         context.connections.add(probe)
         _ = try await probe.request(join, id: 1, answers: ["joined"], timeout: .seconds(30)).get()
-        return FloorLatencyEmergency(probe: probe, holder: others[0], pause: pause)
+        return FloorLatencyEmergency(probe: probe, holder: others[0], pause: pause, held: held)
     }
 
     /// At most `requests` cycles, until `deadline`; a request that is refused or not answered within `timeout` ends
@@ -62,6 +67,7 @@ struct FloorLatencyEmergency {
                 take, id: id - 1, answers: ["floor-granted"], refusals: ["floor-denied", "floor-queued"],
                 timeout: timeout
             ).get()
+            try await Task.sleep(for: held)
             let declare = try frame(.emergency(EmergencyRequest(channel: channel)))
             let granted = try await probe.request(
                 declare, id: id - 1, answers: ["floor-granted"], refusals: ["floor-denied", "floor-queued"],

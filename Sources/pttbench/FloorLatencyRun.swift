@@ -89,7 +89,7 @@ struct FloorLatencyRun {
         if scenario == .emergency {
             let emergency = try await FloorLatencyEmergency.prepare(
                 context, members: options.members ?? 1_000, probeLoop: probeLoop,
-                pause: .milliseconds(options.pauseMilliseconds))
+                pause: .milliseconds(options.pauseMilliseconds), held: .milliseconds(options.heldMilliseconds))
             return try await measure(emergency: emergency, run: run, loadAverage: loadAverage)
         }
         // The measuring member and a listener (a lone member is refused the floor: nobody would hear it).

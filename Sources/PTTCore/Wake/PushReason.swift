@@ -13,9 +13,18 @@ public enum PushReason {
     /// `reason` when it is empty (no reason) or at most ``maxLength`` ASCII letters, digits, spaces and
     /// hyphens; ``other`` otherwise.
     public static func bounded(_ reason: String) -> String {
-        let plain =
-            reason.utf8.count <= maxLength
-            && reason.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == " ") }
+        // Bytes, not Characters: it runs for every member a burst could not wake, and a Character's properties
+        // cost a Unicode lookup each.
+        let plain = reason.utf8.count <= maxLength && reason.utf8.allSatisfy(isPlain)
         return plain ? reason : other
+    }
+
+    private static func isPlain(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: " "):
+            true
+        default: false
+        }
     }
 }

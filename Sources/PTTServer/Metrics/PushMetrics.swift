@@ -25,9 +25,9 @@ public final class PushMetrics: Sendable {
     /// registry's lock and checks its labels). The reason is bounded by ``PushReason/bounded(_:)``, and any new
     /// one once ``maxLabelSets`` label sets exist is counted as `other`, so a misbehaving peer cannot grow
     /// `/metrics` without bound.
-    public func count(kind: PushKind, transport: WakeRoute, outcome: PushOutcome, reason: String) {
+    public func count(kind: PushKind, transport: WakeRoute, outcome: PushOutcome, reason: String, times: Int = 1) {
         counter(PushLabels(kind: kind, transport: transport, outcome: outcome, reason: PushReason.bounded(reason)))
-            .increment()
+            .increment(by: Int64(times))
     }
 
     private func counter(_ labels: PushLabels) -> Counter {

@@ -11,6 +11,8 @@ extension ControlPlane {
                 session.send(message)
             case .broadcast(let message, let members):
                 broadcast(message, to: members)
+            case .broadcastToChannel(let message, let channel, let excluding):
+                broadcast(message, to: channel, excluding: excluding)
             case .requestAnswered(let session):
                 storedRequestAnswered(session)
             case .relay(let changes):

@@ -229,7 +229,8 @@ public final class ControlPlane: @unchecked Sendable {
     /// Sends the same message to the app session of every member of a channel, except `excluding`.
     /// The frame is encoded once and the same bytes go to every connection.
     func broadcast(_ message: ControlMessage, to channel: ChannelID, excluding: MemberID? = nil) {
-        broadcast(message, to: directory.members(of: channel).filter { $0.id != excluding })
+        let members = directory.members(of: channel)
+        broadcast(message, to: excluding == nil ? members : members.filter { $0.id != excluding })
     }
 
     /// Sends the same message to the app session of each of these members; encoded once.

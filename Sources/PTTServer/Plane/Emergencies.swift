@@ -70,8 +70,8 @@ final class Emergencies {
             level: level, member: membership.id, user: membership.user, since: channel.emergency?.since ?? now)
     }
 
-    /// A declaration is stored: the declarer's connection is answered, the other members told (when it changed
-    /// anything), and the declarer asks for the floor, which its urgency takes at once.
+    /// A declaration is stored: the declarer's connection is answered, the declarer asks for the floor, which its
+    /// urgency takes at once, and then the other members are told (when it changed anything).
     private func declared(
         _ emergency: ChannelEmergency, in channel: PTTCore.Channel, by membership: Membership, changed: Bool, re: Int?,
         session: ControlSession
@@ -89,11 +89,16 @@ final class Emergencies {
                     "channel": "\(channel.name)", "level": "\(emergency.level.rawValue)", "member": "\(membership.id)",
                     "user": "\(membership.user)",
                 ])
-            let others = plane.directory.members(of: channel.id).filter { $0.id != membership.id }
-            effects.append(
-                .broadcast(.emergencyDeclared(EmergencyDeclared(channel: info, emergency: state)), to: others))
         }
+        // The floor first: its grant is what the declarer waits for, and telling a thousand members before it would
+        // queue the grant behind their writes on the event loops.
         effects.append(.requestFloor(Floors.Requester(member: membership.id, session: session), in: channel.id))
+        if changed {
+            effects.append(
+                .broadcastToChannel(
+                    .emergencyDeclared(EmergencyDeclared(channel: info, emergency: state)), channel.id,
+                    excluding: membership.id))
+        }
         effects.append(.requestAnswered(session))
         return effects
     }

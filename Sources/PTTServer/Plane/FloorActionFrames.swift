@@ -58,13 +58,10 @@ struct FloorActionFrames {
             case .taken(let member):
                 guard let holder = plane.directory.memberships[member] else { continue }
                 effects.append(
-                    .broadcast(
-                        .floorTaken(FloorTaken(channel: info, member: MemberInfo(holder))),
-                        to: plane.directory.members(of: channel)))
+                    .broadcastToChannel(.floorTaken(FloorTaken(channel: info, member: MemberInfo(holder))), channel))
                 if !remote { effects.append(.wakeForBurst(channel, speaker: member)) }
             case .idle:
-                effects.append(
-                    .broadcast(.floorIdle(FloorChannelEvent(channel: info)), to: plane.directory.members(of: channel)))
+                effects.append(.broadcastToChannel(.floorIdle(FloorChannelEvent(channel: info)), channel))
                 if !remote { effects.append(.burstEnded(channel)) }
             }
         }

@@ -14,6 +14,9 @@ enum PlaneEffect {
     case send(ControlMessage, to: ControlSession)
     /// A frame to the app sessions of these members, encoded once.
     case broadcast(ControlMessage, to: [Membership])
+    /// A frame to the app sessions of a channel's members (but `excluding`), looked up when it runs rather than when
+    /// it is decided: a thousand members' lookups then come after the frames before it (a floor grant) are sent.
+    case broadcastToChannel(ControlMessage, ChannelID, excluding: MemberID? = nil)
     /// A request that waited for storage is answered: its connection reads on (``ControlPlane/storedRequestAnswered(_:)``).
     case requestAnswered(ControlSession)
     /// Changes for the audio relay.

@@ -103,17 +103,34 @@ public final class ControlSession: Sendable, Hashable, CustomStringConvertible {
         let announced = message.flatMap {
             announcesMemberships && ControlMessageSent.announces($0.kind) ? ControlMessageSent(message: $0) : nil
         }
+        let urgent = message.map { Self.flushesAtOnce($0.kind) } ?? false
         if channel.eventLoop.inEventLoop {
-            enqueue(frame, promise: promise, announced: announced)
+            enqueue(frame, promise: promise, announced: announced, urgent: urgent)
         } else {
-            channel.eventLoop.execute { self.enqueue(frame, promise: promise, announced: announced) }
+            channel.eventLoop.execute { self.enqueue(frame, promise: promise, announced: announced, urgent: urgent) }
+        }
+    }
+
+    /// A floor decision for this member leaves at once, not with the loop's next batch: a talker waits for it
+    /// with the button held, and the plane may have a thousand members' frames and wakes to queue after it in the
+    /// same turn (an emergency's `floor-granted` went out behind them).
+    static func flushesAtOnce(_ kind: ControlMessage.Kind) -> Bool {
+        switch kind {
+        case .floorGranted, .floorDenied, .floorQueued, .floorRevoked, .floorRevokePending: true
+        case .hello, .welcome, .heartbeat, .heartbeatAck, .error, .join, .joined, .leave, .left, .pushToken,
+            .pushTokenRegistered, .memberJoined, .memberLeft, .floorRequest, .floorRelease, .floorQueueCancelled,
+            .floorReleased, .floorTaken, .floorIdle, .push, .pushAck, .replay, .replaying, .replayEnded, .presence,
+            .presenceReport, .emergency, .emergencyDeclared, .emergencyClear, .emergencyCleared:
+            false
         }
     }
 
     /// On the connection's loop: counts the frame against the bound (bytes handed to the channel and not
     /// yet written to the socket; frames still crossing from the plane's thread are not the peer's doing).
-    private func enqueue(_ frame: ControlFrame, promise: EventLoopPromise<Void>?, announced: ControlMessageSent? = nil)
-    {
+    private func enqueue(
+        _ frame: ControlFrame, promise: EventLoopPromise<Void>?, announced: ControlMessageSent? = nil,
+        urgent: Bool = false
+    ) {
         let size = frame.bytes.readableBytes
         let queued = queuedBytes.add(size, ordering: .relaxed).newValue
         guard queued <= queueLimit else {
@@ -138,7 +155,7 @@ public final class ControlSession: Sendable, Hashable, CustomStringConvertible {
         }
         if let announced { channel.triggerUserOutboundEvent(announced, promise: nil) }
         channel.write(frame.bytes, promise: written)
-        if unflushedBytes.add(size, ordering: .relaxed).newValue >= Self.flushThreshold {
+        if urgent || unflushedBytes.add(size, ordering: .relaxed).newValue >= Self.flushThreshold {
             unflushedBytes.store(0, ordering: .relaxed)
             channel.flush()
         } else {

@@ -30,6 +30,16 @@ struct PushMetricsTests {
         #expect(value(metrics, containing: #"reason="other""#) == 2)
     }
 
+    @Test("the members a burst could not wake are counted at once, each of them; a letter outside ASCII is odd")
+    func countedAtOnce() {
+        let metrics = ServerMetrics()
+        metrics.pushes.count(kind: .wake, transport: .none, outcome: .expired, reason: "no-route", times: 999)
+        metrics.pushes.count(kind: .wake, transport: .none, outcome: .expired, reason: "no-route")
+        metrics.pushes.count(kind: .wake, transport: .apns, outcome: .rejected, reason: "Déjà vu")
+        #expect(value(metrics, containing: #"reason="no-route""#) == 1000)
+        #expect(value(metrics, containing: #"reason="other""#) == 1)
+    }
+
     @Test("new reasons past the bound are counted as other, and nothing is lost")
     func bounded() {
         let metrics = ServerMetrics()

@@ -95,7 +95,8 @@ struct WakeTests {
             guard case .floorGranted = try await ann.request(.floorRequest(FloorCommand(channel: "deck"))) else {
                 throw TestFailure("floor not granted")
             }
-            // The decision is made with the grant: it is counted by the time the grant is answered.
+            // The decision is made in the plane's turn that grants the floor (the grant leaves first, at once): the
+            // admin API, read on the plane's loop after that turn, counts it.
             let totals: WakeTotals = try await server.admin.get("/api/wakes")
             #expect(wakeCount(totals, .wake, .unreachable, .expired, "no-route") == 1)
             #expect(totals.pending == 0)

@@ -7,9 +7,9 @@ import PTTProtocol
 ///
 /// The channel "floor" holds the members (welcomed and joined beforehand, without member events) and the measuring
 /// member, which is the only device of a user with the emergency right. Before each cycle one ordinary member, the
-/// holder, takes the floor and holds it for `held`; the measuring member then declares an emergency, and the time from its `emergency` to
-/// its `floor-granted` (the holder revoked on the way, every member told) is one sample. It clears the emergency and
-/// releases, pauses, and the next cycle starts. Each declaration is stored before the grant: the figure includes a
+/// holder, takes the floor and holds it for `held`; the measuring member then declares an emergency, and the time
+/// from its `emergency` to its `floor-granted` (the holder revoked on the way) is one sample. It clears the emergency
+/// and releases, pauses, and the next cycle starts. Each declaration is stored before the grant: the figure includes a
 /// storage write, unlike the other scenarios' floor requests.
 struct FloorLatencyEmergency {
     let probe: FloorLatencyConnection

@@ -78,8 +78,11 @@ final class Emergencies {
     ) -> [PlaneEffect] {
         let state = EmergencyState(emergency, in: plane.directory)
         let info = ChannelInfo(channel)
+        // The floor first: its grant is what the declarer waits for, and telling a thousand members before it would
+        // queue the grant behind their writes on the event loops.
         var effects: [PlaneEffect] = [
-            .send(.emergencyDeclared(EmergencyDeclared(re: re, channel: info, emergency: state)), to: session)
+            .send(.emergencyDeclared(EmergencyDeclared(re: re, channel: info, emergency: state)), to: session),
+            .requestFloor(Floors.Requester(member: membership.id, session: session), in: channel.id),
         ]
         if changed {
             context.metrics.channels.emergencyDeclared(emergency.level)
@@ -89,11 +92,6 @@ final class Emergencies {
                     "channel": "\(channel.name)", "level": "\(emergency.level.rawValue)", "member": "\(membership.id)",
                     "user": "\(membership.user)",
                 ])
-        }
-        // The floor first: its grant is what the declarer waits for, and telling a thousand members before it would
-        // queue the grant behind their writes on the event loops.
-        effects.append(.requestFloor(Floors.Requester(member: membership.id, session: session), in: channel.id))
-        if changed {
             effects.append(
                 .broadcastToChannel(
                     .emergencyDeclared(EmergencyDeclared(channel: info, emergency: state)), channel.id,

@@ -89,6 +89,9 @@ public struct ChannelOwnership<Requester: Sendable>: Sendable {
     /// The forwarded requests waiting for an answer.
     public var pendingTickets: Int { tickets.count }
 
+    /// The requester of a forwarded request still waiting for its answer.
+    public func requester(of ticket: FloorTicket) -> Requester? { tickets[ticket]?.requester }
+
     /// The requests waiting for a round to name their channel's owner.
     public var waitingRequests: Int { waiting.values.reduce(0) { $0 + $1.count } }
 

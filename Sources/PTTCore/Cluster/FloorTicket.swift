@@ -15,11 +15,15 @@ public struct ForwardedFloorRequest: Hashable, Sendable {
     public var ticket: FloorTicket
     /// The member (connected to `from`) who asks for the floor.
     public var member: MemberID
+    /// The urgency it asks at, above what the owner's copy of the channel gives (an emergency declared on the
+    /// forwarding node, which the owner may not have read yet).
+    public var urgency: FloorUrgency
 
-    public init(from: String, ticket: FloorTicket, member: MemberID) {
+    public init(from: String, ticket: FloorTicket, member: MemberID, urgency: FloorUrgency = .ordinary) {
         self.from = from
         self.ticket = ticket
         self.member = member
+        self.urgency = urgency
     }
 }
 

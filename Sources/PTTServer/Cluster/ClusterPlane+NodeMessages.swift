@@ -16,7 +16,8 @@ extension ClusterPlane {
             peerListens(listening, peer: peer)
         case .floorRequest(let request):
             let forwarded = ForwardedFloorRequest(
-                from: peer, ticket: FloorTicket(request.ticket), member: request.member)
+                from: peer, ticket: FloorTicket(request.ticket), member: request.member,
+                urgency: request.urgency.flatMap(FloorUrgency.init(rawValue:)) ?? .ordinary)
             execute(ownership.forwardedRequestArrived(forwarded, in: request.channel, now: now))
         case .floorRelease(let release):
             guard owns(release.channel, asked: peer) else { return }

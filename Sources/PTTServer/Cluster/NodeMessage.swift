@@ -110,6 +110,9 @@ struct NodeFloorRequest: Codable, Sendable, Equatable {
     var channel: ChannelID
     var member: MemberID
     var ticket: UInt64
+    /// ``FloorUrgency``'s raw value when above ordinary (an emergency's declaration); absent otherwise, and from a
+    /// node of an earlier version.
+    var urgency: Int?
 }
 
 struct NodeFloorMember: Codable, Sendable, Equatable {

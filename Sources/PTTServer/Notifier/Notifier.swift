@@ -62,7 +62,7 @@ final class Notifier {
         guard let speakerMembership = directory.memberships[speaker] else { return }
         var random = SecureRandom()
         let burst = BurstID.random(using: &random)
-        let emergency = directory.channels[channel]?.emergency
+        let emergency = directory.channels[channel].flatMap(plane.emergencies.emergency(of:))
         let candidates = directory.members(of: channel).map {
             let heard = plane.relayLink.heardAnywhere($0.id)
             return WakeCandidate(

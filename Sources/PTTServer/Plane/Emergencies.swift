@@ -9,27 +9,44 @@ import PTTProtocol
 /// wakes say so (``Notifier``). It ends only when its declarer's user or an operator clears it.
 final class Emergencies {
     private unowned let plane: ControlPlane
+    /// Declarations whose floor was taken at once and that are not stored yet, by channel: their burst is woken and
+    /// recorded as an emergency's, like one stored.
+    private var pending: [ChannelID: ChannelEmergency] = [:]
 
     init(plane: ControlPlane) {
         self.plane = plane
     }
 
+    /// A channel's emergency: the stored one, or a declaration on its way to storage.
+    func emergency(of channel: PTTCore.Channel) -> ChannelEmergency? {
+        channel.emergency ?? pending[channel.id]
+    }
+
     private var context: PlaneContext { plane.context }
 
-    /// `emergency`: stored in its turn, then answered with `emergency-declared`, told to every other member, and
-    /// followed by the declarer's floor request. Declaring again raises or lowers the level (the same `since`).
+    /// `emergency`: the declarer asks for the floor at once, at the emergency's urgency, when the directory as it
+    /// stands allows the declaration (the floor does not wait for the disk); the state is stored in its turn, then
+    /// answered with `emergency-declared` and told to every other member. A declaration the directory does not
+    /// allow yet (a right given by a write still queued) asks for the floor once stored. Declaring again raises
+    /// or lowers the level (the same `since`).
     func declare(_ request: EmergencyRequest, device: SessionTable.DeviceKey, from session: ControlSession) {
         guard let level = (request.level ?? .emergency).level else {
             let message = "unknown emergency level '\(request.level?.rawValue ?? "")': emergency or imminent-peril"
             return plane.run([.error(session, re: request.id, .badRequest, message), .requestAnswered(session)])
         }
-        let refused = refusal(session, re: request.id, storing: "emergency")
+        // One `since` for the pending declaration and the stored one: the wakes of its burst carry the first.
+        let now = context.wallClock.now()
+        let fast = askFloorAtOnce(level, device: device, channel: request.channel, session: session, now: now)
+        let refusal = refusal(session, re: request.id, storing: "emergency")
+        let refused: (any Error) -> Void = { error in
+            if let fast { self.pending[fast] = nil }
+            refusal(error)
+        }
         plane.writes.submit(
             DirectoryOperation(
                 plan: { directory in
                     let (channel, membership) = try device.membership(in: request.channel, of: directory)
-                    let emergency = try Self.plan(
-                        level, by: membership, in: channel, directory: directory, now: self.context.wallClock.now())
+                    let emergency = try Self.plan(level, by: membership, in: channel, directory: directory, now: now)
                     var updated = channel
                     updated.emergency = emergency
                     let changes: [DirectoryChange] = updated == channel ? [] : [.putChannel(updated)]
@@ -37,12 +54,30 @@ final class Emergencies {
                     return PlannedChange(
                         changes: changes,
                         stored: {
+                            if let fast { self.pending[fast] = nil }
                             self.plane.run(
                                 self.declared(
                                     emergency, in: updated, by: membership, changed: !changes.isEmpty, re: request.id,
-                                    session: session))
+                                    session: session, floorAsked: fast != nil))
                         }, failed: refused)
                 }, refused: refused))
+    }
+
+    /// Asks for the floor at the emergency's urgency if the directory as it stands allows the declaration, and
+    /// holds the declaration as pending until it is stored; the channel if it did. Storing it can still fail (a
+    /// full disk): the declarer then keeps the floor it took, and is told that the emergency was not declared.
+    private func askFloorAtOnce(
+        _ level: EmergencyLevel, device: SessionTable.DeviceKey, channel name: String, session: ControlSession,
+        now: Date
+    ) -> ChannelID? {
+        let directory = plane.directory
+        guard let (channel, membership) = try? device.membership(in: name, of: directory),
+            let emergency = try? Self.plan(level, by: membership, in: channel, directory: directory, now: now)
+        else { return nil }
+        if channel.emergency == nil { pending[channel.id] = emergency }
+        let requester = Floors.Requester(member: membership.id, session: session, urgency: level.urgency)
+        plane.run([.requestFloor(requester, in: channel.id)])
+        return channel.id
     }
 
     /// The emergency a member declares: refused without the right, from a receive-only member (it could not take
@@ -70,20 +105,23 @@ final class Emergencies {
             level: level, member: membership.id, user: membership.user, since: channel.emergency?.since ?? now)
     }
 
-    /// A declaration is stored: the declarer's connection is answered, the declarer asks for the floor, which its
-    /// urgency takes at once, and then the other members are told (when it changed anything).
+    /// A declaration is stored: the declarer's connection is answered, the declarer asks for the floor (unless it
+    /// did at once), which its urgency takes at once, and then the other members are told (when it changed
+    /// anything).
     private func declared(
         _ emergency: ChannelEmergency, in channel: PTTCore.Channel, by membership: Membership, changed: Bool, re: Int?,
-        session: ControlSession
+        session: ControlSession, floorAsked: Bool
     ) -> [PlaneEffect] {
         let state = EmergencyState(emergency, in: plane.directory)
         let info = ChannelInfo(channel)
-        // The floor first: its grant is what the declarer waits for, and telling a thousand members before it would
-        // queue the grant behind their writes on the event loops.
+        // The floor first (when it was not asked for on arrival): its grant is what the declarer waits for, and
+        // telling a thousand members before it would queue the grant behind their writes on the event loops.
         var effects: [PlaneEffect] = [
-            .send(.emergencyDeclared(EmergencyDeclared(re: re, channel: info, emergency: state)), to: session),
-            .requestFloor(Floors.Requester(member: membership.id, session: session), in: channel.id),
+            .send(.emergencyDeclared(EmergencyDeclared(re: re, channel: info, emergency: state)), to: session)
         ]
+        if !floorAsked {
+            effects.append(.requestFloor(Floors.Requester(member: membership.id, session: session), in: channel.id))
+        }
         if changed {
             context.metrics.channels.emergencyDeclared(emergency.level)
             plane.logger.warning(

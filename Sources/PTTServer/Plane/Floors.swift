@@ -14,6 +14,9 @@ final class Floors {
         var re: Int?
         /// The node and ticket of a request another node forwarded to this owner.
         var remote: NodeRequester?
+        /// The urgency it asks at, above what the channel's stored emergency gives: a declaration asks for the
+        /// floor before it is stored (``Emergencies``), or through a node whose copy of the channel is behind.
+        var urgency: FloorUrgency = .ordinary
     }
 
     private unowned let plane: ControlPlane
@@ -46,7 +49,9 @@ final class Floors {
         let actions: [FloorAction]
         switch event {
         case .request(let asking):
-            guard let (candidate, count) = candidate(asking.member, in: channel) else { return [] }
+            guard let (candidate, count) = candidate(asking.member, in: channel, asking: asking.urgency) else {
+                return []
+            }
             requester = asking
             actions = floor.request(candidate, memberCount: count, now: now)
         case .release(let member):
@@ -123,12 +128,18 @@ final class Floors {
     }
 
     /// A member of `channel` as a candidate for its floor, with the channel's member count; nil if it is not one.
-    /// The user who declared the channel's emergency asks at the emergency's urgency, from any of its devices.
-    private func candidate(_ member: MemberID, in channel: ChannelID) -> (FloorCandidate, count: Int)? {
+    /// The user who declared the channel's emergency asks at the emergency's urgency, from any of its devices; a
+    /// request may ask higher (`asking`: a declaration not stored yet).
+    private func candidate(
+        _ member: MemberID, in channel: ChannelID, asking: FloorUrgency = .ordinary
+    ) -> (
+        FloorCandidate, count: Int
+    )? {
         let directory = plane.directory
         guard let membership = directory.memberships[member], membership.channel == channel else { return nil }
         let emergency = directory.channels[channel]?.emergency
-        let urgency = emergency.map { $0.user == membership.user ? $0.level.urgency : .ordinary } ?? .ordinary
+        let stored = emergency.map { $0.user == membership.user ? $0.level.urgency : .ordinary } ?? .ordinary
+        let urgency = max(stored, asking)
         return (
             FloorCandidate(
                 member: member, priority: membership.priority, receiveOnly: membership.receiveOnly, urgency: urgency),

@@ -20,7 +20,7 @@ final class Recordings {
 
     /// Whether a channel's bursts are recorded now: its switch, the config's list, or an emergency that holds.
     func isRecorded(_ channel: PTTCore.Channel) -> Bool {
-        channel.recording || channel.emergency != nil || isConfigured(channel)
+        channel.recording || plane.emergencies.emergency(of: channel) != nil || isConfigured(channel)
     }
 
     private func isConfigured(_ channel: PTTCore.Channel) -> Bool {

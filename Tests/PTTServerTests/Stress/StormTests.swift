@@ -345,5 +345,52 @@ extension Stress {
             }
             for (name, _) in refused { #expect(!names.contains(name), "refused \(name) was stored") }
         }
+
+        @Test(
+            "an emergency on a full disk: the floor it took at once stays with the declarer, who is told that it was not declared"
+        )
+        func emergencyOnAFullDisk() async throws {
+            let (mounted, reason) = Self.mountSmallDisk(megabytes: 4)
+            guard let disk = mounted else {
+                print("skipped: emergency on a full disk: \(reason)")
+                return
+            }
+            defer { Self.unmount(disk) }
+            let (daemon, info, admin, _) = try await Self.startDaemon(
+                data: disk + "/data", "{}", arguments: ["--no-tls"])
+            defer { daemon.signal(SIGKILL) }
+            var peers: [Peer] = []
+            for (name, rights) in [("ann", [UserRight.emergency]), ("bob", [])] {
+                let added: AddUserResponse = try await admin.post(
+                    "/api/users", body: AddUserRequest(name: name, rights: rights))
+                let client = try await ControlClient.connect(
+                    to: ServerEndpoint(host: "127.0.0.1", port: info.controlPort),
+                    hello: Hello(user: name, secret: added.secret, device: "phone"), security: .plain,
+                    timeout: .seconds(10))
+                let peer = Peer(client: client)
+                _ = try await peer.join("deck")
+                peers.append(peer)
+            }
+            let (ann, bob) = (peers[0], peers[1])
+            #expect(try await bob.request(.floorRequest(FloorCommand(channel: "deck"))).type == "floor-granted")
+            let filler = Self.fill(disk)
+
+            do {
+                let reply = try await ann.request(.emergency(EmergencyRequest(channel: "deck")))
+                Issue.record("an emergency was declared on a full disk: \(reply.type)")
+            } catch ControlClientError.refused(let error) {
+                #expect(error.code == .internal)
+                #expect(error.message.contains("disk is full"), "\(error.message)")
+            }
+            guard case .floorGranted = try await ann.next("floor-granted") else { return }
+            guard case .floorRevoked(let revoked) = try await bob.next("floor-revoked") else { return }
+            #expect(revoked.cause == .emergency)
+            let deck: ChannelDetail = try await admin.get("/api/channels/deck")
+            #expect(deck.emergency == nil, "not stored, so not shown")
+
+            try FileManager.default.removeItem(atPath: filler)
+            await ann.close()
+            await bob.close()
+        }
     }
 }

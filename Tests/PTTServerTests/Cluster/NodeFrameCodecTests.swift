@@ -26,7 +26,21 @@ struct NodeFrameCodecTests {
         .hello(NodeHello(node: "b", to: "a")),
         .floorRefused(NodeFloorRefused(channel: ChannelID(), ticket: 42, owner: "c")),
         .floorRefused(NodeFloorRefused(channel: ChannelID(), ticket: 43, owner: nil)),
+        .floorRequest(
+            NodeFloorRequest(channel: ChannelID(), member: MemberID("0049ae0dc25c"), ticket: 7, urgency: nil)),
+        .floorRequest(
+            NodeFloorRequest(
+                channel: ChannelID(), member: MemberID("0049ae0dc25d"), ticket: 8,
+                urgency: FloorUrgency.emergency.rawValue)),
     ]
+
+    @Test func aFloorRequestFromANodeThatSendsNoUrgencyIsAnOrdinaryOne() throws {
+        let channel = ChannelID()
+        let member = MemberID("0049ae0dc25e")
+        let earlier = #"{"type":"floor-request","channel":"\#(channel)","member":"\#(member)","ticket":9}"#
+        let message = try JSONDecoder().decode(NodeMessage.self, from: Data(earlier.utf8))
+        #expect(message == .floorRequest(NodeFloorRequest(channel: channel, member: member, ticket: 9, urgency: nil)))
+    }
 
     @Test func aNodeMessageIsALengthThenItsJSONAndReadsBackSplitAnywhere() throws {
         let channel = try nodeFrameChannel()

@@ -10,9 +10,11 @@ public struct Channel: Sendable, Equatable {
     public var recording: Bool
     /// The emergency declared on it, until its declarer or an operator clears it.
     public var emergency: ChannelEmergency?
+    /// Who cleared its last emergency (nil: none was cleared since this was kept).
+    public var emergencyCleared: EmergencyClearing?
     public init(
         id: ChannelID, name: String, imageURL: String? = nil, createdAt: Date, recording: Bool = false,
-        emergency: ChannelEmergency? = nil
+        emergency: ChannelEmergency? = nil, emergencyCleared: EmergencyClearing? = nil
     ) {
         self.id = id
         self.name = name
@@ -20,6 +22,7 @@ public struct Channel: Sendable, Equatable {
         self.createdAt = createdAt
         self.recording = recording
         self.emergency = emergency
+        self.emergencyCleared = emergencyCleared
     }
 }
 

@@ -18,7 +18,7 @@ public enum EmergencyLevel: String, Sendable, CaseIterable {
 
 /// A channel's emergency state: declared by a member whose user has ``UserRights/emergency``, stored with the
 /// channel, and ended only by its declarer or an operator.
-public struct ChannelEmergency: Sendable, Equatable {
+public struct ChannelEmergency: Sendable, Hashable {
     public var level: EmergencyLevel
     /// The membership that declared it.
     public var member: MemberID
@@ -41,6 +41,35 @@ public struct ChannelEmergency: Sendable, Equatable {
         }
         return ChannelEmergency(
             level: level, member: MemberID(member), user: user, since: Date(timeIntervalSince1970: since))
+    }
+}
+
+/// Who cleared a channel's last emergency: kept with the channel, so that every node of a cluster tells its members
+/// the same `emergency-cleared`.
+public struct EmergencyClearing: Sendable, Hashable {
+    /// The declarer's user (from any of its devices), or an operator.
+    public enum Clearer: String, Sendable, Hashable {
+        case declarer
+        case `operator`
+    }
+
+    public var by: Clearer
+    /// The declarer's display name, or `operator`.
+    public var name: String
+
+    public init(by: Clearer, name: String) {
+        self.by = by
+        self.name = name
+    }
+
+    /// An operator's clearing, as every operator's is named.
+    public static let byOperator = EmergencyClearing(by: .operator, name: "operator")
+
+    /// The clearing a storage row holds: nil when its columns are empty or name a clearer this version does not
+    /// know.
+    public static func stored(by: String?, name: String?) -> EmergencyClearing? {
+        guard let by = by.flatMap(Clearer.init(rawValue:)), let name else { return nil }
+        return EmergencyClearing(by: by, name: name)
     }
 }
 

@@ -84,6 +84,11 @@ enum PostgresSchema {
             "ALTER TABLE channel ADD COLUMN emergency_user TEXT",
             "ALTER TABLE channel ADD COLUMN emergency_since DOUBLE PRECISION",
         ],
+        // Who cleared a channel's last emergency: the other nodes tell their members so.
+        [
+            "ALTER TABLE channel ADD COLUMN emergency_cleared_by TEXT",
+            "ALTER TABLE channel ADD COLUMN emergency_cleared_name TEXT",
+        ],
     ]
 
     /// The newest schema version this pttd knows.

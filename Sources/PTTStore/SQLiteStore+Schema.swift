@@ -111,6 +111,14 @@ extension SQLiteStore {
                     ALTER TABLE channel ADD COLUMN emergencySince DOUBLE;
                     """)
         }
+        // Who cleared a channel's last emergency, so that a cluster's other nodes can say so.
+        migrator.registerMigration("v8-emergency-cleared") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE channel ADD COLUMN emergencyClearedBy TEXT;
+                    ALTER TABLE channel ADD COLUMN emergencyClearedName TEXT;
+                    """)
+        }
         return migrator
     }
 }

@@ -51,7 +51,9 @@ public final class SQLiteStore: Storage {
                     createdAt: Date(timeIntervalSince1970: row["createdAt"]), recording: row["recording"],
                     emergency: ChannelEmergency.stored(
                         level: row["emergencyLevel"], member: row["emergencyMember"], user: row["emergencyUser"],
-                        since: row["emergencySince"]))
+                        since: row["emergencySince"]),
+                    emergencyCleared: EmergencyClearing.stored(
+                        by: row["emergencyClearedBy"], name: row["emergencyClearedName"]))
             }
             let users = try Row.fetchAll(db, sql: "SELECT * FROM user").map { row in
                 User(
@@ -129,16 +131,19 @@ public final class SQLiteStore: Storage {
             try db.execute(
                 sql: """
                     INSERT INTO channel (id, name, imageURL, createdAt, recording, emergencyLevel, emergencyMember,
-                        emergencyUser, emergencySince) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        emergencyUser, emergencySince, emergencyClearedBy, emergencyClearedName)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT(id) DO UPDATE SET name = excluded.name, imageURL = excluded.imageURL,
                         recording = excluded.recording, emergencyLevel = excluded.emergencyLevel,
                         emergencyMember = excluded.emergencyMember, emergencyUser = excluded.emergencyUser,
-                        emergencySince = excluded.emergencySince
+                        emergencySince = excluded.emergencySince, emergencyClearedBy = excluded.emergencyClearedBy,
+                        emergencyClearedName = excluded.emergencyClearedName
                     """,
                 arguments: [
                     c.id.description, c.name, c.imageURL, c.createdAt.timeIntervalSince1970, c.recording,
                     c.emergency?.level.rawValue, c.emergency?.member.rawValue, c.emergency?.user,
-                    c.emergency?.since.timeIntervalSince1970,
+                    c.emergency?.since.timeIntervalSince1970, c.emergencyCleared?.by.rawValue,
+                    c.emergencyCleared?.name,
                 ])
         case .removeChannel(let id):
             try db.execute(sql: "DELETE FROM channel WHERE id = ?", arguments: [id.description])

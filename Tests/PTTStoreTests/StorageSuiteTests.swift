@@ -117,11 +117,15 @@ struct StorageSuiteTests {
                 // Cleared: the emergency's columns are emptied, not left behind.
                 var cleared = channel
                 cleared.emergency = nil
+                cleared.emergencyCleared = EmergencyClearing(by: .declarer, name: "Alice")
                 try store.write([.putChannel(cleared)])
             }
             try place.withStorage { store in
                 let reloaded = try store.load()
                 #expect(reloaded.channels[deck.id] != nil && reloaded.channels[deck.id]?.emergency == nil)
+                #expect(
+                    reloaded.channels[deck.id]?.emergencyCleared == EmergencyClearing(by: .declarer, name: "Alice"),
+                    "who cleared it is kept, for a cluster's other nodes")
             }
         }
     }

@@ -15,15 +15,15 @@ public struct ForwardedFloorRequest: Hashable, Sendable {
     public var ticket: FloorTicket
     /// The member (connected to `from`) who asks for the floor.
     public var member: MemberID
-    /// The urgency it asks at, above what the owner's copy of the channel gives (an emergency declared on the
-    /// forwarding node, which the owner may not have read yet).
-    public var urgency: FloorUrgency
+    /// The emergency it asks for the floor to declare, on the forwarding node, which the owner may not have read
+    /// yet: the owner ranks the request at its urgency and wakes and records the burst as an emergency's.
+    public var emergency: ChannelEmergency?
 
-    public init(from: String, ticket: FloorTicket, member: MemberID, urgency: FloorUrgency = .ordinary) {
+    public init(from: String, ticket: FloorTicket, member: MemberID, emergency: ChannelEmergency? = nil) {
         self.from = from
         self.ticket = ticket
         self.member = member
-        self.urgency = urgency
+        self.emergency = emergency
     }
 }
 

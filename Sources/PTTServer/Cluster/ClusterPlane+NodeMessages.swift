@@ -17,7 +17,7 @@ extension ClusterPlane {
         case .floorRequest(let request):
             let forwarded = ForwardedFloorRequest(
                 from: peer, ticket: FloorTicket(request.ticket), member: request.member,
-                urgency: request.urgency.flatMap(FloorUrgency.init(rawValue:)) ?? .ordinary)
+                emergency: request.emergency?.declaration(by: request.member))
             execute(ownership.forwardedRequestArrived(forwarded, in: request.channel, now: now))
         case .floorRelease(let release):
             guard owns(release.channel, asked: peer) else { return }

@@ -62,7 +62,7 @@ final class ClusterPlane {
                 let requester = Floors.Requester(
                     member: request.member, session: nil, re: nil,
                     remote: NodeRequester(node: request.from, ticket: request.ticket.rawValue, member: request.member),
-                    urgency: request.urgency)
+                    emergency: request.emergency)
                 plane.run(plane.floors.handle(.request(requester), in: channel))
             case .forward(let ticket, let channel, let member, let owner):
                 forward(ticket, channel: channel, member: member, to: owner)
@@ -90,10 +90,9 @@ final class ClusterPlane {
 
     /// Sends a forwarded request with its ticket; a link that cannot take it answers it at once.
     private func forward(_ ticket: FloorTicket, channel: ChannelID, member: MemberID, to owner: String) {
-        let urgency = ownership.requester(of: ticket)?.urgency ?? .ordinary
         let request = NodeFloorRequest(
             channel: channel, member: member, ticket: ticket.rawValue,
-            urgency: urgency == .ordinary ? nil : urgency.rawValue)
+            emergency: ownership.requester(of: ticket)?.emergency.map(NodeEmergency.init))
         guard links?.send(.floorRequest(request), to: owner) == true else {
             return execute(ownership.forwardUndelivered(ticket, now: now))
         }

@@ -110,9 +110,31 @@ struct NodeFloorRequest: Codable, Sendable, Equatable {
     var channel: ChannelID
     var member: MemberID
     var ticket: UInt64
-    /// ``FloorUrgency``'s raw value when above ordinary (an emergency's declaration); absent otherwise, and from a
-    /// node of an earlier version.
-    var urgency: Int?
+    /// The emergency the member declares with this request (``NodeEmergency``); absent for an ordinary request,
+    /// and from a node of an earlier version.
+    var emergency: NodeEmergency?
+}
+
+/// An emergency declared on the node that forwards its declarer's floor request, not yet stored when it was sent:
+/// the owner ranks the request at its urgency and wakes and records the burst as an emergency's. Its member is the
+/// request's.
+struct NodeEmergency: Codable, Sendable, Equatable {
+    /// ``EmergencyLevel``'s raw value: one this node does not know makes the request an ordinary one.
+    var level: String
+    var user: String
+    /// Seconds since 1970, as stored.
+    var since: Double
+
+    init(_ emergency: ChannelEmergency) {
+        level = emergency.level.rawValue
+        user = emergency.user
+        since = emergency.since.timeIntervalSince1970
+    }
+
+    /// The declaration, for `member`; nil for a level this node does not know.
+    func declaration(by member: MemberID) -> ChannelEmergency? {
+        ChannelEmergency.stored(level: level, member: member.rawValue, user: user, since: since)
+    }
 }
 
 struct NodeFloorMember: Codable, Sendable, Equatable {

@@ -98,6 +98,8 @@ extension ControlPlane {
                     to: directory.membersTold(in: channel.id))
             case .removeUser(let name):
                 run([.userRemoved(name)])
+            case .putChannel(let channel):
+                run(emergencies.followed(channel, before: before.channels[channel.id]))
             case .putMembership(let membership) where before.memberships[membership.id] == nil:
                 guard let channel = directory.channels[membership.channel] else { continue }
                 broadcast(

@@ -12,14 +12,46 @@ final class Emergencies {
     /// Declarations whose floor was taken at once and that are not stored yet, by channel: their burst is woken and
     /// recorded as an emergency's, like one stored.
     private var pending: [ChannelID: ChannelEmergency] = [:]
+    /// Declarations another node forwarded with their floor request to this node, the channel's owner, before this
+    /// node read them stored: held until it does, or ``forwardedHold`` if it never does (the other node could not
+    /// store it).
+    private var heldForOtherNodes: [ChannelID: ChannelEmergency] = [:]
+    static let forwardedHold: TimeAmount = .seconds(30)
 
     init(plane: ControlPlane) {
         self.plane = plane
     }
 
-    /// A channel's emergency: the stored one, or a declaration on its way to storage.
+    /// A channel's emergency: the stored one, or a declaration on its way to storage (here or on another node).
     func emergency(of channel: PTTCore.Channel) -> ChannelEmergency? {
-        channel.emergency ?? pending[channel.id]
+        channel.emergency ?? pending[channel.id] ?? heldForOtherNodes[channel.id]
+    }
+
+    /// A declaration came with a floor request another node forwarded: its burst is woken and recorded as an
+    /// emergency's until the stored one is read.
+    func forwarded(_ emergency: ChannelEmergency, in channel: ChannelID) {
+        guard plane.directory.channels[channel]?.emergency == nil else { return }
+        heldForOtherNodes[channel] = emergency
+        plane.eventLoop.scheduleTask(in: Self.forwardedHold) {
+            if self.heldForOtherNodes[channel] == emergency { self.heldForOtherNodes[channel] = nil }
+        }
+    }
+
+    /// This node read a channel another node stored (``ControlPlane/followStoredDirectory()``): its members here are
+    /// told of an emergency declared or raised there, or cleared there, as they would be had it been here.
+    func followed(_ channel: PTTCore.Channel, before: PTTCore.Channel?) -> [PlaneEffect] {
+        if channel.emergency != nil { heldForOtherNodes[channel.id] = nil }
+        guard let before, before.emergency != channel.emergency else { return [] }
+        let info = ChannelInfo(channel)
+        if let emergency = channel.emergency {
+            let state = EmergencyState(emergency, in: plane.directory)
+            let event = ControlMessage.emergencyDeclared(EmergencyDeclared(channel: info, emergency: state))
+            return [.broadcastToChannel(event, channel.id, excluding: emergency.member)]
+        }
+        let clearing = channel.emergencyCleared ?? .byOperator
+        let clearer: EmergencyClearer = clearing.by == .declarer ? .declarer : .operator
+        let event = ControlMessage.emergencyCleared(EmergencyCleared(channel: info, by: clearer, name: clearing.name))
+        return [.broadcastToChannel(event, channel.id, excluding: nil)]
     }
 
     private var context: PlaneContext { plane.context }
@@ -75,7 +107,7 @@ final class Emergencies {
             let emergency = try? Self.plan(level, by: membership, in: channel, directory: directory, now: now)
         else { return nil }
         if channel.emergency == nil { pending[channel.id] = emergency }
-        let requester = Floors.Requester(member: membership.id, session: session, urgency: level.urgency)
+        let requester = Floors.Requester(member: membership.id, session: session, emergency: emergency)
         plane.run([.requestFloor(requester, in: channel.id)])
         return channel.id
     }
@@ -164,6 +196,7 @@ final class Emergencies {
                     }
                     var updated = channel
                     updated.emergency = nil
+                    updated.emergencyCleared = EmergencyClearing(by: .declarer, name: membership.displayName)
                     directory.apply(.putChannel(updated))
                     return PlannedChange(
                         changes: [.putChannel(updated)],
@@ -185,6 +218,7 @@ final class Emergencies {
             }
             var updated = channel
             updated.emergency = nil
+            updated.emergencyCleared = .byOperator
             return (
                 [.putChannel(updated)],
                 { self.plane.run(self.cleared(ended, in: updated, by: .operator, name: "operator")) }

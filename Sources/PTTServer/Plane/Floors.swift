@@ -14,9 +14,10 @@ final class Floors {
         var re: Int?
         /// The node and ticket of a request another node forwarded to this owner.
         var remote: NodeRequester?
-        /// The urgency it asks at, above what the channel's stored emergency gives: a declaration asks for the
-        /// floor before it is stored (``Emergencies``), or through a node whose copy of the channel is behind.
-        var urgency: FloorUrgency = .ordinary
+        /// The emergency whose declaration asks, ranked at its urgency above what the channel's stored emergency
+        /// gives: a declaration asks for the floor before it is stored (``Emergencies``), here or on the node that
+        /// forwarded it.
+        var emergency: ChannelEmergency?
     }
 
     private unowned let plane: ControlPlane
@@ -49,8 +50,10 @@ final class Floors {
         let actions: [FloorAction]
         switch event {
         case .request(let asking):
-            guard let (candidate, count) = candidate(asking.member, in: channel, asking: asking.urgency) else {
-                return []
+            let urgency = asking.emergency?.level.urgency ?? .ordinary
+            guard let (candidate, count) = candidate(asking.member, in: channel, asking: urgency) else { return [] }
+            if asking.remote != nil, let declared = asking.emergency {
+                plane.emergencies.forwarded(declared, in: channel)
             }
             requester = asking
             actions = floor.request(candidate, memberCount: count, now: now)

@@ -27,19 +27,34 @@ struct NodeFrameCodecTests {
         .floorRefused(NodeFloorRefused(channel: ChannelID(), ticket: 42, owner: "c")),
         .floorRefused(NodeFloorRefused(channel: ChannelID(), ticket: 43, owner: nil)),
         .floorRequest(
-            NodeFloorRequest(channel: ChannelID(), member: MemberID("0049ae0dc25c"), ticket: 7, urgency: nil)),
+            NodeFloorRequest(channel: ChannelID(), member: MemberID("0049ae0dc25c"), ticket: 7, emergency: nil)),
         .floorRequest(
             NodeFloorRequest(
                 channel: ChannelID(), member: MemberID("0049ae0dc25d"), ticket: 8,
-                urgency: FloorUrgency.emergency.rawValue)),
+                emergency: NodeEmergency(
+                    ChannelEmergency(
+                        level: .imminentPeril, member: MemberID("0049ae0dc25d"), user: "ann",
+                        since: Date(timeIntervalSince1970: 1_790_000_000.125))))),
     ]
+
+    @Test func aForwardedDeclarationReadsBackAsTheDeclarationOfTheRequestsMember() throws {
+        let member = MemberID("0049ae0dc25f")
+        let declared = ChannelEmergency(
+            level: .emergency, member: member, user: "ann", since: Date(timeIntervalSince1970: 1_790_000_000.5))
+        let sent = NodeEmergency(declared)
+        let read = try JSONDecoder().decode(NodeEmergency.self, from: try JSONEncoder().encode(sent))
+        #expect(read.declaration(by: member) == declared)
+        var newer = sent
+        newer.level = "meteor-strike"
+        #expect(newer.declaration(by: member) == nil, "a level this node does not know: an ordinary request")
+    }
 
     @Test func aFloorRequestFromANodeThatSendsNoUrgencyIsAnOrdinaryOne() throws {
         let channel = ChannelID()
         let member = MemberID("0049ae0dc25e")
         let earlier = #"{"type":"floor-request","channel":"\#(channel)","member":"\#(member)","ticket":9}"#
         let message = try JSONDecoder().decode(NodeMessage.self, from: Data(earlier.utf8))
-        #expect(message == .floorRequest(NodeFloorRequest(channel: channel, member: member, ticket: 9, urgency: nil)))
+        #expect(message == .floorRequest(NodeFloorRequest(channel: channel, member: member, ticket: 9, emergency: nil)))
     }
 
     @Test func aNodeMessageIsALengthThenItsJSONAndReadsBackSplitAnywhere() throws {

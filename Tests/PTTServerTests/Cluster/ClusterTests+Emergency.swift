@@ -61,4 +61,34 @@ extension ClusterTests {
         #expect(told2.by == .declarer && told2.name == byBob.name && told2.re == nil, "\(told2)")
         try await Self.stop([n1, n2])
     }
+
+    @Test(
+        "the owner wakes a suspended member for an emergency declared on another node, marked emergency, before it has read the stored declaration"
+    )
+    func emergencyWakeFromAnotherNode() async throws {
+        let cluster = try await Self.cluster("n1", "n2", users: ["alice", "bob", "dave"])
+        defer { cluster.kill() }
+        let (n1, n2) = (cluster.nodes[0], cluster.nodes[1])
+        _ = try await cluster.founder("alice", on: n1)
+        let bob = try await cluster.member("bob", on: n2)
+        // Dave's app is suspended: only his Local Push extension is connected, to n2.
+        let dave = try await cluster.connect("dave", on: n2, role: .pushProvider)
+        _ = try await dave.join("deck")
+        let _: UserStatus = try await n1.admin.put(
+            "/api/users/bob/rights", body: UserRightsRequest(rights: [.emergency]))
+        _ = try await Self.eventually("n1 can wake dave through n2, and n2 knows bob's right") {
+            let detail: ChannelDetail = try await n1.admin.get("/api/channels/deck")
+            let users: [UserStatus] = try await n2.admin.get("/api/users")
+            return detail.members.first { $0.user == "dave" }?.wakeRoute == .localPush
+                && users.first { $0.name == "bob" }?.rights == [.emergency]
+        }
+
+        let reply = try await bob.talker.peer.request(.emergency(EmergencyRequest(channel: "deck")))
+        guard case .emergencyDeclared(let declared) = reply else { throw TestFailure("got \(reply.type)") }
+        guard case .push(let wake) = try await dave.next("push") else { throw TestFailure("not a push") }
+        #expect(wake.payload.kind == .emergency, "n1 woke dave for bob's burst as an emergency's")
+        #expect(wake.payload.emergency == declared.emergency)
+        #expect(wake.payload.activeSpeaker == "bob")
+        try await Self.stop([n1, n2])
+    }
 }

@@ -29,7 +29,11 @@ import Testing
         let group = ServiceGroup(configuration: .init(services: [.init(service: daemon)], logger: logger))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
-            try await eventually("the daemon to listen") { daemon.runtimeInfo != nil }
+            // The daemon starts on the test process's cooperative pool (two threads here), where the main pass starts
+            // its 1,000 tests at once: in its first 20 s even a test that takes a millisecond alone reports 20 s,
+            // queued behind the others, and so does this start (seen in fresh clones: 822 tests "took" 20-21 s, and
+            // this wait, 20 s, ran out). The wait only bounds a daemon that never listens; the shutdown is the test.
+            try await eventually("the daemon to listen", timeout: .seconds(120).scaled) { daemon.runtimeInfo != nil }
             let info = try #require(daemon.runtimeInfo)
             let admin = AdminClient(baseURL: info.adminURL, token: try #require(daemon.adminToken))
             let user: AddUserResponse = try await admin.post("/api/users", body: AddUserRequest(name: "ana"))

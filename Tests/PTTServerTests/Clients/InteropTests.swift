@@ -20,15 +20,16 @@ struct InteropTests {
     /// Waits (bounded) until the channel has `count` members the relay can reach.
     func waitForAudio(_ server: TestServer, members count: Int) async throws {
         let deadline = ContinuousClock.now + .seconds(20).scaled
+        var last: ChannelDetail?
         while ContinuousClock.now < deadline {
-            if let detail: ChannelDetail = try? await server.admin.get("/api/channels/deck"),
-                detail.members.count == count, detail.members.allSatisfy({ $0.audioReachable })
-            {
-                return
+            if let detail: ChannelDetail = try? await server.admin.get("/api/channels/deck") {
+                if detail.members.count == count, detail.members.allSatisfy({ $0.audioReachable }) { return }
+                last = detail
             }
             try await Task.sleep(for: .milliseconds(20))
         }
-        throw TestFailure("the relay never reached \(count) members")
+        let seen = (last?.members ?? []).map { "\($0.user): \($0.audioReachable ? "heard" : "not heard")" }
+        throw TestFailure("the relay never reached \(count) members; last seen: \(seen.joined(separator: ", "))")
     }
 
     @Test("ffmpeg sends a fixture as SRTP through ptt sdp; ptt listen records every packet intact")

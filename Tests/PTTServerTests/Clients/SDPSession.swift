@@ -22,7 +22,11 @@ struct SDPSession {
         var arguments = ["sdp", "--channel", "deck", "--listen-port", "\(listenPort)"]
         if let sendPort { arguments += ["--send-port", "\(sendPort)"] }
         if let sdpFile { arguments += ["--sdp-file", sdpFile] }
-        let process = try Subprocess("ptt", arguments + ["--seconds", "40"] + member.signIn)
+        // Its life is scaled like the tests' waits: at its end it leaves the channel, and an unscaled 40 s was shorter
+        // than the 80 s a sanitized run waits for the relay to hear both members (a ThreadSanitizer pass once saw the
+        // channel with one member left: "the relay never reached 2 members").
+        let lifetime = Int((40 * TestTimeouts.scale).rounded(.up))
+        let process = try Subprocess("ptt", arguments + ["--seconds", "\(lifetime)"] + member.signIn)
         do {
             try await process.waitForStandardError(containing: "to talk: ffmpeg")
         } catch {

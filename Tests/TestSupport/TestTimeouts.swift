@@ -18,6 +18,13 @@ public enum TestTimeouts {
     /// is busy with the CPU-heavy tests, so a wait of 5 s once expired before the task that would have seen
     /// the event could run (CI, a close seen after 5 s that the server made in milliseconds).
     public static let eventWait = Duration.seconds(20)
+
+    /// The `--seconds` (or `duration:`) to give a helper process that ends by itself after `seconds`: scaled, as a
+    /// whole number. A process that stops at a fixed time is outrun by a slow run's scaled waits (a sanitized pass
+    /// once saw `ptt listen` leave its channel while the test still waited for it to join).
+    public static func lifetime(_ seconds: Int) -> String {
+        "\(Int((Double(seconds) * scale).rounded(.up)))"
+    }
 }
 
 extension Duration {

@@ -58,7 +58,10 @@ struct BrowserMemberTests {
             let out = directory + "/heard.ogg"
             let listener = try Subprocess(
                 "ptt",
-                ["listen", "--channel", "deck", "--out", out, "--until-quiet", "2", "--seconds", "60"],
+                [
+                    "listen", "--channel", "deck", "--out", out, "--until-quiet", "2", "--seconds",
+                    TestTimeouts.lifetime(60),
+                ],
                 environment: Self.pttEnvironment(server, user: "bob", secret: bobSecret, home: directory))
             try await listener.waitForStandardError(containing: "listening on deck")
             try await Self.waitReachable(server, channel: "deck", user: "bob")

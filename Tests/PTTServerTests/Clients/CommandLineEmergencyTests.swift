@@ -38,7 +38,8 @@ struct CommandLineEmergencyTests {
             ]
         }
         let monitor = try Subprocess(
-            "ptt", ["monitor", "--channel", "deck", "--stay", "--seconds", "60"], environment: env("bob", bob))
+            "ptt", ["monitor", "--channel", "deck", "--stay", "--seconds", TestTimeouts.lifetime(60)],
+            environment: env("bob", bob))
         defer { monitor.signal(SIGKILL) }
         _ = try await monitor.waitForLine { $0.contains(#""type":"joined""#) }
 

@@ -31,11 +31,15 @@ struct CommandLineTests {
             "PTT_SECRET": String(secret),
         ]
         let first = try Subprocess(
-            "ptt", ["monitor", "--channel", "deck", "--name", "first", "--stay", "--seconds", "60"], environment: env)
+            "ptt",
+            ["monitor", "--channel", "deck", "--name", "first", "--stay", "--seconds", TestTimeouts.lifetime(60)],
+            environment: env)
         defer { first.signal(SIGKILL) }
         _ = try await first.waitForLine { $0.contains(#""type":"joined""#) }
         let second = try Subprocess(
-            "ptt", ["monitor", "--channel", "deck", "--name", "second", "--stay", "--seconds", "60"], environment: env)
+            "ptt",
+            ["monitor", "--channel", "deck", "--name", "second", "--stay", "--seconds", TestTimeouts.lifetime(60)],
+            environment: env)
         defer { second.signal(SIGKILL) }
         _ = try await second.waitForLine { $0.contains(#""type":"joined""#) }
         // The first monitor hears the second join, as a JSON line.
@@ -87,7 +91,10 @@ struct CommandLineTests {
         ]
         let monitor = try Subprocess(
             "ptt",
-            ["monitor", "--channel", "deck", "--role", "push-provider", "--device", "phone-2", "--seconds", "120"],
+            [
+                "monitor", "--channel", "deck", "--role", "push-provider", "--device", "phone-2", "--seconds",
+                TestTimeouts.lifetime(120),
+            ],
             environment: env)
         defer { monitor.signal(SIGKILL) }
         _ = try await monitor.waitForLine { $0.contains(#""type":"joined""#) }
@@ -144,7 +151,10 @@ struct CommandLineTests {
             added.split(separator: "\n").first { $0.hasPrefix("secret: ") }?.dropFirst("secret: ".count))
         let monitor = try Subprocess(
             "ptt",
-            ["monitor", "--channel", "deck", "--srtp-suite", "AEAD_AES_128_GCM", "--seconds", "30"],
+            [
+                "monitor", "--channel", "deck", "--srtp-suite", "AEAD_AES_128_GCM", "--seconds",
+                TestTimeouts.lifetime(30),
+            ],
             environment: [
                 "PTT_HOME": TestServer.temporaryDirectory(), "PTT_SERVER": "127.0.0.1:\(info.controlPort)",
                 "PTT_USER": "ivy", "PTT_SECRET": String(secret),

@@ -15,11 +15,14 @@ struct DeckMember {
     }
 
     /// `ptt listen`: records the first `packets` packets it hears in `deck` into `out` (Ogg Opus), then exits; it
-    /// gives up after 40 s.
+    /// gives up after 40 s (scaled, like the waits for it: see `TestTimeouts.lifetime`).
     func listen(out: String, packets: Int) throws -> Subprocess {
         try Subprocess(
             "ptt",
-            ["listen", "--channel", "deck", "--out", out, "--packets", "\(packets)", "--seconds", "40"] + signIn)
+            [
+                "listen", "--channel", "deck", "--out", out, "--packets", "\(packets)", "--seconds",
+                TestTimeouts.lifetime(40),
+            ] + signIn)
     }
 
     /// `ptt talk`: sends the Ogg Opus `file` to `deck`, then exits.

@@ -44,7 +44,13 @@ struct InteropTests {
             let bridge = try await SDPSession.start(
                 for: alice, listenPort: try await freeUDPPort(), sendPort: sendPort)
             defer { bridge.process.signal(SIGKILL) }
-            try await waitForAudio(server, members: 2)
+            do {
+                try await waitForAudio(server, members: 2)
+            } catch {
+                throw TestFailure(
+                    "\(error); ptt listen (bob) running: \(listener.process.isRunning), says: \(listener.standardError)"
+                )
+            }
             let ssrc = try bridge.talkOption("-ssrc")
             let key = try bridge.talkOption("-srtp_out_params")
 
@@ -80,7 +86,7 @@ struct InteropTests {
                 try #require(Tools.path("tshark")),
                 [
                     "-i", "lo", "-f", "udp dst port \(listenPort)", "-w", directory + "/relayed.pcap", "-F", "pcap",
-                    "-c", "\(packets.count)", "-a", "duration:40",
+                    "-c", "\(packets.count)", "-a", "duration:" + TestTimeouts.lifetime(40),
                 ])
             defer { capture.signal(SIGKILL) }
             // "Capturing on" is printed before dumpcap has started; packets relayed before "Capture started" would be

@@ -95,7 +95,8 @@ struct ListenAcrossRestartTests {
             "ptt",
             [
                 "listen", "--channel", "deck", "--out", out, "--packets", "\(before.count + after.count)",
-                "--seconds", "60", "--no-tls", "--server", first.endpoint.description, "--user", "bob", "--secret",
+                "--seconds", TestTimeouts.lifetime(60), "--no-tls", "--server", first.endpoint.description, "--user",
+                "bob", "--secret",
                 bobSecret,
             ])
         defer { listener.signal(SIGKILL) }

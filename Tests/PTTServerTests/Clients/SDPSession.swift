@@ -6,7 +6,7 @@ import Testing
 /// `ptt sdp` for a member of `deck`: the bridge between the relay and an RTP tool (ffmpeg, GStreamer) that the
 /// interop suites put in front of the tool, started and joined.
 struct SDPSession {
-    /// The bridge's process, which runs 40 s at most: the test SIGKILLs it in a `defer`.
+    /// The bridge's process, which runs 40 s (scaled) at most: the test SIGKILLs it in a `defer`.
     let process: Subprocess
     /// Where the bridge sends the channel's stream.
     let listenPort: Int
@@ -22,11 +22,8 @@ struct SDPSession {
         var arguments = ["sdp", "--channel", "deck", "--listen-port", "\(listenPort)"]
         if let sendPort { arguments += ["--send-port", "\(sendPort)"] }
         if let sdpFile { arguments += ["--sdp-file", sdpFile] }
-        // Its life is scaled like the tests' waits: at its end it leaves the channel, and an unscaled 40 s was shorter
-        // than the 80 s a sanitized run waits for the relay to hear both members (a ThreadSanitizer pass once saw the
-        // channel with one member left: "the relay never reached 2 members").
-        let lifetime = Int((40 * TestTimeouts.scale).rounded(.up))
-        let process = try Subprocess("ptt", arguments + ["--seconds", "\(lifetime)"] + member.signIn)
+        // Its life is scaled like the tests' waits: at its end it leaves the channel (see `TestTimeouts.lifetime`).
+        let process = try Subprocess("ptt", arguments + ["--seconds", TestTimeouts.lifetime(40)] + member.signIn)
         do {
             try await process.waitForStandardError(containing: "to talk: ffmpeg")
         } catch {

@@ -240,7 +240,7 @@ struct RecordingTests {
                 "ptt",
                 [
                     "listen", "--no-tls", "--channel", "deck", "--replay", "\(history[0].id)", "--out", out,
-                    "--seconds", "20",
+                    "--seconds", TestTimeouts.lifetime(20),
                 ],
                 environment: [
                     "PTT_HOME": TestServer.temporaryDirectory(), "PTT_SERVER": "127.0.0.1:\(server.endpoint.port)",

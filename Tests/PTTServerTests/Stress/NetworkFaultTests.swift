@@ -42,7 +42,7 @@ extension Stress {
                     on: host, as: user,
                     [
                         "listen", "--channel", "deck", "--out", out, "--format", format,
-                        "--until-quiet", "1.5", "--seconds", "60",
+                        "--until-quiet", "1.5", "--seconds", TestTimeouts.lifetime(60),
                     ])
                 listeners.append((format, out, process, impairment))
                 try await process.waitForStandardError(containing: "listening on deck")
@@ -109,7 +109,8 @@ extension Stress {
             let watcher = try network.addHost("watch")
             let lab = try await FaultLab.start(
                 network, config: #"{"floor": {"endOfMediaTimeoutMs": 1000}}"#, users: ["alice", "bob"])
-            let monitor = try lab.ptt(on: watcher, as: "bob", ["monitor", "--channel", "deck", "--seconds", "60"])
+            let monitor = try lab.ptt(
+                on: watcher, as: "bob", ["monitor", "--channel", "deck", "--seconds", TestTimeouts.lifetime(60)])
             _ = try await monitor.waitForLine { $0.contains(#""type":"joined""#) }
             _ = try lab.ptt(
                 on: talker, as: "alice", ["talk", "--channel", "deck", "--file", Fixtures.path(Self.fixture)])
@@ -147,7 +148,7 @@ extension Stress {
                 on: listener, as: "bob",
                 [
                     "listen", "--channel", "deck", "--out", out, "--format", "wav", "--until-quiet", "1.5", "--seconds",
-                    "60",
+                    TestTimeouts.lifetime(60),
                 ])
             try await listen.waitForStandardError(containing: "listening on deck")
             _ = try await lab.waitFor("the relay to reach the listener") {
@@ -198,7 +199,10 @@ extension Stress {
                 network, config: #"{"heartbeatIntervalMs": 200, "heartbeatMissLimit": 3}"#, users: ["carol"])
             let first = try lab.ptt(
                 on: device, as: "carol",
-                ["monitor", "--channel", "deck", "--device", "phone-1", "--stay", "--seconds", "60"])
+                [
+                    "monitor", "--channel", "deck", "--device", "phone-1", "--stay", "--seconds",
+                    TestTimeouts.lifetime(60),
+                ])
             let joinedLine = try await first.waitForLine { $0.contains(#""type":"joined""#) }
             guard case .joined(let joined) = try ControlMessageCoding.decode(Data(joinedLine.utf8)) else {
                 throw TestFailure("not joined: \(joinedLine)")
@@ -231,7 +235,10 @@ extension Stress {
             let back = ContinuousClock.now
             let second = try lab.ptt(
                 on: device, as: "carol",
-                ["monitor", "--channel", "deck", "--device", "phone-1", "--stay", "--welcome", "--seconds", "60"])
+                [
+                    "monitor", "--channel", "deck", "--device", "phone-1", "--stay", "--welcome", "--seconds",
+                    TestTimeouts.lifetime(60),
+                ])
             let welcomeLine = try await second.waitForLine { $0.contains(#""type":"welcome""#) }
             _ = try await second.waitForLine { $0.contains(#""type":"joined""#) }
             let reattachedAfter = Self.milliseconds(since: back)

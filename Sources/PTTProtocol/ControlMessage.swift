@@ -38,6 +38,14 @@ public enum ControlMessage: Sendable, Equatable {
     case emergencyDeclared(EmergencyDeclared)
     case emergencyClear(EmergencyClear)
     case emergencyCleared(EmergencyCleared)
+    case call(CallRequest)
+    case callRinging(CallRinging)
+    case callIncoming(CallRinging)
+    case callAccept(CallCommand)
+    case callDecline(CallCommand)
+    case callHangup(CallCommand)
+    case callConnected(CallConnected)
+    case callEnded(CallEnded)
 }
 
 extension ControlMessage: Codable {
@@ -85,6 +93,14 @@ extension ControlMessage: Codable {
         case .emergencyDeclared: self = .emergencyDeclared(try EmergencyDeclared(from: decoder))
         case .emergencyClear: self = .emergencyClear(try EmergencyClear(from: decoder))
         case .emergencyCleared: self = .emergencyCleared(try EmergencyCleared(from: decoder))
+        case .call: self = .call(try CallRequest(from: decoder))
+        case .callRinging: self = .callRinging(try CallRinging(from: decoder))
+        case .callIncoming: self = .callIncoming(try CallRinging(from: decoder))
+        case .callAccept: self = .callAccept(try CallCommand(from: decoder))
+        case .callDecline: self = .callDecline(try CallCommand(from: decoder))
+        case .callHangup: self = .callHangup(try CallCommand(from: decoder))
+        case .callConnected: self = .callConnected(try CallConnected(from: decoder))
+        case .callEnded: self = .callEnded(try CallEnded(from: decoder))
         }
     }
 
@@ -127,6 +143,11 @@ extension ControlMessage: Codable {
         case .emergencyDeclared(let m): try m.encode(to: encoder)
         case .emergencyClear(let m): try m.encode(to: encoder)
         case .emergencyCleared(let m): try m.encode(to: encoder)
+        case .call(let m): try m.encode(to: encoder)
+        case .callRinging(let m), .callIncoming(let m): try m.encode(to: encoder)
+        case .callAccept(let m), .callDecline(let m), .callHangup(let m): try m.encode(to: encoder)
+        case .callConnected(let m): try m.encode(to: encoder)
+        case .callEnded(let m): try m.encode(to: encoder)
         }
     }
 }
@@ -230,7 +251,10 @@ extension ControlMessage {
         case .presenceReport(let m): m.re
         case .emergencyDeclared(let m): m.re
         case .emergencyCleared(let m): m.re
-        case .emergency, .emergencyClear: nil
+        case .callRinging(let m), .callIncoming(let m): m.re
+        case .callConnected(let m): m.re
+        case .callEnded(let m): m.re
+        case .emergency, .emergencyClear, .call, .callAccept, .callDecline, .callHangup: nil
         case .hello, .welcome, .heartbeat, .heartbeatAck, .join, .leave, .pushToken, .memberJoined, .memberLeft,
             .floorRequest, .floorRelease, .floorTaken, .floorRevoked, .floorRevokePending, .push, .pushAck, .replay,
             .replayEnded, .presence:
@@ -268,7 +292,19 @@ extension ControlMessage {
         case .emergencyClear(var m):
             m.id = id
             return .emergencyClear(m)
-        case .emergencyDeclared, .emergencyCleared:
+        case .call(var m):
+            m.id = id
+            return .call(m)
+        case .callAccept(var m):
+            m.id = id
+            return .callAccept(m)
+        case .callDecline(var m):
+            m.id = id
+            return .callDecline(m)
+        case .callHangup(var m):
+            m.id = id
+            return .callHangup(m)
+        case .emergencyDeclared, .emergencyCleared, .callRinging, .callIncoming, .callConnected, .callEnded:
             return self
         case .hello, .welcome, .heartbeat, .heartbeatAck, .error, .joined, .left, .pushTokenRegistered, .memberJoined,
             .memberLeft, .floorGranted, .floorDenied, .floorQueued, .floorQueueCancelled, .floorReleased, .floorTaken,

@@ -17,7 +17,7 @@ struct ControlMessageSent: Sendable {
             .memberLeft, .floorRequest, .floorRelease, .floorGranted, .floorDenied, .floorQueued, .floorQueueCancelled,
             .floorReleased, .floorTaken, .floorIdle, .floorRevoked, .floorRevokePending, .push, .pushAck, .replay,
             .replaying, .replayEnded, .presence, .presenceReport, .emergency, .emergencyDeclared, .emergencyClear,
-            .emergencyCleared:
+            .emergencyCleared, .call, .callRinging, .callIncoming, .callAccept, .callDecline, .callHangup, .callConnected, .callEnded:
             false
         }
     }

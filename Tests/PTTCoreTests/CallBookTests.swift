@@ -56,7 +56,10 @@ struct CallBookTests {
     @Test func onlyTheCalleeAcceptsAndTheFirstAcceptWins() {
         var book = ringing()
         #expect(book.accept(call, by: "ann", device: "phone", now: Self.at(2000)) == [], "the caller cannot accept")
-        guard case .connect(let connected, let device) = book.accept(call, by: "bob", device: "tablet", now: Self.at(2000)).first
+        guard
+            case .connect(let connected, let device) = book.accept(
+                call, by: "bob", device: "tablet", now: Self.at(2000)
+            ).first
         else {
             Issue.record("expected connect")
             return
@@ -98,20 +101,23 @@ struct CallBookTests {
 
     @Test func aBusyCalleeIsRungWaitingOrHeldByPolicy() {
         var book = CallBook(configuration: CallConfiguration(whileBusy: .ring))
-        let waiting = book.place(call, caller: annPhone, callerUser: "ann", callee: "bob", calleeBusy: true, now: Self.at(1))
+        let waiting = book.place(
+            call, caller: annPhone, callerUser: "ann", callee: "bob", calleeBusy: true, now: Self.at(1))
         guard case .ring(_, true) = waiting.first else {
             Issue.record("expected a waiting ring, got \(waiting)")
             return
         }
 
         var queued = CallBook(configuration: CallConfiguration(whileBusy: .queue))
-        let held = queued.place(call, caller: annPhone, callerUser: "ann", callee: "bob", calleeBusy: true, now: Self.at(1000))
+        let held = queued.place(
+            call, caller: annPhone, callerUser: "ann", callee: "bob", calleeBusy: true, now: Self.at(1000))
         guard case .hold(let holding) = held.first, held.count == 1 else {
             Issue.record("expected the call held, got \(held)")
             return
         }
         #expect(holding.held && queued.ringing[call]?.held == true)
-        #expect(queued.accept(call, by: "bob", device: "phone", now: Self.at(1500)) == [], "a held call is not rung yet")
+        #expect(
+            queued.accept(call, by: "bob", device: "phone", now: Self.at(1500)) == [], "a held call is not rung yet")
         let rung = queued.calleeFree("bob")
         guard case .ring(let call, false) = rung.first, rung.count == 1 else {
             Issue.record("expected one ring when the burst ended, got \(rung)")
@@ -119,7 +125,9 @@ struct CallBookTests {
         }
         #expect(call.held == false)
         #expect(queued.calleeFree("bob") == [], "rung once")
-        #expect(queued.timersExpired(now: Self.at(31_000)) == [.end(call.id, .noAnswer, by: nil)], "within the ring timeout")
+        #expect(
+            queued.timersExpired(now: Self.at(31_000)) == [.end(call.id, .noAnswer, by: nil)], "within the ring timeout"
+        )
     }
 
     @Test func anOperatorEndsAnyCallAndAnUnreachableCalleeEndsItAtOnce() {

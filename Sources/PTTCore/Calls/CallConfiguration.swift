@@ -69,8 +69,12 @@ extension CallConfiguration: Codable {
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(Double(ringTimeout.components.seconds) + Double(ringTimeout.components.attoseconds) / 1e18, forKey: .ringSeconds)
-        try c.encode(Double(idleTimeout.components.seconds) + Double(idleTimeout.components.attoseconds) / 1e18, forKey: .idleSeconds)
+        try c.encode(
+            Double(ringTimeout.components.seconds) + Double(ringTimeout.components.attoseconds) / 1e18,
+            forKey: .ringSeconds)
+        try c.encode(
+            Double(idleTimeout.components.seconds) + Double(idleTimeout.components.attoseconds) / 1e18,
+            forKey: .idleSeconds)
         try c.encode(maxRinging, forKey: .maxRinging)
         try c.encode(anyone, forKey: .anyone)
         try c.encode(whileBusy.rawValue, forKey: .whileBusy)

@@ -255,7 +255,8 @@ public actor PTTClient {
             .floorQueued, .floorQueueCancelled, .floorReleased, .floorRevoked, .floorRevokePending, .push, .pushAck,
             .replay, .replaying, .replayEnded, .presence, .presenceReport, .emergency, .emergencyDeclared,
             .emergencyClear,
-            .emergencyCleared, .call, .callRinging, .callIncoming, .callAccept, .callDecline, .callHangup, .callConnected, .callEnded:
+            .emergencyCleared, .call, .callRinging, .callIncoming, .callAccept, .callDecline, .callHangup,
+            .callConnected, .callEnded:
             break
         }
         if let event = PTTEvent.from(message) { eventSink.yield(event) }

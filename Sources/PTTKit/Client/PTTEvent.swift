@@ -62,7 +62,8 @@ public enum PTTEvent: Sendable, Equatable {
             push.payload.announcement.map { .announcement(channel: push.payload.channel, text: $0) }
         case .hello, .welcome, .heartbeat, .heartbeatAck, .error, .join, .joined, .leave, .pushToken,
             .pushTokenRegistered, .floorRequest, .floorRelease, .floorDenied, .floorReleased, .pushAck, .replay,
-            .replaying, .presence, .presenceReport, .emergency, .emergencyClear, .call, .callRinging, .callIncoming, .callAccept, .callDecline, .callHangup, .callConnected, .callEnded:
+            .replaying, .presence, .presenceReport, .emergency, .emergencyClear, .call, .callRinging, .callIncoming,
+            .callAccept, .callDecline, .callHangup, .callConnected, .callEnded:
             nil
         }
     }

@@ -51,7 +51,8 @@ extension Calls {
             DirectoryOperation(
                 plan: { directory in
                     guard let caller = directory.memberships[call.caller] else {
-                        throw JoinPlan.Refusal(code: .unavailable, message: "the caller left the channel it called from")
+                        throw JoinPlan.Refusal(
+                            code: .unavailable, message: "the caller left the channel it called from")
                     }
                     var random = SecureRandom()
                     let plan = try CallPlan.make(
@@ -85,8 +86,11 @@ extension Calls {
         guard infos[plan.channel.id] != nil else { return removeChannel(plan.channel.id) }
         context.metrics.calls.connected.increment()
         plane.logger.info(
-            "call connected", metadata: ["call": "\(plan.channel.id)", "caller": "\(plan.caller.user)",
-                "callee": "\(plan.callee.user)", "device": "\(plan.callee.device)"])
+            "call connected",
+            metadata: [
+                "call": "\(plan.channel.id)", "caller": "\(plan.caller.user)",
+                "callee": "\(plan.callee.user)", "device": "\(plan.callee.device)",
+            ])
         let channel = ChannelInfo(plan.channel)
         let floor = plane.floors.state(of: plan.channel.id)
         var effects: [PlaneEffect] = []
@@ -94,7 +98,8 @@ extension Calls {
         for (membership, answering) in sides {
             let connected = CallConnected(
                 re: answering == nil ? nil : re, call: info, channel: channel, member: MemberInfo(membership),
-                media: MediaParameters(membership, configuration: context.configuration, port: plane.relayLink.mediaPort),
+                media: MediaParameters(
+                    membership, configuration: context.configuration, port: plane.relayLink.mediaPort),
                 floor: floor)
             guard let to = answering ?? plane.sessions.appSession(of: membership) else { continue }
             effects.append(.send(.callConnected(connected), to: to))
@@ -109,7 +114,9 @@ extension Calls {
 
     /// A call ends: both sides are told (every device of the callee while it rang), and a connected call's channel
     /// is removed.
-    func end(_ id: ChannelID, reason: CallEnd, by: String?, re: Int?, answering session: ControlSession?)
+    func end(
+        _ id: ChannelID, reason: CallEnd, by: String?, re: Int?, answering session: ControlSession?
+    )
         -> [PlaneEffect]
     {
         guard let info = infos.removeValue(forKey: id) else { return [] }

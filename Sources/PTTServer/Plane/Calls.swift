@@ -84,7 +84,8 @@ final class Calls {
 
     /// `call-accept`, `call-decline`, `call-hangup` from a device of a side.
     func command(
-        _ kind: ControlMessage.Kind, _ command: CallCommand, device: SessionTable.DeviceKey, from session: ControlSession
+        _ kind: ControlMessage.Kind, _ command: CallCommand, device: SessionTable.DeviceKey,
+        from session: ControlSession
     ) -> [PlaneEffect] {
         guard let id = ChannelID(string: command.call), infos[id] != nil else {
             return [.error(session, re: command.id, .badRequest, "no call '\(command.call)' rings or is connected")]
@@ -96,7 +97,11 @@ final class Calls {
         default: actions = book.hangUp(id, by: device.user)
         }
         guard !actions.isEmpty else {
-            return [.error(session, re: command.id, .badRequest, "'\(command.call)': \(kind.rawValue) is not yours to send now")]
+            return [
+                .error(
+                    session, re: command.id, .badRequest, "'\(command.call)': \(kind.rawValue) is not yours to send now"
+                )
+            ]
         }
         armTimer()
         return run(actions, re: command.id, answering: session)
@@ -135,7 +140,8 @@ final class Calls {
     }
 
     /// Turns the book's actions into effects; `re` and `answering`: the command being answered.
-    private func run(_ actions: [CallAction], re: Int? = nil, answering session: ControlSession? = nil) -> [PlaneEffect] {
+    private func run(_ actions: [CallAction], re: Int? = nil, answering session: ControlSession? = nil) -> [PlaneEffect]
+    {
         var effects: [PlaneEffect] = []
         for action in actions {
             switch action {

@@ -1,4 +1,5 @@
 import Foundation
+import PTTAdmin
 import PTTCore
 import PTTKit
 import PTTProtocol
@@ -6,13 +7,17 @@ import ServerTestSupport
 import TestSupport
 import Testing
 
+@testable import PTTServer
+
 /// Private calls over loopback (Docs/CALLS-DESIGN.md): only the callee's devices ring, one answers, the two talk on
 /// a call channel of their own, and nobody else hears a packet of it.
 @Suite("Private calls")
 struct PrivateCallTests {
     static func place(_ peer: Peer, to user: String) async throws -> CallInfo {
         let reply = try await peer.request(.call(CallRequest(user: user)))
-        guard case .callRinging(let ringing) = reply else { throw TestFailure("expected call-ringing, got \(reply.type)") }
+        guard case .callRinging(let ringing) = reply else {
+            throw TestFailure("expected call-ringing, got \(reply.type)")
+        }
         return ringing.call
     }
 
@@ -24,7 +29,9 @@ struct PrivateCallTests {
     }
 
     static func ended(_ peer: Peer) async throws -> CallEnded {
-        guard case .callEnded(let ended) = try await peer.next("call-ended") else { throw TestFailure("not call-ended") }
+        guard case .callEnded(let ended) = try await peer.next("call-ended") else {
+            throw TestFailure("not call-ended")
+        }
         return ended
     }
 
@@ -111,7 +118,15 @@ struct PrivateCallTests {
             let told = try await Self.ended(bob.peer)
             #expect(told.reason == .hungUp && told.by == "ann" && told.re == nil)
             let channels: [ChannelSummary] = try await server.admin.get("/api/channels")
-            #expect(channels.map(\.name) == ["deck"], "the call's channel is gone")
+            #expect(channels.map(\.name) == ["deck"], "a call's channel is not listed among the channels")
+            try await eventually("the call's channel is removed") {
+                do {
+                    let _: ChannelDetail = try await server.admin.get("/api/channels/\(call.id)")
+                    return false
+                } catch let error as AdminError where error.error == "not-found" {
+                    return true
+                }
+            }
             await annCall.close()
             await bobCall.close()
         }
@@ -119,11 +134,10 @@ struct PrivateCallTests {
 
     @Test("a call is declined, rings out, or ends after silence")
     func declineRingOutSilence() async throws {
-        let configure: (inout ServerConfiguration) -> Void = {
+        try await withTestServer(configure: {
             $0.calls.ringTimeout = .seconds(1)
             $0.calls.idleTimeout = .seconds(1)
-        }
-        try await withTestServer(configure: configure) { server in
+        }) { server in
             let crew = try await RelayTests.crew(server, ["ann", "bob"])
             let (ann, bob) = (crew[0], crew[1])
 

@@ -38,9 +38,11 @@ public struct CallPlan: Sendable {
                 channel: id, user: caller.user, device: caller.device, displayName: caller.displayName,
                 receiveOnly: false, pushToken: nil, mediaSuite: caller.mediaSuite, now: now, random: &random)
             directory.apply([.putMembership(caller)])
+            // The callee joins a millisecond later: the channel's oldest member is its caller, also after a restart.
             let (callee, _) = try directory.planJoin(
                 channel: id, user: callee.user, device: callee.device, displayName: callee.displayName,
-                receiveOnly: false, pushToken: nil, mediaSuite: callee.mediaSuite, now: now, random: &random)
+                receiveOnly: false, pushToken: nil, mediaSuite: callee.mediaSuite, now: now.addingTimeInterval(0.001),
+                random: &random)
             directory.apply([.putMembership(callee)])
             return CallPlan(channel: channel, caller: caller, callee: callee)
         } catch {

@@ -35,7 +35,7 @@ extension Calls {
     }
 
     /// Ends a call with what the book decided.
-    private func end(_ id: ChannelID, actions: [CallAction]) -> [PlaneEffect] {
+    func end(_ id: ChannelID, actions: [CallAction]) -> [PlaneEffect] {
         actions.flatMap { action -> [PlaneEffect] in
             guard case .end(_, let reason, let by) = action else { return [] }
             return end(id, reason: reason, by: by, re: nil, answering: nil)
@@ -148,7 +148,7 @@ extension Calls {
     }
 
     /// A call's channel and memberships go: its floor now, the stored records in their turn.
-    private func removeChannel(_ id: ChannelID) -> [PlaneEffect] {
+    func removeChannel(_ id: ChannelID) -> [PlaneEffect] {
         plane.writes.submit(
             DirectoryOperation(
                 plan: { directory in

@@ -130,7 +130,7 @@ final class Calls {
         armTimer()
     }
 
-    private func armTimer() {
+    func armTimer() {
         timer?.cancel()
         timer = nil
         guard let deadline = book.nextDeadline else { return }

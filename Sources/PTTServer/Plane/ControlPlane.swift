@@ -95,6 +95,7 @@ public final class ControlPlane: @unchecked Sendable {
         eventLoop.preconditionInEventLoop()
         relayLink.attach(relay)
         announcements.armExpiry()
+        calls.restore()
     }
 
     /// The server stops: timers are cancelled, the relay is let go, and every session is told and closed.

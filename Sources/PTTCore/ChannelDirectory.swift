@@ -151,7 +151,11 @@ public struct ChannelDirectory: Sendable {
             existing.mediaKey = Self.newMediaKey(for: mediaSuite, using: &random)
             return (existing, false)
         }
-        if memberships(user: userName, device: device).count >= Self.maxMembershipsPerDevice {
+        // A call's membership does not count, and is not refused: a device in 16 channels can still take a call.
+        if channels[channel]?.kind != .call,
+            memberships(user: userName, device: device).count(where: { channels[$0.channel]?.kind != .call })
+                >= Self.maxMembershipsPerDevice
+        {
             throw .invalidValue(
                 "a device may be a member of at most \(Self.maxMembershipsPerDevice) channels; leave one first")
         }

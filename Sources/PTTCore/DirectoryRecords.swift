@@ -2,7 +2,17 @@ import Foundation
 
 /// A channel: what the PushToTalk framework calls a channel descriptor, plus its UUID.
 public struct Channel: Sendable, Equatable {
+    /// What a channel is for.
+    public enum Kind: String, Sendable, Equatable {
+        /// A talk group: members join it by name.
+        case group
+        /// A private call's channel (Docs/CALLS-DESIGN.md): made by the server for a call's two sides, named by its
+        /// id, joined by nobody, listed only as a call.
+        case call
+    }
+
     public var id: ChannelID
+    public var kind: Kind
     public var name: String
     public var imageURL: String?
     public var createdAt: Date
@@ -14,9 +24,10 @@ public struct Channel: Sendable, Equatable {
     public var emergencyCleared: EmergencyClearing?
     public init(
         id: ChannelID, name: String, imageURL: String? = nil, createdAt: Date, recording: Bool = false,
-        emergency: ChannelEmergency? = nil, emergencyCleared: EmergencyClearing? = nil
+        emergency: ChannelEmergency? = nil, emergencyCleared: EmergencyClearing? = nil, kind: Kind = .group
     ) {
         self.id = id
+        self.kind = kind
         self.name = name
         self.imageURL = imageURL
         self.createdAt = createdAt

@@ -38,6 +38,14 @@ public enum ControlMessage: Sendable, Equatable {
     case emergencyDeclared(EmergencyDeclared)
     case emergencyClear(EmergencyClear)
     case emergencyCleared(EmergencyCleared)
+    case call(CallRequest)
+    case callRinging(CallRinging)
+    case callIncoming(CallRinging)
+    case callAccept(CallCommand)
+    case callDecline(CallCommand)
+    case callHangup(CallCommand)
+    case callConnected(CallConnected)
+    case callEnded(CallEnded)
 }
 
 extension ControlMessage: Codable {
@@ -85,6 +93,14 @@ extension ControlMessage: Codable {
         case .emergencyDeclared: self = .emergencyDeclared(try EmergencyDeclared(from: decoder))
         case .emergencyClear: self = .emergencyClear(try EmergencyClear(from: decoder))
         case .emergencyCleared: self = .emergencyCleared(try EmergencyCleared(from: decoder))
+        case .call: self = .call(try CallRequest(from: decoder))
+        case .callRinging: self = .callRinging(try CallRinging(from: decoder))
+        case .callIncoming: self = .callIncoming(try CallRinging(from: decoder))
+        case .callAccept: self = .callAccept(try CallCommand(from: decoder))
+        case .callDecline: self = .callDecline(try CallCommand(from: decoder))
+        case .callHangup: self = .callHangup(try CallCommand(from: decoder))
+        case .callConnected: self = .callConnected(try CallConnected(from: decoder))
+        case .callEnded: self = .callEnded(try CallEnded(from: decoder))
         }
     }
 
@@ -127,6 +143,11 @@ extension ControlMessage: Codable {
         case .emergencyDeclared(let m): try m.encode(to: encoder)
         case .emergencyClear(let m): try m.encode(to: encoder)
         case .emergencyCleared(let m): try m.encode(to: encoder)
+        case .call(let m): try m.encode(to: encoder)
+        case .callRinging(let m), .callIncoming(let m): try m.encode(to: encoder)
+        case .callAccept(let m), .callDecline(let m), .callHangup(let m): try m.encode(to: encoder)
+        case .callConnected(let m): try m.encode(to: encoder)
+        case .callEnded(let m): try m.encode(to: encoder)
         }
     }
 }
@@ -208,72 +229,6 @@ public enum ControlFrameError: Error, Equatable, CustomStringConvertible {
         case .tooLarge(let length):
             "frame of \(length) bytes exceeds the limit of \(ControlFrameLimit.maxBodyBytes) bytes"
         case .malformed(let why): "malformed frame: \(why)"
-        }
-    }
-}
-
-extension ControlMessage {
-    /// The request id this message answers, if it is an answer.
-    public var re: Int? {
-        switch self {
-        case .error(let m): m.re
-        case .joined(let m): m.re
-        case .left(let m): m.re
-        case .pushTokenRegistered(let m): m.re
-        case .floorGranted(let m): m.re
-        case .floorDenied(let m): m.re
-        case .floorQueued(let m): m.re
-        case .floorQueueCancelled(let m): m.re
-        case .floorReleased(let m): m.re
-        case .floorIdle(let m): m.re
-        case .replaying(let m): m.re
-        case .presenceReport(let m): m.re
-        case .emergencyDeclared(let m): m.re
-        case .emergencyCleared(let m): m.re
-        case .emergency, .emergencyClear: nil
-        case .hello, .welcome, .heartbeat, .heartbeatAck, .join, .leave, .pushToken, .memberJoined, .memberLeft,
-            .floorRequest, .floorRelease, .floorTaken, .floorRevoked, .floorRevokePending, .push, .pushAck, .replay,
-            .replayEnded, .presence:
-            nil
-        }
-    }
-
-    /// Returns the message with its request id set, for requests that carry one.
-    public func withID(_ id: Int) -> ControlMessage {
-        switch self {
-        case .join(var m):
-            m.id = id
-            return .join(m)
-        case .leave(var m):
-            m.id = id
-            return .leave(m)
-        case .pushToken(var m):
-            m.id = id
-            return .pushToken(m)
-        case .floorRequest(var m):
-            m.id = id
-            return .floorRequest(m)
-        case .floorRelease(var m):
-            m.id = id
-            return .floorRelease(m)
-        case .replay(var m):
-            m.id = id
-            return .replay(m)
-        case .presence(var m):
-            m.id = id
-            return .presence(m)
-        case .emergency(var m):
-            m.id = id
-            return .emergency(m)
-        case .emergencyClear(var m):
-            m.id = id
-            return .emergencyClear(m)
-        case .emergencyDeclared, .emergencyCleared:
-            return self
-        case .hello, .welcome, .heartbeat, .heartbeatAck, .error, .joined, .left, .pushTokenRegistered, .memberJoined,
-            .memberLeft, .floorGranted, .floorDenied, .floorQueued, .floorQueueCancelled, .floorReleased, .floorTaken,
-            .floorIdle, .floorRevoked, .floorRevokePending, .push, .pushAck, .replaying, .replayEnded, .presenceReport:
-            return self
         }
     }
 }

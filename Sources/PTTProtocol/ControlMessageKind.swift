@@ -39,6 +39,14 @@ extension ControlMessage {
         case emergencyDeclared = "emergency-declared"
         case emergencyClear = "emergency-clear"
         case emergencyCleared = "emergency-cleared"
+        case call
+        case callRinging = "call-ringing"
+        case callIncoming = "call-incoming"
+        case callAccept = "call-accept"
+        case callDecline = "call-decline"
+        case callHangup = "call-hangup"
+        case callConnected = "call-connected"
+        case callEnded = "call-ended"
 
         public var description: String { rawValue }
     }
@@ -81,6 +89,14 @@ extension ControlMessage {
         case .emergencyDeclared: .emergencyDeclared
         case .emergencyClear: .emergencyClear
         case .emergencyCleared: .emergencyCleared
+        case .call: .call
+        case .callRinging: .callRinging
+        case .callIncoming: .callIncoming
+        case .callAccept: .callAccept
+        case .callDecline: .callDecline
+        case .callHangup: .callHangup
+        case .callConnected: .callConnected
+        case .callEnded: .callEnded
         }
     }
 

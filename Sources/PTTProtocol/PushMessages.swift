@@ -44,11 +44,13 @@ public struct PushPayload: Codable, Sendable, Equatable {
     public var kind: CallKind?
     /// With `kind: emergency`: the channel's emergency, as `emergency-declared` shows it.
     public var emergency: EmergencyState?
+    /// With `kind: private`: the call that rings (who calls; `call-accept` names its id).
+    public var call: CallInfo?
 
     public init(
         aps: APS = APS(), channel: String, activeSpeaker: String? = nil, burst: String? = nil, sentAt: Int64,
         leaveChannel: Bool? = nil, reason: LeaveReason? = nil, announcement: String? = nil, kind: CallKind? = nil,
-        emergency: EmergencyState? = nil
+        emergency: EmergencyState? = nil, call: CallInfo? = nil
     ) {
         self.aps = aps
         self.channel = channel
@@ -60,6 +62,7 @@ public struct PushPayload: Codable, Sendable, Equatable {
         self.announcement = announcement
         self.kind = kind
         self.emergency = emergency
+        self.call = call
     }
 }
 
@@ -106,14 +109,17 @@ public struct PushAck: Codable, Sendable, Equatable {
 public enum CallKind: WireValue {
     /// A burst on a channel in emergency (or imminent peril): `payload.emergency` says which.
     case emergency
+    /// A private call rings: `payload.call` says who calls (Docs/CALLS-DESIGN.md).
+    case `private`
     /// A value from a newer server.
     case unknown(String)
 
-    public static let known: [CallKind] = [.emergency]
+    public static let known: [CallKind] = [.emergency, .private]
 
     public var rawValue: String {
         switch self {
         case .emergency: "emergency"
+        case .private: "private"
         case .unknown(let value): value
         }
     }

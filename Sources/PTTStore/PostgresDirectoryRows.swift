@@ -18,19 +18,22 @@ struct PostgresDirectoryRows {
             let channels = try session.run(
                 """
                 SELECT id, name, image_url, created_at, recording, emergency_level, emergency_member, emergency_user,
-                    emergency_since, emergency_cleared_by, emergency_cleared_name FROM channel
+                    emergency_since, emergency_cleared_by, emergency_cleared_name, kind FROM channel
                 """
             ).compactMap { row -> PTTCore.Channel? in
-                let (id, name, image, created, recording, level, member, user, since, clearedBy, clearedName) =
+                let (id, name, image, created, recording, level, member, user, since, clearedBy, clearedName, kind) =
                     try row.decode(
-                        (String, String, String?, Double, Bool, String?, String?, String?, Double?, String?, String?)
-                            .self)
+                        (
+                            String, String, String?, Double, Bool, String?, String?, String?, Double?, String?, String?,
+                            String
+                        ).self)
                 guard let channel = ChannelID(string: id) else { return nil }
                 return PTTCore.Channel(
                     id: channel, name: name, imageURL: image, createdAt: Date(timeIntervalSince1970: created),
                     recording: recording,
                     emergency: ChannelEmergency.stored(level: level, member: member, user: user, since: since),
-                    emergencyCleared: EmergencyClearing.stored(by: clearedBy, name: clearedName))
+                    emergencyCleared: EmergencyClearing.stored(by: clearedBy, name: clearedName),
+                    kind: PTTCore.Channel.Kind(rawValue: kind) ?? .group)
             }
             let users = try session.run(
                 "SELECT name, secret_hash, salt, priority, receive_only, created_at, rights FROM app_user"
@@ -90,11 +93,11 @@ struct PostgresDirectoryRows {
             let emergency = c.emergency
             return """
                 INSERT INTO channel (id, name, image_url, created_at, recording, emergency_level, emergency_member,
-                    emergency_user, emergency_since, emergency_cleared_by, emergency_cleared_name)
+                    emergency_user, emergency_since, emergency_cleared_by, emergency_cleared_name, kind)
                 VALUES (\(c.id.description), \(c.name), \(c.imageURL), \(c.createdAt.timeIntervalSince1970), \(c.recording),
                     \(emergency?.level.rawValue), \(emergency?.member.rawValue), \(emergency?.user),
                     \(emergency?.since.timeIntervalSince1970), \(c.emergencyCleared?.by.rawValue),
-                    \(c.emergencyCleared?.name))
+                    \(c.emergencyCleared?.name), \(c.kind.rawValue))
                 ON CONFLICT (id) DO UPDATE SET name = excluded.name, image_url = excluded.image_url,
                     recording = excluded.recording, emergency_level = excluded.emergency_level,
                     emergency_member = excluded.emergency_member, emergency_user = excluded.emergency_user,

@@ -89,6 +89,8 @@ enum PostgresSchema {
             "ALTER TABLE channel ADD COLUMN emergency_cleared_by TEXT",
             "ALTER TABLE channel ADD COLUMN emergency_cleared_name TEXT",
         ],
+        // Private calls: a call's channel is a channel of kind 'call'.
+        ["ALTER TABLE channel ADD COLUMN kind TEXT NOT NULL DEFAULT 'group'"],
     ]
 
     /// The newest schema version this pttd knows.

@@ -119,6 +119,10 @@ extension SQLiteStore {
                     ALTER TABLE channel ADD COLUMN emergencyClearedName TEXT;
                     """)
         }
+        // Private calls: a call's channel is a channel of kind 'call'.
+        migrator.registerMigration("v9-channel-kind") { db in
+            try db.execute(sql: "ALTER TABLE channel ADD COLUMN kind TEXT NOT NULL DEFAULT 'group'")
+        }
         return migrator
     }
 }

@@ -53,7 +53,8 @@ public final class SQLiteStore: Storage {
                         level: row["emergencyLevel"], member: row["emergencyMember"], user: row["emergencyUser"],
                         since: row["emergencySince"]),
                     emergencyCleared: EmergencyClearing.stored(
-                        by: row["emergencyClearedBy"], name: row["emergencyClearedName"]))
+                        by: row["emergencyClearedBy"], name: row["emergencyClearedName"]),
+                    kind: Channel.Kind(rawValue: row["kind"]) ?? .group)
             }
             let users = try Row.fetchAll(db, sql: "SELECT * FROM user").map { row in
                 User(
@@ -131,8 +132,8 @@ public final class SQLiteStore: Storage {
             try db.execute(
                 sql: """
                     INSERT INTO channel (id, name, imageURL, createdAt, recording, emergencyLevel, emergencyMember,
-                        emergencyUser, emergencySince, emergencyClearedBy, emergencyClearedName)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        emergencyUser, emergencySince, emergencyClearedBy, emergencyClearedName, kind)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT(id) DO UPDATE SET name = excluded.name, imageURL = excluded.imageURL,
                         recording = excluded.recording, emergencyLevel = excluded.emergencyLevel,
                         emergencyMember = excluded.emergencyMember, emergencyUser = excluded.emergencyUser,
@@ -143,7 +144,7 @@ public final class SQLiteStore: Storage {
                     c.id.description, c.name, c.imageURL, c.createdAt.timeIntervalSince1970, c.recording,
                     c.emergency?.level.rawValue, c.emergency?.member.rawValue, c.emergency?.user,
                     c.emergency?.since.timeIntervalSince1970, c.emergencyCleared?.by.rawValue,
-                    c.emergencyCleared?.name,
+                    c.emergencyCleared?.name, c.kind.rawValue,
                 ])
         case .removeChannel(let id):
             try db.execute(sql: "DELETE FROM channel WHERE id = ?", arguments: [id.description])

@@ -10,8 +10,8 @@ struct PTT: AsyncParsableCommand {
         commandName: "ptt",
         abstract: "Push-To-Talk client: join channels, watch events, take the floor.",
         subcommands: [
-            Monitor.self, Talk.self, Listen.self, SDP.self, Floor.self, EmergencyCommand.self, LeaveCommand.self,
-            Encode.self,
+            Monitor.self, Talk.self, Listen.self, SDP.self, Floor.self, EmergencyCommand.self, CallUser.self,
+            Answer.self, LeaveCommand.self, Encode.self,
         ])
 }
 

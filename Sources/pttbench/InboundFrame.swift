@@ -68,7 +68,8 @@ enum InboundFrame: Equatable {
             .floorRelease, .floorGranted, .floorDenied, .floorQueued, .floorQueueCancelled, .floorReleased, .floorTaken,
             .floorIdle, .floorRevoked, .floorRevokePending, .push, .pushAck, .replay, .replaying, .replayEnded,
             .presence, .presenceReport, .emergency, .emergencyDeclared, .emergencyClear,
-            .emergencyCleared:
+            .emergencyCleared, .call, .callRinging, .callIncoming, .callAccept, .callDecline, .callHangup,
+            .callConnected, .callEnded:
             return .other(type: head.type)
         }
     }

@@ -13,7 +13,8 @@ struct PTTCtl: AsyncParsableCommand {
         discussion:
             "Finds the admin address and token in pttd's data directory (--data, or $PTTD_DATA, default ./.pttd), or takes --url and --token ($PTTCTL_URL, $PTTCTL_TOKEN).",
         subcommands: [
-            Channels.self, ChannelCommand.self, Kick.self, Revoke.self, EmergencyCommand.self, AnnounceCommand.self,
+            Channels.self, ChannelCommand.self, Kick.self, Revoke.self, EmergencyCommand.self, CallsCommand.self,
+            AnnounceCommand.self,
             UserCommand.self,
             WakesCommand.self, HistoryCommand.self, ExportCommand.self, BackupCommand.self, ReloadCommand.self,
             CertCommand.self, NodesCommand.self, Metrics.self,

@@ -112,7 +112,25 @@ enum ProtocolSamples {
         .init(
             wireType: "emergency-cleared",
             message: .emergencyCleared(EmergencyCleared(re: 14, channel: plainChannel, by: .declarer, name: "Ann"))),
+        .init(wireType: "call", message: .call(CallRequest(id: 15, user: "bob", from: "general"))),
+        .init(wireType: "call-ringing", message: .callRinging(CallRinging(re: 15, call: call))),
+        .init(wireType: "call-incoming", message: .callIncoming(CallRinging(call: call, waiting: true))),
+        .init(wireType: "call-accept", message: .callAccept(CallCommand(id: 16, call: call.id))),
+        .init(wireType: "call-decline", message: .callDecline(CallCommand(id: 17, call: call.id))),
+        .init(wireType: "call-hangup", message: .callHangup(CallCommand(id: 18, call: call.id))),
+        .init(
+            wireType: "call-connected",
+            message: .callConnected(
+                CallConnected(
+                    re: 16, call: call, channel: ChannelInfo(id: call.id, name: call.id), member: bob,
+                    media: joined.media, floor: FloorState(state: .idle, queue: [])))),
+        .init(
+            wireType: "call-ended",
+            message: .callEnded(CallEnded(re: 18, call: call, reason: .hungUp, by: "bob"))),
     ]
+
+    static let call = CallInfo(
+        id: "0b6f8c2e-3f4a-4d1e-8a9b-1c2d3e4f5a6b", caller: ann, callee: "bob", since: 1_763_773_200_456)
 
     /// The case of a message, by an exhaustive switch: adding a case to ControlMessage breaks this until a
     /// sample for it is added above.
@@ -153,9 +171,17 @@ enum ProtocolSamples {
         case .emergencyDeclared: 32
         case .emergencyClear: 33
         case .emergencyCleared: 34
+        case .call: 35
+        case .callRinging: 36
+        case .callIncoming: 37
+        case .callAccept: 38
+        case .callDecline: 39
+        case .callHangup: 40
+        case .callConnected: 41
+        case .callEnded: 42
         }
     }
-    static let caseCount = 35
+    static let caseCount = 43
 
     /// The body bytes of `json` written literally.
     static func body(_ json: String) -> Data { Data(json.utf8) }

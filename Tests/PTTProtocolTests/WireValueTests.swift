@@ -19,7 +19,12 @@ struct WireValueTable: Sendable, CustomTestStringConvertible {
             documented: ["end-of-media", "talk-time-exceeded", "preempted", "revoked-by-operator", "emergency"]),
         .init(type: EmergencyGrade.self, documented: ["emergency", "imminent-peril"]),
         .init(type: EmergencyClearer.self, documented: ["declarer", "operator"]),
-        .init(type: CallKind.self, documented: ["emergency"]),
+        .init(type: CallKind.self, documented: ["emergency", "private"]),
+        .init(
+            type: CallEndReason.self,
+            documented: [
+                "declined", "no-answer", "hung-up", "silence", "answered-elsewhere", "unavailable", "operator",
+            ]),
         .init(type: UserRight.self, documented: ["emergency", "broadcast"]),
         .init(type: ReplayOutcome.self, documented: ["ended", "cancelled"]),
         .init(type: WakeTransport.self, documented: ["local-push", "apns", "none"]),

@@ -12,7 +12,7 @@ import os
 import re
 import sys
 
-PARTS_FILES = re.compile(r"^(Memberships|Floors|FloorActionFrames|RelayLink|Recordings|AdminOperations|Emergencies)(\+\w+)?\.swift$")
+PARTS_FILES = re.compile(r"^(Memberships|Floors|FloorActionFrames|RelayLink|Recordings|AdminOperations|Emergencies|Calls)(\+\w+)?\.swift$")
 SIBLING = re.compile(
     r"\bplane\.(floors|memberships|recordings|relayLink|admin|notifier|announcements|signInLinks|cluster)\??\.(\w+)"
 )

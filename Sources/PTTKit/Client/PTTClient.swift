@@ -66,11 +66,11 @@ public actor PTTClient {
     public nonisolated let credentials: PTTCredentials
     /// What happens, as typed values, in order. One consumer; it ends when the client is closed.
     public nonisolated let events: AsyncStream<PTTEvent>
-    private nonisolated let eventSink: AsyncStream<PTTEvent>.Continuation
+    nonisolated let eventSink: AsyncStream<PTTEvent>.Continuation
     private let options: Options
     private let group: EventLoopGroup
     private let link: ControlLink
-    private var channels: [String: ChannelHandle] = [:]
+    var channels: [String: ChannelHandle] = [:]
     /// The memberships the server listed in the last `welcome`.
     public private(set) var memberships: [Joined] = []
     /// The connection's state; every change is also delivered as ``PTTEvent/connectionState(_:)``.
@@ -207,7 +207,7 @@ public actor PTTClient {
         if channels[handle.id] === handle { channels[handle.id] = nil }
     }
 
-    private func handle(for joined: Joined) async throws -> ChannelHandle {
+    func handle(for joined: Joined) async throws -> ChannelHandle {
         if let existing = channels[joined.channel.id] {
             try await existing.reattach(joined, host: endpoint.host, group: group)
             return existing
@@ -250,12 +250,16 @@ public actor PTTClient {
         case .floorIdle(let idle): channels[idle.channel.id]?.speakerChanged(nil)
         case .left(let left):
             if let handle = channels.removeValue(forKey: left.channel.id) { await handle.ended() }
+        case .callConnected(let connected):
+            // The callee answered this caller's call: its channel's audio opens before the event says so.
+            if (try? await callHandle(for: connected)) == nil { return }
+        case .callEnded(let ended): await callEnded(ended.call)
         case .hello, .welcome, .heartbeat, .heartbeatAck, .error, .join, .joined, .leave, .pushToken,
             .pushTokenRegistered, .memberJoined, .memberLeft, .floorRequest, .floorRelease, .floorGranted, .floorDenied,
             .floorQueued, .floorQueueCancelled, .floorReleased, .floorRevoked, .floorRevokePending, .push, .pushAck,
             .replay, .replaying, .replayEnded, .presence, .presenceReport, .emergency, .emergencyDeclared,
             .emergencyClear,
-            .emergencyCleared:
+            .emergencyCleared, .call, .callRinging, .callIncoming, .callAccept, .callDecline, .callHangup:
             break
         }
         if let event = PTTEvent.from(message) { eventSink.yield(event) }

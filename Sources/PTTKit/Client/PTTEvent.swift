@@ -36,6 +36,13 @@ public enum PTTEvent: Sendable, Equatable {
     case emergencyCleared(channel: ChannelInfo, by: EmergencyClearer, name: String)
     /// An operator's announcement for `channel` (delivered to the app while it has no Local Push extension).
     case announcement(channel: String, text: String)
+    /// `call` rings this user (a private call, ``PTTClient/call(_:from:)``): show who calls, then
+    /// ``PTTClient/accept(_:)`` or ``PTTClient/decline(_:)``. `waiting`: this user is in a burst now.
+    case callIncoming(CallInfo, waiting: Bool)
+    /// `call` is answered: ``PTTClient/openChannels`` has its channel (`channel.id`), with its own floor and audio.
+    case callConnected(CallInfo, channel: ChannelInfo)
+    /// `call` is over, or never connected; `by` names who hung up.
+    case callEnded(CallInfo, reason: CallEndReason, by: String?)
 
     /// The event a server frame carries, or nil for frames that are not events (answers, heartbeats, ...).
     static func from(_ message: ControlMessage) -> PTTEvent? {
@@ -58,11 +65,15 @@ public enum PTTEvent: Sendable, Equatable {
             .emergencyDeclared(channel: declared.channel, emergency: declared.emergency)
         case .emergencyCleared(let cleared):
             .emergencyCleared(channel: cleared.channel, by: cleared.by, name: cleared.name)
+        case .callIncoming(let ringing): .callIncoming(ringing.call, waiting: ringing.waiting ?? false)
+        case .callConnected(let connected): .callConnected(connected.call, channel: connected.channel)
+        case .callEnded(let ended): .callEnded(ended.call, reason: ended.reason, by: ended.by)
         case .push(let push):
             push.payload.announcement.map { .announcement(channel: push.payload.channel, text: $0) }
         case .hello, .welcome, .heartbeat, .heartbeatAck, .error, .join, .joined, .leave, .pushToken,
             .pushTokenRegistered, .floorRequest, .floorRelease, .floorDenied, .floorReleased, .pushAck, .replay,
-            .replaying, .presence, .presenceReport, .emergency, .emergencyClear:
+            .replaying, .presence, .presenceReport, .emergency, .emergencyClear, .call, .callRinging, .callAccept,
+            .callDecline, .callHangup:
             nil
         }
     }

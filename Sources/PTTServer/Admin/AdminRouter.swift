@@ -161,6 +161,11 @@ package struct AdminRouter {
                 return .json(plane.admin.wakeTotals())
             case (.GET, 2, "api", "users"):
                 return .json(plane.admin.listUsers())
+            case (.GET, 2, "api", "calls"):
+                return .json(plane.calls.list())
+            case (.DELETE, 3, "api", "calls"):
+                try plane.calls.endByOperator(segments[2])
+                return AdminResponse(status: .noContent)
             default:
                 return .error(AdminError(.notFound, "no route \(method.rawValue) \(path)"))
             }

@@ -66,6 +66,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var memberEventsUpTo = MemberEventPolicy().upTo
     /// This pttd as a node of a cluster on PostgreSQL; nil for one server on its own SQLite file.
     public var cluster: ClusterSettings?
+    /// Private calls: ring and silence timeouts, who may call whom (Docs/CALLS-DESIGN.md).
+    public var calls = CallConfiguration()
 
     public init() {}
 }
@@ -75,7 +77,7 @@ extension ServerConfiguration: Codable {
         case controlHost, controlPort, mediaPort, adminHost, adminPort, tls, heartbeatIntervalMs, heartbeatMissLimit
         case createChannelsOnJoin, mediaSecurity, floor, maxConnections, implicitFloorRequest, mediaSilenceTimeoutMs
         case wake, apns, limits, memberEventsUpTo, catchUp, recording, web, webHost, webPort, webMaxConnections
-        case tlsCertificate, tlsKey, logLevel, cluster
+        case tlsCertificate, tlsKey, logLevel, cluster, calls
     }
 
     public init(from decoder: Decoder) throws {
@@ -129,6 +131,7 @@ extension ServerConfiguration: Codable {
         config.catchUp = try c.decodeIfPresent(CatchUpConfiguration.self, forKey: .catchUp) ?? config.catchUp
         config.recording = try c.decodeIfPresent(RecordingConfiguration.self, forKey: .recording) ?? config.recording
         config.cluster = try c.decodeIfPresent(ClusterSettings.self, forKey: .cluster)
+        config.calls = try c.decodeIfPresent(CallConfiguration.self, forKey: .calls) ?? config.calls
         self = config
     }
 
@@ -162,6 +165,7 @@ extension ServerConfiguration: Codable {
         try c.encode(catchUp, forKey: .catchUp)
         try c.encode(recording, forKey: .recording)
         try c.encodeIfPresent(cluster, forKey: .cluster)
+        try c.encode(calls, forKey: .calls)
     }
 
     /// Checks ranges; the message names the offending setting.

@@ -30,6 +30,8 @@ public final class ServerMetrics: Sendable {
     public let operations: OperationsMetrics
     /// A cluster node's database connection, owned channels and directory reloads (`ptt_cluster_*`).
     public let cluster: ClusterMetrics
+    /// Private calls placed, answered and ended (`ptt_calls_*`).
+    public let calls: CallMetrics
 
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
@@ -42,6 +44,7 @@ public final class ServerMetrics: Sendable {
         disk = DataDiskMetrics(registry)
         operations = OperationsMetrics(registry)
         cluster = ClusterMetrics(registry)
+        calls = CallMetrics(registry)
         let mediaDrops = registry.labelledCounters(
             "ptt_media_packets_dropped_total", "Datagrams dropped by the relay",
             key: "reason", RelayDropReason.self)

@@ -125,7 +125,7 @@ final class Notifier {
 
     /// Queues a wake or leave on the member's route: its Local Push connection, or APNs with its token. With no
     /// route it expires at once.
-    private func handOver(_ item: OutboxItem<PushFrame>, to membership: Membership, via route: WakeRoute) {
+    func handOver(_ item: OutboxItem<PushFrame>, to membership: Membership, via route: WakeRoute) {
         switch route {
         case .localPush:
             if let session = plane.sessions.pushProviderSession(of: membership) { return queue(item, to: session) }

@@ -18,6 +18,16 @@ enum PushFrames {
                 sentAt: milliseconds(sentAt), kind: emergency == nil ? nil : .emergency, emergency: emergency))
     }
 
+    /// A pushtotalk wake for a private call that rings (`kind: private`, with the call), through the callee device's
+    /// iOS channel `channel`: the app shows the caller as the channel's active speaker.
+    static func callRing(channel: ChannelID, call: CallInfo, sentAt: Date) -> PushFrame {
+        PushFrame(
+            id: UUID().uuidString.lowercased(), pushType: PushFrame.pushToTalk, priority: 10, expiration: 0,
+            payload: PushPayload(
+                channel: channel.description, activeSpeaker: call.caller.name, sentAt: milliseconds(sentAt),
+                kind: .private, call: call))
+    }
+
     /// A pushtotalk message telling the app to leave a channel: priority 10, expiration 0.
     static func leave(channel: ChannelID, reason: LeaveReason, sentAt: Date) -> PushFrame {
         PushFrame(

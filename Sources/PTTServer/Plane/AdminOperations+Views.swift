@@ -11,8 +11,9 @@ extension AdminOperations {
         channelOwners().map { [self] in listChannels(owners: $0) }
     }
 
+    /// Talk groups only: a private call's channel is shown as a call (Docs/CALLS-DESIGN.md).
     private func listChannels(owners: [String: String]) -> [ChannelSummary] {
-        directory.channels.values.sorted { $0.name < $1.name }.map { channel in
+        directory.channels.values.filter { $0.kind == .group }.sorted { $0.name < $1.name }.map { channel in
             let members = directory.members(of: channel.id)
             let floor = plane.floors[channel.id]
             if plane.cluster?.remoteOwner(of: channel.id) != nil {

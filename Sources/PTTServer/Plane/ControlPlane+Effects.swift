@@ -39,9 +39,17 @@ extension ControlPlane {
             case .recordBurst(let channel, let speaker):
                 run(recordings.burstStarted(in: channel, speaker: speaker))
             case .wakeForBurst(let channel, let speaker):
+                // A call's sides are connected, or woken by the call's ring: its bursts wake nobody.
+                guard directory.channels[channel]?.kind != .call else {
+                    run(calls.burst(in: channel, talking: true))
+                    continue
+                }
                 notifier.burstStarted(in: channel, speaker: speaker)
             case .burstEnded(let channel):
                 notifier.burstEnded(in: channel)
+                run(calls.burst(in: channel, talking: false))
+            case .ringCall(let call, let membership):
+                notifier.ringCall(call, through: membership)
             case .membershipEnded(let membership, let channel, let reason, let re, let requester):
                 run(memberships.ended(membership, in: channel, reason: reason, re: re, requester: requester))
             case .pushLeave(let membership, let reason):

@@ -49,6 +49,7 @@ public final class ControlPlane: @unchecked Sendable {
     private(set) lazy var memberships = Memberships(plane: self)
     private(set) lazy var floors = Floors(plane: self)
     private(set) lazy var emergencies = Emergencies(plane: self)
+    private(set) lazy var calls = Calls(plane: self)
     private(set) lazy var relayLink = RelayLink(plane: self)
     private(set) lazy var notifier = Notifier(plane: self)
     private(set) lazy var announcements = Announcements(plane: self)
@@ -94,6 +95,7 @@ public final class ControlPlane: @unchecked Sendable {
         eventLoop.preconditionInEventLoop()
         relayLink.attach(relay)
         announcements.armExpiry()
+        calls.restore()
     }
 
     /// The server stops: timers are cancelled, the relay is let go, and every session is told and closed.
@@ -169,6 +171,9 @@ public final class ControlPlane: @unchecked Sendable {
         case .emergencyClear(let request):
             heldRequests[session.id] = []
             return emergencies.clear(request, device: device, from: session)
+        case .call(let request): run(calls.place(request, device: device, from: session))
+        case .callAccept(let command), .callDecline(let command), .callHangup(let command):
+            run(calls.command(message.kind, command, device: device, from: session))
         case .floorRequest(let command): run(floors.request(command, device: device, from: session))
         case .floorRelease(let command): run(floors.release(command, device: device, from: session))
         case .pushAck(let ack): announcements.acknowledged(ack, device: device)
@@ -178,7 +183,7 @@ public final class ControlPlane: @unchecked Sendable {
         case .welcome, .heartbeat, .heartbeatAck, .error, .joined, .left, .pushTokenRegistered, .memberJoined,
             .memberLeft, .floorGranted, .floorDenied, .floorQueued, .floorQueueCancelled, .floorReleased, .floorTaken,
             .floorIdle, .floorRevoked, .floorRevokePending, .push, .replaying, .replayEnded, .presenceReport,
-            .emergencyDeclared, .emergencyCleared:
+            .emergencyDeclared, .emergencyCleared, .callRinging, .callIncoming, .callConnected, .callEnded:
             context.metrics.control.frameRejected(.badRequest)
             session.send(
                 .error(ErrorFrame(code: .badRequest, message: "'\(message.type)' is not a request a client can send")))

@@ -47,6 +47,9 @@ struct JoinPlan {
             }
         }
         guard let channel = found else { throw Refusal(code: .noSuchChannel, message: "no channel '\(join.channel)'") }
+        guard channel.kind == .group else {
+            throw Refusal(code: .badRequest, message: "a call is not joined: its callee answers it with call-accept")
+        }
         var token: [UInt8]?
         if let hex = join.pushToken {
             guard let bytes = HexCoding.decode(hex) else {

@@ -159,10 +159,17 @@ final class Memberships {
 
     /// How a member sends and receives audio: its SSRCs, the relay's port, and its SRTP key when media is secured.
     private func mediaParameters(_ m: Membership) -> MediaParameters {
-        let security = context.configuration.mediaSecurity
+        MediaParameters(m, configuration: context.configuration, port: plane.relayLink.mediaPort)
+    }
+}
+
+extension MediaParameters {
+    /// How a member sends and receives audio: its SSRCs, the relay's port, and its SRTP key when media is secured.
+    init(_ m: Membership, configuration: ServerConfiguration, port: Int) {
+        let security = configuration.mediaSecurity
         let secure = security == .srtp
-        return MediaParameters(
-            ssrc: m.ssrc, listenSSRC: m.listenSSRC, port: plane.relayLink.mediaPort, security: security,
+        self.init(
+            ssrc: m.ssrc, listenSSRC: m.listenSSRC, port: port, security: security,
             suite: secure ? m.mediaSuite.rawValue : nil,
             key: secure ? Data(m.mediaKey).base64EncodedString() : nil, payloadType: 111)
     }

@@ -44,6 +44,8 @@ enum PlaneEffect {
 
     /// A membership ended and that is stored: its floor, its sessions and the other members learn it.
     case membershipEnded(Membership, in: Channel, reason: LeaveReason, re: Int? = nil, requester: ControlSession? = nil)
+    /// A private call rings a device whose app is not connected: one wake through this membership's route.
+    case ringCall(CallInfo, Membership)
     /// A member whose app is not connected learns with a push that its membership ended.
     case pushLeave(Membership, LeaveReason)
     /// A user was removed: its sign-in credentials go and its connections close.

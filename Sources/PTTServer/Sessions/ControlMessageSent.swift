@@ -9,15 +9,16 @@ import PTTProtocol
 struct ControlMessageSent: Sendable {
     let message: ControlMessage
 
-    /// Whether a message of this kind is announced: `joined`, `welcome` (its memberships) and `left`.
+    /// Whether a message of this kind is announced: `joined`, `welcome` (its memberships) and `left`, and a private
+    /// call's `call-connected` (its membership) and `call-ended` (its end).
     static func announces(_ kind: ControlMessage.Kind) -> Bool {
         switch kind {
-        case .joined, .welcome, .left: true
+        case .joined, .welcome, .left, .callConnected, .callEnded: true
         case .hello, .heartbeat, .heartbeatAck, .error, .join, .leave, .pushToken, .pushTokenRegistered, .memberJoined,
             .memberLeft, .floorRequest, .floorRelease, .floorGranted, .floorDenied, .floorQueued, .floorQueueCancelled,
             .floorReleased, .floorTaken, .floorIdle, .floorRevoked, .floorRevokePending, .push, .pushAck, .replay,
             .replaying, .replayEnded, .presence, .presenceReport, .emergency, .emergencyDeclared, .emergencyClear,
-            .emergencyCleared:
+            .emergencyCleared, .call, .callRinging, .callIncoming, .callAccept, .callDecline, .callHangup:
             false
         }
     }

@@ -120,7 +120,8 @@ public final class ControlSession: Sendable, Hashable, CustomStringConvertible {
         case .hello, .welcome, .heartbeat, .heartbeatAck, .error, .join, .joined, .leave, .left, .pushToken,
             .pushTokenRegistered, .memberJoined, .memberLeft, .floorRequest, .floorRelease, .floorQueueCancelled,
             .floorReleased, .floorTaken, .floorIdle, .push, .pushAck, .replay, .replaying, .replayEnded, .presence,
-            .presenceReport, .emergency, .emergencyDeclared, .emergencyClear, .emergencyCleared:
+            .presenceReport, .emergency, .emergencyDeclared, .emergencyClear, .emergencyCleared,
+            .call, .callRinging, .callIncoming, .callAccept, .callDecline, .callHangup, .callConnected, .callEnded:
             false
         }
     }

@@ -108,7 +108,8 @@ final class ControlSessionHandler: ChannelDuplexHandler, @unchecked Sendable {
                 .floorQueueCancelled, .floorReleased, .floorTaken, .floorIdle, .floorRevoked, .floorRevokePending,
                 .push, .pushAck, .replay, .replaying, .replayEnded, .presence, .presenceReport, .emergency,
                 .emergencyDeclared, .emergencyClear,
-                .emergencyCleared:
+                .emergencyCleared, .call, .callRinging, .callIncoming, .callAccept, .callDecline, .callHangup,
+                .callConnected, .callEnded:
                 .request
             }
         run(state.received(frame), message: message)

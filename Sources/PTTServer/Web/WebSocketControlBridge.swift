@@ -113,11 +113,15 @@ final class WebSocketControlBridge: ChannelDuplexHandler, @unchecked Sendable {
         case .joined(let joined): gateway.joined(joined)
         case .welcome(let welcome): welcome.memberships.forEach(gateway.joined)
         case .left(let left): gateway.remove(channelID: left.channel.id)
+        case .callConnected(let call):
+            gateway.joined(
+                Joined(channel: call.channel, member: call.member, media: call.media, floor: call.floor, members: []))
+        case .callEnded(let ended): gateway.remove(channelID: ended.call.id)
         case .hello, .heartbeat, .heartbeatAck, .error, .join, .leave, .pushToken, .pushTokenRegistered, .memberJoined,
             .memberLeft, .floorRequest, .floorRelease, .floorGranted, .floorDenied, .floorQueued, .floorQueueCancelled,
             .floorReleased, .floorTaken, .floorIdle, .floorRevoked, .floorRevokePending, .push, .pushAck, .replay,
             .replaying, .replayEnded, .presence, .presenceReport, .emergency, .emergencyDeclared, .emergencyClear,
-            .emergencyCleared:
+            .emergencyCleared, .call, .callRinging, .callIncoming, .callAccept, .callDecline, .callHangup:
             break
         }
     }

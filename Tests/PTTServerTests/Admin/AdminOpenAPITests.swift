@@ -24,6 +24,7 @@ struct AdminOpenAPITests {
             "RecordedBurstInfo": RecordedBurstInfo.self, "CertificateReport": CertificateReport.self,
             "ReloadReport": ReloadReport.self, "NodesResponse": NodesResponse.self, "NodeInfo": NodeInfo.self,
             "UserRightsRequest": UserRightsRequest.self, "ChannelEmergencyStatus": ChannelEmergencyStatus.self,
+            "CallStatus": CallStatus.self,
         ]
     }
     /// Schemas that are no Swift model: `GET /api/health`'s `{"status":"ok"}` (a dictionary literal in the router),

@@ -3,6 +3,7 @@
 import { $, state, store } from "./app-state.js";
 import { channels } from "./app-channels.js";
 import { talk } from "./app-talk.js";
+import { calls } from "./app-calls.js";
 import { audio } from "./app-audio.js";
 import { render, show, words } from "./app-view.js";
 
@@ -123,7 +124,8 @@ function onControl(message) {
       state.connection = "online";
       state.memberships = (message.memberships || []).map((m) => m.channel.name);
       state.user = store.credentials && store.credentials.user;
-      if (state.channel) channels.join(state.channel.name); // a reconnect: join again (fresh keys)
+      if (calls.reconnected(message.memberships || [])) show("talk"); // a call goes on, with its new keys
+      else if (state.channel) channels.join(state.channel.name); // a reconnect: join again (fresh keys)
       else if (store.lastChannel) channels.join(store.lastChannel); // back to where this browser was
       else show("channels");
       render(); // the badge says "online" now, not once the join is answered
@@ -166,6 +168,18 @@ function onControl(message) {
       channels.emergency(message.channel, null,
         `The emergency is over: ${message.by === "operator" ? "an operator" : message.name} ended it.`);
       break;
+    case "call-ringing":
+      calls.ringing(message);
+      break;
+    case "call-incoming":
+      calls.incoming(message);
+      break;
+    case "call-connected":
+      calls.connected(message);
+      break;
+    case "call-ended":
+      calls.ended(message);
+      break;
     case "replaying":
       state.replay = { speaker: message.speaker, durationMs: message.durationMs, startedAt: message.startedAt };
       render();
@@ -207,6 +221,7 @@ function onError(message) {
     console.info(`not-a-member for channel ${about}, which this page has left already`);
     return;
   }
+  calls.refused(message);
   const where = state.screen === "talk" ? "talk-error" : "join-error";
   const aboutEmergency = message.re !== undefined && message.re === control.emergencyRequest;
   $(where).textContent = aboutEmergency ? words.emergencyError(message.code, message.message)

@@ -2,6 +2,7 @@
 
 import { $, state, store, missingFeatures } from "./app-state.js";
 import { channels } from "./app-channels.js";
+import { calls, renderCall } from "./app-calls.js";
 
 // ---------------------------------------------------------------------------------------------------------
 // Words: what the server's codes mean to a person (the codes themselves never reach the screen)
@@ -72,6 +73,7 @@ export function render() {
   badge.textContent = state.connection;
   badge.className = `badge ${state.connection}`;
   $("page-note").textContent = state.pageNote || "";
+  renderCall();
 
   if (state.screen === "channels") {
     $("whoami").textContent = state.user || "";
@@ -122,7 +124,9 @@ export function render() {
       : blocked ? "Not now: let go"
       : "Hold to talk";
     button.querySelector(".talk-hint").hidden = touchOnly() || receiveOnly || blocked;
-    $("replay-button").hidden = !state.channel.recorded;
+    const inCall = state.channel.call === true;
+    $("leave-button").hidden = inCall;
+    $("replay-button").hidden = !state.channel.recorded || inCall;
     const emergency = state.channel.emergency;
     $("emergency-banner").hidden = !emergency;
     if (emergency) {
@@ -134,7 +138,7 @@ export function render() {
     }
     const armed = state.emergencyArmedUntil && Date.now() <= state.emergencyArmedUntil;
     const emergencyButton = $("emergency-button");
-    emergencyButton.hidden = receiveOnly || (emergency && emergency.member.user === state.user);
+    emergencyButton.hidden = receiveOnly || inCall || (emergency && emergency.member.user === state.user);
     emergencyButton.textContent = armed ? "Press again to declare an emergency" : "Emergency";
 
     const members = [...state.channel.members.values()];
@@ -156,6 +160,15 @@ export function render() {
         : "not reachable";
       status.dataset.reachable = reachable ? "yes" : "no";
       item.append(name, status);
+      if (!inCall && !state.call && member.user && member.user !== state.user) {
+        const call = document.createElement("button");
+        call.type = "button";
+        call.className = "link";
+        call.textContent = "Call";
+        call.dataset.testid = `call-${member.user}`;
+        call.onclick = () => calls.place(member.user);
+        item.append(call);
+      }
       return item;
     }));
   }

@@ -10,6 +10,7 @@ import { $, state, store, redeemLink, missingFeatures } from "./app-state.js";
 import { control } from "./app-control.js";
 import { channels } from "./app-channels.js";
 import { talk } from "./app-talk.js";
+import { calls } from "./app-calls.js";
 import { audio } from "./app-audio.js";
 import { render, show } from "./app-view.js";
 
@@ -30,6 +31,9 @@ function wire() {
   $("replay-button").addEventListener("click", () => talk.replayLast());
   $("emergency-button").addEventListener("click", () => channels.declareEmergency());
   $("emergency-clear").addEventListener("click", () => channels.clearEmergency());
+  $("call-answer").addEventListener("click", () => calls.answer());
+  $("call-decline").addEventListener("click", () => calls.decline());
+  $("call-hangup").addEventListener("click", () => calls.hangUp());
   $("signout").addEventListener("click", (event) => {
     event.preventDefault();
     store.credentials = null;

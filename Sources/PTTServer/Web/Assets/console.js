@@ -18,6 +18,7 @@ const view = {
   renders: 0,
   lastError: null,
   channels: [], // ChannelDetail objects
+  calls: [], // CallStatus objects: private calls ringing or connected
   wakes: null,
   figures: {},
   drops: { relay: {}, browser: {} }, // reason → count, for the notes under the figures
@@ -61,6 +62,7 @@ async function poll() {
       .catch(() => null)));
     view.channels = details.filter(Boolean);
     view.wakes = await api.call("GET", "/api/wakes");
+    view.calls = await api.call("GET", "/api/calls");
     if (view.polls % METRICS_EVERY === 0) {
       const sums = metricSums(await api.call("GET", "/metrics", { text: true }));
       view.figures = figuresFrom(sums);
@@ -209,6 +211,34 @@ function confirmThen(button, key, label, action) {
   });
 }
 
+function endCall(call) {
+  return api.call("DELETE", `/api/calls/${encodeURIComponent(call.id)}`);
+}
+
+/** Private calls: who calls whom, ringing or connected, each with an End button (clicked twice). */
+function renderCalls() {
+  if (view.calls.length === 0) return show($("calls"));
+  const rows = view.calls.map((call) => {
+    const phase = call.phase === "connected" ? (call.talking ? "connected · talking" : "connected") : call.phase;
+    const key = `end-call-${call.id}`;
+    const button = element("button", { class: "danger", "data-testid": `end-call-${call.caller}-${call.callee}`,
+      textContent: "End" });
+    if (pending.has(key) && Date.now() - pending.get(key) <= CONFIRM_MS) {
+      button.textContent = "Click again to end the call";
+      button.classList.add("confirm");
+    }
+    // The button on the page (kept across renders), not this render's copy.
+    button.onclick = (event) => confirmThen(event.currentTarget, key, "end the call", () => endCall(call));
+    return element("tr", { "data-testid": `call-${call.caller}-${call.callee}` },
+      element("td", {}, `${call.callerName} (${call.caller})`), element("td", {}, call.callee),
+      element("td", { "data-testid": `call-phase-${call.caller}-${call.callee}` }, phase),
+      element("td", {}, ago(call.since)), element("td", {}, button));
+  });
+  show($("calls"), element("h2", {}, `Private calls (${view.calls.length})`),
+    element("table", {}, element("thead", {}, element("tr", {}, ...["Caller", "Callee", "Phase", "Placed", ""]
+      .map((name) => element("th", {}, name)))), element("tbody", {}, ...rows)));
+}
+
 function clearEmergency(channel) {
   return api.call("DELETE", `/api/channels/${encodeURIComponent(channel.id)}/emergency`);
 }
@@ -345,6 +375,7 @@ function render() {
     }, element("div", { class: "value" }, String(value)), element("div", { class: "name" }, name))));
   show($("figure-notes"), ...dropNotes().map((note) => element("li", {}, note)));
   renderAlerts();
+  renderCalls();
   if (view.channels.length === 0) {
     show($("channels"), element("p", { class: "hint" }, "No channels yet: they appear when someone joins one."));
     return;

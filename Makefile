@@ -157,7 +157,8 @@ docs:
 
 ## Every test (Swift Testing); ends with a plain "N passed, N failed" line. Five passes: every test but the
 ## heavy ones; then the suites that run Chromium or build a package (they take both cores and much disk I/O
-## for seconds at a time), alone; then the cluster suite (several pttd processes and PostgreSQL at once), alone; then the stress suite (floods, churn, storms), alone: neither load disturbs
+## for seconds at a time), alone and one suite at a time (--no-parallel, as the sanitized passes run them: the
+## page's timing tests starve beside three other suites' Chromium pages, as a press-again round once did); then the cluster suite (several pttd processes and PostgreSQL at once), alone; then the stress suite (floods, churn, storms), alone: neither load disturbs
 ## the timing of the others (real-time pace, catch-up); last the page's mouth-to-ear measurement, alone (its
 ## "quiet" phase needs a quiet machine).
 STRESS := PTTServerTests\.Stress
@@ -172,8 +173,8 @@ test: deps test-tools
 	$(SWIFT) build --build-tests
 	@set -o pipefail; status=0; \
 	$(SWIFT) test --skip-build --disable-xctest --skip '$(STRESS)|$(HEAVY)|$(CLUSTER)|$(LATENCY)' 2>&1 | tee .build/test-output.txt || status=$$?; \
-	echo "make: the browser and packaging suites, alone"; \
-	$(SWIFT) test --skip-build --disable-xctest --filter '$(HEAVY)' 2>&1 | tee .build/test-heavy-output.txt || status=$$?; \
+	echo "make: the browser and packaging suites, alone, one at a time"; \
+	$(SWIFT) test --skip-build --disable-xctest --no-parallel --filter '$(HEAVY)' 2>&1 | tee .build/test-heavy-output.txt || status=$$?; \
 	echo "make: the cluster suite, alone"; \
 	$(SWIFT) test --skip-build --disable-xctest --filter '$(CLUSTER)' 2>&1 | tee .build/test-cluster-output.txt || status=$$?; \
 	echo "make: the stress suite, alone"; \

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import NIOConcurrencyHelpers
 import PTTKit
 import PTTProtocol
 
@@ -27,8 +28,12 @@ struct Conversation {
 
     /// Says the file and records, as asked, until the call ends, this side is done, or the time is up; then hangs up
     /// if the call is still on. Returns how it ended, for the summary.
+    ///
+    /// When the other side hangs up, what it said last may still be on its way (its `call-ended` comes over TCP, its
+    /// audio over UDP): the recording goes on until nothing more arrives for 300 ms, at most 2 s.
     func run(deadline: ContinuousClock.Instant) async throws -> String {
         let sink = try options.out.map { SinkBox(try AudioSink(path: $0, format: "ogg", channels: 1)) }
+        let endedAt = NIOLockedValueBox<UInt64?>(nil)
         let ending = try await withThrowingTaskGroup(of: String?.self) { group in
             let events = client.events
             let id = call.id
@@ -41,7 +46,7 @@ struct Conversation {
                 return "ended: the connection closed"
             }
             group.addTask { try await say() }
-            if let sink { group.addTask { await record(into: sink) } }
+            if let sink { group.addTask { await record(into: sink, endedAt: endedAt) } }
             group.addTask {
                 try await Task.sleep(until: deadline)
                 return "time is up"
@@ -49,18 +54,21 @@ struct Conversation {
             // The first task with an answer ends the call; `say` and `record` answer nil while the other goes on.
             var done = 0
             let needed = (options.file != nil ? 1 : 0) + (sink != nil ? 1 : 0)
+            var ending: String?
             while let result = try await group.next() {
-                if let result {
-                    group.cancelAll()
-                    return result
+                if let result, ending == nil {
+                    ending = result
+                    // The recording takes what is still on its way, then answers; nothing else is waited for.
+                    guard sink != nil, result.hasPrefix("ended") else { break }
+                    endedAt.withLockedValue { $0 = ReceivedAudio.clock() }
+                    continue
                 }
+                if result != nil { continue }
                 done += 1
-                if done == needed {
-                    group.cancelAll()
-                    return "done"
-                }
+                if ending != nil || done == needed { break }
             }
-            return "done"
+            group.cancelAll()
+            return ending ?? "done"
         }
         if !ending.hasPrefix("ended") { try? await client.hangUp(call) }
         try sink?.finish()
@@ -86,8 +94,9 @@ struct Conversation {
         return nil
     }
 
-    /// Writes what the call plays into `sink`; nil once quiet for `--until-quiet` (without it: never).
-    private func record(into sink: SinkBox) async -> String? {
+    /// Writes what the call plays into `sink`; nil once quiet for `--until-quiet` (without it: never), or, once the
+    /// call ended (`endedAt`), quiet for 300 ms or 2 s after the end.
+    private func record(into sink: SinkBox, endedAt: NIOLockedValueBox<UInt64?>) async -> String? {
         let audio = handle.audio
         let quiet = options.untilQuiet.map { UInt64($0 * 1e9) }
         return await withTaskGroup(of: Void.self) { group in
@@ -97,7 +106,13 @@ struct Conversation {
             group.addTask {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: .milliseconds(20))
-                    if let quiet, let last = sink.lastArrival, ReceivedAudio.clock() - last > quiet { return }
+                    let now = ReceivedAudio.clock()
+                    if let ended = endedAt.withLockedValue({ $0 }) {
+                        let last = max(sink.lastArrival ?? 0, ended)
+                        if now - last > 300_000_000 || now - ended > 2_000_000_000 { return }
+                    } else if let quiet, let last = sink.lastArrival, now - last > quiet {
+                        return
+                    }
                 }
             }
             await group.next()

@@ -49,8 +49,14 @@ extension PTTClient {
         return try await handle(for: joined)
     }
 
-    /// A call ended: its channel's handle (if it was connected) ends with it.
-    func callEnded(_ call: CallInfo) async {
-        if let handle = channels.removeValue(forKey: call.id) { await handle.ended() }
+    /// A call ended: its channel's handle (if it was connected) ends with it, after `linger` when the other side
+    /// ended it: what it said last may still be on its way (the server forwards it for the floor's release grace).
+    func callEnded(_ call: CallInfo, linger: Duration = .zero) async {
+        guard let handle = channels.removeValue(forKey: call.id) else { return }
+        if linger <= .zero { return await handle.ended() }
+        Task {
+            try? await Task.sleep(for: linger)
+            await handle.ended()
+        }
     }
 }

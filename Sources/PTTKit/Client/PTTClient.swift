@@ -253,7 +253,7 @@ public actor PTTClient {
         case .callConnected(let connected):
             // The callee answered this caller's call: its channel's audio opens before the event says so.
             if (try? await callHandle(for: connected)) == nil { return }
-        case .callEnded(let ended): await callEnded(ended.call)
+        case .callEnded(let ended): await callEnded(ended.call, linger: .milliseconds(500))
         case .hello, .welcome, .heartbeat, .heartbeatAck, .error, .join, .joined, .leave, .pushToken,
             .pushTokenRegistered, .memberJoined, .memberLeft, .floorRequest, .floorRelease, .floorGranted, .floorDenied,
             .floorQueued, .floorQueueCancelled, .floorReleased, .floorRevoked, .floorRevokePending, .push, .pushAck,

@@ -147,8 +147,16 @@ extension Calls {
         return effects
     }
 
-    /// A call's channel and memberships go: its floor now, the stored records in their turn.
+    /// A call's channel and memberships go: its floor now, the rest after the floor's release grace. What a side said
+    /// last may still be on its way when the call ends (a hang-up right after the last words: the hang-up comes over
+    /// TCP, the words over UDP), and the relay forwards it until the channel is gone, as it does a released talker's.
     func removeChannel(_ id: ChannelID) -> [PlaneEffect] {
+        let grace = context.configuration.floor.releaseGrace.milliseconds
+        plane.eventLoop.scheduleTask(in: .milliseconds(max(0, grace))) { [weak self] in self?.submitRemoval(id) }
+        return [.floorRemoved(id)]
+    }
+
+    private func submitRemoval(_ id: ChannelID) {
         plane.writes.submit(
             DirectoryOperation(
                 plan: { directory in
@@ -161,7 +169,6 @@ extension Calls {
                                 "cannot remove an ended call's channel", metadata: ["call": "\(id)", "error": "\($0)"])
                         })
                 }, refused: { _ in }))
-        return [.floorRemoved(id)]
     }
 
     static func code(_ refusal: CallRefusal) -> ErrorCode {

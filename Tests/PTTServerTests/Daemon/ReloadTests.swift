@@ -34,8 +34,11 @@ struct ReloadTests {
 
     @Test("a reload during a talk burst applies the new settings and the burst goes on, every packet relayed")
     func reloadDuringABurst() async throws {
+        // End of media (T1) is 60 s before and after: the checks between alice's last packet and her release once
+        // took over 5 s in a sanitized run, and T1 revoked her first floor (end-of-media), which the test then took
+        // for the second floor's revocation.
         let before: [String: Any] = [
-            "floor": ["maxTalkTimeMs": 30_000, "endOfMediaTimeoutMs": 5_000], "heartbeatIntervalMs": 10_000,
+            "floor": ["maxTalkTimeMs": 30_000, "endOfMediaTimeoutMs": 60_000], "heartbeatIntervalMs": 10_000,
         ]
         let file = try ConfigFile(before)
         let levels = LogLevelControl(.info)
@@ -55,7 +58,7 @@ struct ReloadTests {
                 if index == 40 {
                     // Mid-burst: shorter talk time, another heartbeat, a log level, catch-up off, and a port.
                     try file.write([
-                        "floor": ["maxTalkTimeMs": 1_500, "endOfMediaTimeoutMs": 5_000], "heartbeatIntervalMs": 7_000,
+                        "floor": ["maxTalkTimeMs": 1_500, "endOfMediaTimeoutMs": 60_000], "heartbeatIntervalMs": 7_000,
                         "logLevel": "debug", "catchUp": ["mode": "off"], "controlPort": 1,
                     ])
                     report = try await server.admin.post("/api/reload", body: AdminClient.Empty())

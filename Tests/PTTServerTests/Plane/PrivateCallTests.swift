@@ -134,9 +134,11 @@ struct PrivateCallTests {
 
     @Test("a call is declined, rings out, or ends after silence")
     func declineRingOutSilence() async throws {
+        // Scaled: a decline or an accept must come before the ring-out, and a sanitized run (4x slower) once took over
+        // the unscaled 1 s to answer ("no call ... rings").
         try await withTestServer(configure: {
-            $0.calls.ringTimeout = .seconds(1)
-            $0.calls.idleTimeout = .seconds(1)
+            $0.calls.ringTimeout = .seconds(3).scaled
+            $0.calls.idleTimeout = .seconds(1).scaled
         }) { server in
             let crew = try await RelayTests.crew(server, ["ann", "bob"])
             let (ann, bob) = (crew[0], crew[1])

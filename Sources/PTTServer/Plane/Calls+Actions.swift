@@ -30,16 +30,8 @@ extension Calls {
                 effects.append(.ringCall(info, woken))
             }
         }
-        guard !effects.isEmpty else { return end(call.id, actions: book.unreachable(call.id)) }
+        guard !effects.isEmpty else { return run(book.unreachable(call.id)) }
         return effects
-    }
-
-    /// Ends a call with what the book decided.
-    func end(_ id: ChannelID, actions: [CallAction]) -> [PlaneEffect] {
-        actions.flatMap { action -> [PlaneEffect] in
-            guard case .end(_, let reason, let by) = action else { return [] }
-            return end(id, reason: reason, by: by, re: nil, answering: nil)
-        }
     }
 
     /// The callee accepted on `calleeDevice`: the call's channel and both memberships are stored in one write, then
@@ -77,7 +69,7 @@ extension Calls {
         if let session {
             plane.run(PlaneEffect.refused(session, re: re, error, storing: "call", storage: plane.storage))
         }
-        plane.run(end(id, actions: book.endByOperator(id)))
+        plane.run(run(book.endByOperator(id)))
     }
 
     private func connected(_ plan: CallPlan, info: CallInfo, re: Int?, callee session: ControlSession?) -> [PlaneEffect]

@@ -31,7 +31,7 @@ extension Calls {
         guard let id = ChannelID(string: call), infos[id] != nil else {
             throw AdminError(.notFound, "no call '\(call)' rings or is connected")
         }
-        plane.run(end(id, actions: book.endByOperator(id)))
+        plane.run(run(book.endByOperator(id)))
         armTimer()
     }
 

@@ -140,8 +140,7 @@ final class Calls {
     }
 
     /// Turns the book's actions into effects; `re` and `answering`: the command being answered.
-    private func run(_ actions: [CallAction], re: Int? = nil, answering session: ControlSession? = nil) -> [PlaneEffect]
-    {
+    func run(_ actions: [CallAction], re: Int? = nil, answering session: ControlSession? = nil) -> [PlaneEffect] {
         var effects: [PlaneEffect] = []
         for action in actions {
             switch action {

@@ -20,19 +20,21 @@ public final class APNsClient: Sendable {
     private let http: HTTPClient
     private let tokens = Mutex(APNsTokenCache())
     private let logger: Logger
-    /// How long one send may take here (``requestTimeout`` unless the maker chose otherwise).
+    /// How long one send may take here (`timeout`, else the settings' `timeoutMs`, else ``requestTimeout``).
     private let timeout: TimeAmount
 
     /// Loads the `.p8` key (and `caFile`, when set) and prepares the HTTP client on `eventLoopGroup`. No
     /// connection is made until the first send.
-    /// - Parameter timeout: how long one send may take, connecting included (tests under a sanitizer stretch it).
+    /// - Parameter timeout: how long one send may take, connecting included; `nil` takes `settings.timeoutMs`, or
+    ///   ``requestTimeout`` without it.
     /// - Throws: `APNsSettingsError` naming the setting and the file when a file is missing or unusable.
     public init(
         settings: APNsSettings, eventLoopGroup: EventLoopGroup, logger: Logger,
-        timeout: TimeAmount = APNsClient.requestTimeout
+        timeout: TimeAmount? = nil
     ) throws(APNsSettingsError) {
         self.settings = settings
         self.logger = logger
+        let timeout = timeout ?? settings.timeoutMs.map { .milliseconds(Int64($0)) } ?? Self.requestTimeout
         self.timeout = timeout
         signingKey = try APNsSigningKey.load(file: settings.keyFile)
         var tls = TLSConfiguration.makeClientConfiguration()

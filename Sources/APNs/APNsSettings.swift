@@ -22,11 +22,14 @@ public struct APNsSettings: Sendable, Equatable, Codable {
     public var endpoint: String?
     /// A PEM file of certificates to trust for the APNs server instead of the system's roots.
     public var caFile: String?
+    /// How long one send may take, connecting included, in milliseconds (default 5,000; 100 to 60,000). A wake
+    /// later than that is worth little: the talker has gone on talking.
+    public var timeoutMs: Int?
 
     /// Settings with every field given; `environment` defaults to `production`.
     public init(
         keyFile: String, keyId: String, teamId: String, bundleId: String, environment: String = "production",
-        endpoint: String? = nil, caFile: String? = nil
+        endpoint: String? = nil, caFile: String? = nil, timeoutMs: Int? = nil
     ) {
         self.keyFile = keyFile
         self.keyId = keyId
@@ -35,11 +38,14 @@ public struct APNsSettings: Sendable, Equatable, Codable {
         self.environment = environment
         self.endpoint = endpoint
         self.caFile = caFile
+        self.timeoutMs = timeoutMs
     }
 
-    enum CodingKeys: String, CodingKey { case keyFile, keyId, teamId, bundleId, environment, endpoint, caFile }
+    enum CodingKeys: String, CodingKey {
+        case keyFile, keyId, teamId, bundleId, environment, endpoint, caFile, timeoutMs
+    }
 
-    /// Reads the `apns` object; `environment` defaults to `production`, `endpoint` and `caFile` to none.
+    /// Reads the `apns` object; `environment` defaults to `production`, `endpoint`, `caFile` and `timeoutMs` to none.
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         keyFile = try c.decode(String.self, forKey: .keyFile)
@@ -49,6 +55,7 @@ public struct APNsSettings: Sendable, Equatable, Codable {
         environment = try c.decodeIfPresent(String.self, forKey: .environment) ?? "production"
         endpoint = try c.decodeIfPresent(String.self, forKey: .endpoint)
         caFile = try c.decodeIfPresent(String.self, forKey: .caFile)
+        timeoutMs = try c.decodeIfPresent(Int.self, forKey: .timeoutMs)
     }
 
     /// The `apns-topic` of pushtotalk notifications.
@@ -80,6 +87,9 @@ public struct APNsSettings: Sendable, Equatable, Codable {
             guard let url = URL(string: endpoint), url.scheme == "https", url.host != nil else {
                 throw .invalid("apns.endpoint must be an https:// URL, got '\(endpoint)'")
             }
+        }
+        if let timeoutMs, !(100...60_000).contains(timeoutMs) {
+            throw .invalid("apns.timeoutMs must be 100 to 60000 milliseconds, got \(timeoutMs)")
         }
     }
 }

@@ -39,11 +39,15 @@ public final class APNsDouble: Sendable {
     private let serverChannel: Channel
     private let state: APNsDoubleState
 
-    /// Everything an `APNsClient` needs to talk to this double (environment `sandbox`, endpoint overridden).
+    /// Everything an `APNsClient` needs to talk to this double (environment `sandbox`, endpoint overridden), with
+    /// the send timeout stretched by `TestTimeouts.scale`: under ThreadSanitizer, with the whole pass running,
+    /// a server's first send (TLS and HTTP/2 connect included) took over the default 5 s after the double had
+    /// received it, and the wake counted `failed`, reason `timeout`.
     public var settings: APNsSettings {
         APNsSettings(
             keyFile: keyFile, keyId: keyId, teamId: teamId, bundleId: bundleId, environment: "sandbox",
-            endpoint: "https://127.0.0.1:\(port)", caFile: caFile)
+            endpoint: "https://127.0.0.1:\(port)", caFile: caFile,
+            timeoutMs: Int(APNsClient.testRequestTimeout.nanoseconds / 1_000_000))
     }
 
     /// The key tokens are checked against.

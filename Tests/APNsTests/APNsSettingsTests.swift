@@ -25,6 +25,8 @@ import Testing
         try Self.changed { $0.environment = "sandbox" }.validate()
         try Self.changed { $0.endpoint = "https://127.0.0.1:8443" }.validate()
         try Self.changed { $0.bundleId = String(repeating: "a", count: 200) }.validate()
+        try Self.changed { $0.timeoutMs = 100 }.validate()
+        try Self.changed { $0.timeoutMs = 60_000 }.validate()
         try Self.changed {
             $0.keyId = "0123456789"
             $0.teamId = "abcdefghij"
@@ -55,6 +57,8 @@ import Testing
         ("apns.endpoint", APNsSettingsTests.changed { $0.endpoint = "http://127.0.0.1:8443" }),
         ("apns.endpoint", APNsSettingsTests.changed { $0.endpoint = "https://" }),
         ("apns.endpoint", APNsSettingsTests.changed { $0.endpoint = "127.0.0.1:8443" }),
+        ("apns.timeoutMs", APNsSettingsTests.changed { $0.timeoutMs = 99 }),
+        ("apns.timeoutMs", APNsSettingsTests.changed { $0.timeoutMs = 60_001 }),
     ])
     func aBadValueIsRefusedByName(setting: String, settings: APNsSettings) {
         let error = #expect(throws: APNsSettingsError.self) { try settings.validate() }

@@ -114,7 +114,8 @@ extension ServerConfiguration {
         configuration.logLevel = .info
         configuration.apns = APNsSettings(
             keyFile: "/etc/pttd/AuthKey.p8", keyId: "KEY1234567", teamId: "TEAM123456", bundleId: "com.example",
-            endpoint: "https://127.0.0.1:8443", caFile: "/etc/pttd/apns-ca.pem")
+            endpoint: "https://127.0.0.1:8443", caFile: "/etc/pttd/apns-ca.pem",
+            timeoutMs: 5000)
         configuration.cluster = ClusterSettings(
             database: "postgres://pttd@db/pttd", node: "node", address: "node.example")
         return configuration

@@ -281,7 +281,8 @@ public struct ChannelDirectory: Sendable {
 }
 
 /// One device of one user, as an index key.
-private struct DeviceRef: Hashable, Sendable {
+/// A device: its user and device name.
+struct DeviceRef: Hashable, Sendable {
     var user: String
     var device: String
 }

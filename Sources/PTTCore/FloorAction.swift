@@ -32,6 +32,8 @@ public enum FloorDenyCause: String, Sendable, Codable, CaseIterable {
     case receiveOnly = "receive-only"
     /// The queue at the requester's priority is full.
     case queueFull = "queue-full"
+    /// A broadcast holds the channel: nobody else talks there until it ends.
+    case broadcast = "broadcast"
 }
 
 /// Why the floor was taken away from its holder (MCPTT "Floor Revoke" reasons).
@@ -46,6 +48,8 @@ public enum FloorRevokeCause: String, Sendable, Codable, CaseIterable {
     case revokedByOperator = "revoked-by-operator"
     /// A member declaring an emergency or an imminent peril took the floor at once (``FloorUrgency``).
     case emergency = "emergency"
+    /// A broadcast took the floor: its sender's, or the channel's as one of the broadcast's channels.
+    case broadcast = "broadcast"
 }
 
 /// Something the I/O layer must do after a ``FloorControl`` event, in the order given.

@@ -114,12 +114,12 @@ extension FloorControl {
         return actions
     }
 
-    /// An operator takes the floor away: the holder is revoked with
-    /// ``FloorRevokeCause/revokedByOperator`` and the floor passes on. No effect when idle.
-    public mutating func revoke(now: PTTInstant) -> [FloorAction] {
+    /// An operator (or a broadcast that starts, `cause` ``FloorRevokeCause/broadcast``) takes the floor away: the
+    /// holder is revoked with `cause` and the floor passes on. No effect when idle.
+    public mutating func revoke(now: PTTInstant, cause: FloorRevokeCause = .revokedByOperator) -> [FloorAction] {
         let now = observe(now)
         guard let taken else { return [] }
-        let actions = [.revoked(taken.holder, .revokedByOperator)] + handOff(taken, now: now)
+        let actions = [.revoked(taken.holder, cause)] + handOff(taken, now: now)
         graceAfterRevoke(taken.holder, now: now)
         return actions
     }
@@ -177,7 +177,8 @@ extension FloorControl {
         var queue = taken.queue
         let before = queue.positions
         queue.remove(candidate.member)
-        return [.revoked(taken.holder, .emergency)] + grant(candidate, queue: queue, before: before, now: now)
+        let cause: FloorRevokeCause = candidate.urgency == .broadcast ? .broadcast : .emergency
+        return [.revoked(taken.holder, cause)] + grant(candidate, queue: queue, before: before, now: now)
     }
 
     /// The holder of `taken` is gone: grant the head of the queue, or go idle.

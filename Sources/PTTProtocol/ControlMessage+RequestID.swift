@@ -19,7 +19,9 @@ extension ControlMessage {
         case .callRinging(let m), .callIncoming(let m): m.re
         case .callConnected(let m): m.re
         case .callEnded(let m): m.re
-        case .emergency, .emergencyClear, .call, .callAccept, .callDecline, .callHangup: nil
+        case .broadcastStarted(let m): m.re
+        case .emergency, .emergencyClear, .call, .callAccept, .callDecline, .callHangup, .broadcast, .broadcastEnded:
+            nil
         case .hello, .welcome, .heartbeat, .heartbeatAck, .join, .leave, .pushToken, .memberJoined, .memberLeft,
             .floorRequest, .floorRelease, .floorTaken, .floorRevoked, .floorRevokePending, .push, .pushAck, .replay,
             .replayEnded, .presence:
@@ -69,7 +71,11 @@ extension ControlMessage {
         case .callHangup(var m):
             m.id = id
             return .callHangup(m)
-        case .emergencyDeclared, .emergencyCleared, .callRinging, .callIncoming, .callConnected, .callEnded:
+        case .broadcast(var m):
+            m.id = id
+            return .broadcast(m)
+        case .emergencyDeclared, .emergencyCleared, .callRinging, .callIncoming, .callConnected, .callEnded,
+            .broadcastStarted, .broadcastEnded:
             return self
         case .hello, .welcome, .heartbeat, .heartbeatAck, .error, .joined, .left, .pushTokenRegistered, .memberJoined,
             .memberLeft, .floorGranted, .floorDenied, .floorQueued, .floorQueueCancelled, .floorReleased, .floorTaken,

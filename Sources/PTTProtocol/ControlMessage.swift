@@ -46,6 +46,9 @@ public enum ControlMessage: Sendable, Equatable {
     case callHangup(CallCommand)
     case callConnected(CallConnected)
     case callEnded(CallEnded)
+    case broadcast(BroadcastRequest)
+    case broadcastStarted(BroadcastStarted)
+    case broadcastEnded(BroadcastEnded)
 }
 
 extension ControlMessage: Codable {
@@ -101,6 +104,9 @@ extension ControlMessage: Codable {
         case .callHangup: self = .callHangup(try CallCommand(from: decoder))
         case .callConnected: self = .callConnected(try CallConnected(from: decoder))
         case .callEnded: self = .callEnded(try CallEnded(from: decoder))
+        case .broadcast: self = .broadcast(try BroadcastRequest(from: decoder))
+        case .broadcastStarted: self = .broadcastStarted(try BroadcastStarted(from: decoder))
+        case .broadcastEnded: self = .broadcastEnded(try BroadcastEnded(from: decoder))
         }
     }
 
@@ -148,6 +154,9 @@ extension ControlMessage: Codable {
         case .callAccept(let m), .callDecline(let m), .callHangup(let m): try m.encode(to: encoder)
         case .callConnected(let m): try m.encode(to: encoder)
         case .callEnded(let m): try m.encode(to: encoder)
+        case .broadcast(let m): try m.encode(to: encoder)
+        case .broadcastStarted(let m): try m.encode(to: encoder)
+        case .broadcastEnded(let m): try m.encode(to: encoder)
         }
     }
 }

@@ -47,6 +47,9 @@ extension ControlMessage {
         case callHangup = "call-hangup"
         case callConnected = "call-connected"
         case callEnded = "call-ended"
+        case broadcast
+        case broadcastStarted = "broadcast-started"
+        case broadcastEnded = "broadcast-ended"
 
         public var description: String { rawValue }
     }
@@ -97,6 +100,9 @@ extension ControlMessage {
         case .callHangup: .callHangup
         case .callConnected: .callConnected
         case .callEnded: .callEnded
+        case .broadcast: .broadcast
+        case .broadcastStarted: .broadcastStarted
+        case .broadcastEnded: .broadcastEnded
         }
     }
 

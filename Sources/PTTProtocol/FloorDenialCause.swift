@@ -8,11 +8,13 @@ public enum FloorDenialCause: WireValue {
     case queueFull
     /// The floor is taken and the channel queues nobody (`queueCapacityPerPriority` 0).
     case anotherMemberHasPermission
+    /// A broadcast holds the channel (Docs/PROTOCOL.md 5.36): nobody else talks there until it ends.
+    case broadcast
     /// A value from a newer server.
     case unknown(String)
 
     public static let known: [FloorDenialCause] = [
-        .receiveOnly, .onlyOneParticipant, .queueFull, .anotherMemberHasPermission,
+        .receiveOnly, .onlyOneParticipant, .queueFull, .anotherMemberHasPermission, .broadcast,
     ]
 
     public var rawValue: String {
@@ -21,6 +23,7 @@ public enum FloorDenialCause: WireValue {
         case .onlyOneParticipant: "only-one-participant"
         case .queueFull: "queue-full"
         case .anotherMemberHasPermission: "another-member-has-permission"
+        case .broadcast: "broadcast"
         case .unknown(let value): value
         }
     }

@@ -10,11 +10,13 @@ public enum FloorRevocationCause: WireValue {
     case revokedByOperator
     /// A member who declared an emergency (or an imminent peril, over an ordinary holder) took it at once.
     case emergency
+    /// A broadcast took it: its sender (in the sender's channel), or the broadcast itself (in the other channels).
+    case broadcast
     /// A value from a newer server.
     case unknown(String)
 
     public static let known: [FloorRevocationCause] = [
-        .endOfMedia, .talkTimeExceeded, .preempted, .revokedByOperator, .emergency,
+        .endOfMedia, .talkTimeExceeded, .preempted, .revokedByOperator, .emergency, .broadcast,
     ]
 
     public var rawValue: String {
@@ -24,6 +26,7 @@ public enum FloorRevocationCause: WireValue {
         case .preempted: "preempted"
         case .revokedByOperator: "revoked-by-operator"
         case .emergency: "emergency"
+        case .broadcast: "broadcast"
         case .unknown(let value): value
         }
     }

@@ -20,7 +20,7 @@ public struct APS: Codable, Sendable, Equatable {
 ///
 /// Custom keys sit at the root, beside `aps`:
 /// - a wake: `channel`, `activeSpeaker`, `burst`, `sentAt`; during an emergency also `kind: "emergency"` and
-///   `emergency`;
+///   `emergency`; for a broadcast's burst `kind: "broadcast"` and `broadcast`;
 /// - a leave: `channel`, `leaveChannel: true`, `reason`, `sentAt`;
 /// - an announcement: `channel`, `announcement`, `sentAt`, and an alert in `aps`.
 public struct PushPayload: Codable, Sendable, Equatable {
@@ -46,11 +46,13 @@ public struct PushPayload: Codable, Sendable, Equatable {
     public var emergency: EmergencyState?
     /// With `kind: private`: the call that rings (who calls; `call-accept` names its id).
     public var call: CallInfo?
+    /// With `kind: broadcast`: the broadcast whose burst this is.
+    public var broadcast: BroadcastInfo?
 
     public init(
         aps: APS = APS(), channel: String, activeSpeaker: String? = nil, burst: String? = nil, sentAt: Int64,
         leaveChannel: Bool? = nil, reason: LeaveReason? = nil, announcement: String? = nil, kind: CallKind? = nil,
-        emergency: EmergencyState? = nil, call: CallInfo? = nil
+        emergency: EmergencyState? = nil, call: CallInfo? = nil, broadcast: BroadcastInfo? = nil
     ) {
         self.aps = aps
         self.channel = channel
@@ -63,6 +65,7 @@ public struct PushPayload: Codable, Sendable, Equatable {
         self.kind = kind
         self.emergency = emergency
         self.call = call
+        self.broadcast = broadcast
     }
 }
 
@@ -111,15 +114,18 @@ public enum CallKind: WireValue {
     case emergency
     /// A private call rings: `payload.call` says who calls (Docs/CALLS-DESIGN.md).
     case `private`
+    /// A broadcast's burst (Docs/PROTOCOL.md 5.42): `payload.broadcast` says whose and to which channels.
+    case broadcast
     /// A value from a newer server.
     case unknown(String)
 
-    public static let known: [CallKind] = [.emergency, .private]
+    public static let known: [CallKind] = [.emergency, .private, .broadcast]
 
     public var rawValue: String {
         switch self {
         case .emergency: "emergency"
         case .private: "private"
+        case .broadcast: "broadcast"
         case .unknown(let value): value
         }
     }

@@ -114,9 +114,12 @@ extension MediaRelay {
     /// listener's SSRC and sequence number, the channel's continuous timestamp, the speaker in CSRC,
     /// the marker on a burst's first packet, protected with the listener's key. In a cluster, one copy also goes
     /// to each of the channel's links that should have it (`arrivedOn`: the link the packet came from, if any).
+    ///
+    /// A broadcast's packet goes on to its other channels (``RelayBroadcasts``), where the
+    /// memberships in `skipping` get no copy.
     func forward(
         _ packet: UnsafeMutableRawBufferPointer, header: RTPHeader, from speaker: RelayMember, now: NIODeadline,
-        via handler: MediaRelayHandler, arrivedOn: RelayMember? = nil
+        via handler: MediaRelayHandler, arrivedOn: RelayMember? = nil, skipping: Set<MemberID>? = nil
     ) {
         guard channels[speaker.channel] != nil else { return }
         let payload = UnsafeRawBufferPointer(rebasing: packet[header.payloadRange(packetLength: packet.count)])
@@ -143,6 +146,7 @@ extension MediaRelay {
                 // A member playing kept packets gets this one from the kept burst, in its turn.
                 guard listener !== speaker, listener.rawAddress.length != 0, !listener.isPlaying else { continue }
                 if let heard = listener.lastHeard, now - heard > silenceTimeout { continue }
+                if let skipping, skipping.contains(listener.config.id) { continue }
                 let listenSSRC = listener.config.listenSSRC
                 let sequence = listener.nextSequence
                 listener.nextSequence &+= 1
@@ -163,6 +167,10 @@ extension MediaRelay {
                 channels[speaker.channel]!.links, owned: channels[speaker.channel]!.linkOwner == nil,
                 arrivedOn: arrivedOn, marker: marker, timestamp: timestamp, speakerSSRC: speakerSSRC,
                 payload: payload, maxLength: maxLength, via: handler)
+        }
+        // Outside a broadcast: one check, no look-up.
+        if !broadcasts.isEmpty, arrivedOn == nil {
+            broadcasts.forward(packet, header: header, from: speaker, now: now, via: handler)
         }
     }
 }

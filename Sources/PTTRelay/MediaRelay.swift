@@ -42,6 +42,8 @@ public final class MediaRelay: @unchecked Sendable {
     var channels: [ChannelID: RelayChannelState] = [:]
     var membersBySSRC: [UInt32: RelayMember] = [:]
     var membersByID: [MemberID: RelayMember] = [:]
+    /// Broadcasts running (``RelayBroadcast``).
+    private(set) lazy var broadcasts = RelayBroadcasts(relay: self)
     /// Packets that arrived on an idle floor while an implicit floor request is on its way, per channel.
     var held: [ChannelID: (hold: FloorHold, packets: [[UInt8]])] = [:]
     /// Kept bursts, the members playing them (catch-up, replay), and recorded bursts' hand-off.
@@ -201,6 +203,7 @@ public final class MediaRelay: @unchecked Sendable {
         case .replay(let member, let burst, let speaker, let packets):
             replay(burst, speakerSSRC: speaker, packets: packets, to: member)
         case .links(let channel, let links): setLinks(channel, links)
+        case .broadcast(let source, let broadcast, let grace): broadcasts.set(source, broadcast, grace: grace)
         case .removeChannel(let id):
             setLinks(id, nil)
             guard let state = channels.removeValue(forKey: id) else { return }

@@ -22,6 +22,9 @@ public enum RelayChange: Sendable, Equatable {
     case removeChannel(ChannelID)
     /// A channel's links to the other nodes of a cluster, all of them (nil: none, the channel is this node's alone).
     case links(ChannelID, RelayChannelLinks?)
+    /// A broadcast from a channel (its floor holder's audio) starts, or ends (nil; its channels' floors are released
+    /// with `grace`).
+    case broadcast(ChannelID, RelayBroadcast?, grace: Duration)
 }
 
 /// One member as the relay sees it.

@@ -3,6 +3,8 @@ import PTTCore
 
 /// One member on the relay: where its audio goes, and how it is protected.
 final class RelayMember {
+    /// Its parameters. A broadcast's stand-in in a target channel (``ActiveRelayBroadcast``) is the sender's with
+    /// that channel.
     let config: RelayMemberConfig
     let crypto: MemberCrypto
     /// Learned from the member's first authenticated packet; may move on a later authenticated packet.

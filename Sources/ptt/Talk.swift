@@ -9,7 +9,8 @@ struct Talk: AsyncParsableCommand {
         discussion: """
             IN is Ogg Opus (packets sent as they are) or WAV / raw PCM (encoded with libopus); - reads standard input, \
             so `arecord -f S16_LE -r 48000 -c 1 | ptt talk --channel deck --file -` is a walkie-talkie. A queued request \
-            waits for its turn; a denied one exits with status 2.
+            waits for its turn; a denied one exits with status 2. --broadcast (or --broadcast-all) talks to other \
+            channels at once through this one (the user needs the broadcast right): every member of each hears it.
             """)
 
     @OptionGroup var connection: ConnectionOptions
@@ -21,6 +22,8 @@ struct Talk: AsyncParsableCommand {
     @Option(help: "Opus frame length for PCM input, in milliseconds.") var frameMs = 20
     @Option(help: "Give up waiting in the queue after this many seconds.") var wait: Double = 60
     @Flag(help: "Keep the membership afterwards.") var stay = false
+    @Option(help: "Broadcast to these channels too (comma-separated names).") var broadcast: String?
+    @Flag(help: "Broadcast to every channel.") var broadcastAll = false
 
     func run() async throws {
         guard let format = AudioInput.Format(rawValue: format) else {
@@ -37,7 +40,13 @@ struct Talk: AsyncParsableCommand {
         }
         let member = try await MemberConnection.open(connection, channel: channel)
         do {
-            try await member.takeFloor(waitingAtMost: wait)
+            if broadcast != nil || broadcastAll {
+                let to = (broadcast ?? "").split(separator: ",").map { String($0) }
+                let started = try await member.handle.broadcast(to: to, all: broadcastAll)
+                stderr("ptt: broadcasting to \(started.channels.joined(separator: ", "))")
+            } else {
+                try await member.takeFloor(waitingAtMost: wait)
+            }
             let (packets, seconds, revoked) = try await send(input, over: member)
             // The kit releases once the queued packets went out; the server still relays packets the release
             // overtakes (TCP against UDP) for a moment after it.

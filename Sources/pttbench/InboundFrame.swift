@@ -69,7 +69,7 @@ enum InboundFrame: Equatable {
             .floorIdle, .floorRevoked, .floorRevokePending, .push, .pushAck, .replay, .replaying, .replayEnded,
             .presence, .presenceReport, .emergency, .emergencyDeclared, .emergencyClear,
             .emergencyCleared, .call, .callRinging, .callIncoming, .callAccept, .callDecline, .callHangup,
-            .callConnected, .callEnded:
+            .callConnected, .callEnded, .broadcast, .broadcastStarted, .broadcastEnded:
             return .other(type: head.type)
         }
     }

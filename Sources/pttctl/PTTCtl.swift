@@ -14,6 +14,7 @@ struct PTTCtl: AsyncParsableCommand {
             "Finds the admin address and token in pttd's data directory (--data, or $PTTD_DATA, default ./.pttd), or takes --url and --token ($PTTCTL_URL, $PTTCTL_TOKEN).",
         subcommands: [
             Channels.self, ChannelCommand.self, Kick.self, Revoke.self, EmergencyCommand.self, CallsCommand.self,
+            BroadcastsCommand.self,
             AnnounceCommand.self,
             UserCommand.self,
             WakesCommand.self, HistoryCommand.self, ExportCommand.self, BackupCommand.self, ReloadCommand.self,

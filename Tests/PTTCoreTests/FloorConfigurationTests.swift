@@ -106,10 +106,10 @@ struct FloorConfigurationTests {
     @Test func causesHaveStableWireNames() throws {
         #expect(
             FloorDenyCause.allCases.map(\.rawValue)
-                == ["another-member-has-permission", "only-one-participant", "receive-only", "queue-full"])
+                == ["another-member-has-permission", "only-one-participant", "receive-only", "queue-full", "broadcast"])
         #expect(
             FloorRevokeCause.allCases.map(\.rawValue)
-                == ["end-of-media", "talk-time-exceeded", "preempted", "revoked-by-operator", "emergency"])
+                == ["end-of-media", "talk-time-exceeded", "preempted", "revoked-by-operator", "emergency", "broadcast"])
         let data = try JSONEncoder().encode([FloorRevokeCause.preempted])
         #expect(String(decoding: data, as: UTF8.self) == #"["preempted"]"#)
         #expect(try JSONDecoder().decode([FloorDenyCause].self, from: Data(#"["queue-full"]"#.utf8)) == [.queueFull])

@@ -105,4 +105,16 @@ struct FloorEmergencyTests: FloorTesting {
             floor.request(urgent(alice, .emergency, 1), memberCount: 5, now: at(2000))
                 == [.granted(alice, talkTime: .seconds(29))])
     }
+
+    @Test func aBroadcastTakesAnOrdinaryFloorWithItsOwnCauseAndGivesWayToAnImminentPeril() {
+        var floor = takenFloor()  // alice (1)
+        #expect(
+            floor.request(urgent(bob, .broadcast, -5), memberCount: 5, now: at(1100))
+                == [.revoked(alice, .broadcast), .granted(bob, talkTime: fullTalk), .taken(by: bob)])
+        #expect(
+            floor.request(urgent(carol, .imminentPeril), memberCount: 5, now: at(1200))
+                == [.revoked(bob, .emergency), .granted(carol, talkTime: fullTalk), .taken(by: carol)])
+        // An operator's revoke names its cause; a broadcast that starts elsewhere names its own.
+        #expect(floor.revoke(now: at(1300), cause: .broadcast) == [.revoked(carol, .broadcast), .idle])
+    }
 }

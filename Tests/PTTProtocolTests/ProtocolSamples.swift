@@ -127,7 +127,18 @@ enum ProtocolSamples {
         .init(
             wireType: "call-ended",
             message: .callEnded(CallEnded(re: 18, call: call, reason: .hungUp, by: "bob"))),
+        .init(wireType: "broadcast", message: .broadcast(BroadcastRequest(id: 19, channel: "general", to: ["deck"]))),
+        .init(
+            wireType: "broadcast-started",
+            message: .broadcastStarted(BroadcastStarted(re: 19, channel: plainChannel, broadcast: broadcast))),
+        .init(
+            wireType: "broadcast-ended",
+            message: .broadcastEnded(BroadcastEnded(channel: plainChannel, broadcast: broadcast, reason: .released))),
     ]
+
+    static let broadcast = BroadcastInfo(
+        id: "5d0c9a7e-1b2f-4c3d-8e9f-0a1b2c3d4e5f", speaker: ann, channels: ["general", "deck"],
+        since: 1_763_773_200_789)
 
     static let call = CallInfo(
         id: "0b6f8c2e-3f4a-4d1e-8a9b-1c2d3e4f5a6b", caller: ann, callee: "bob", since: 1_763_773_200_456)
@@ -179,9 +190,12 @@ enum ProtocolSamples {
         case .callHangup: 40
         case .callConnected: 41
         case .callEnded: 42
+        case .broadcast: 43
+        case .broadcastStarted: 44
+        case .broadcastEnded: 45
         }
     }
-    static let caseCount = 43
+    static let caseCount = 46
 
     /// The body bytes of `json` written literally.
     static func body(_ json: String) -> Data { Data(json.utf8) }

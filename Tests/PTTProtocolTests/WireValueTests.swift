@@ -13,13 +13,18 @@ struct WireValueTable: Sendable, CustomTestStringConvertible {
         .init(type: LeaveReason.self, documented: ["left", "kicked", "channel-deleted", "user-removed", "removed"]),
         .init(
             type: FloorDenialCause.self,
-            documented: ["receive-only", "only-one-participant", "queue-full", "another-member-has-permission"]),
+            documented: [
+                "receive-only", "only-one-participant", "queue-full", "another-member-has-permission", "broadcast",
+            ]),
         .init(
             type: FloorRevocationCause.self,
-            documented: ["end-of-media", "talk-time-exceeded", "preempted", "revoked-by-operator", "emergency"]),
+            documented: [
+                "end-of-media", "talk-time-exceeded", "preempted", "revoked-by-operator", "emergency", "broadcast",
+            ]),
         .init(type: EmergencyGrade.self, documented: ["emergency", "imminent-peril"]),
         .init(type: EmergencyClearer.self, documented: ["declarer", "operator"]),
-        .init(type: CallKind.self, documented: ["emergency", "private"]),
+        .init(type: CallKind.self, documented: ["emergency", "private", "broadcast"]),
+        .init(type: BroadcastEndReason.self, documented: ["released", "operator", "preempted", "left"]),
         .init(
             type: CallEndReason.self,
             documented: [

@@ -153,7 +153,7 @@ public final class ChannelHandle: Sendable {
 
     /// Sends a request for this membership. With `againAfterReconnect` (requests that may be repeated: a release, a
     /// leave), one whose connection died before the answer came is sent once more on the next connection.
-    private func request(_ message: ControlMessage, againAfterReconnect: Bool = false) async throws -> ControlMessage {
+    func request(_ message: ControlMessage, againAfterReconnect: Bool = false) async throws -> ControlMessage {
         if state.withLockedValue({ $0.ended }) { throw PTTClientError.notAMember(channel: info.name) }
         do {
             return try await client.request(message)

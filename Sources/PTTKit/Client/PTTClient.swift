@@ -254,12 +254,18 @@ public actor PTTClient {
             // The callee answered this caller's call: its channel's audio opens before the event says so.
             if (try? await callHandle(for: connected)) == nil { return }
         case .callEnded(let ended): await callEnded(ended.call, linger: .milliseconds(500))
+        // In a broadcast's other channels nobody takes the floor: its sender is the one talking there.
+        case .broadcastStarted(let started)
+        where started.broadcast.speaker.id != channels[started.channel.id]?.membership.member.id:
+            channels[started.channel.id]?.speakerChanged(started.broadcast.speaker)
+        case .broadcastEnded(let ended): channels[ended.channel.id]?.speakerChanged(nil)
         case .hello, .welcome, .heartbeat, .heartbeatAck, .error, .join, .joined, .leave, .pushToken,
             .pushTokenRegistered, .memberJoined, .memberLeft, .floorRequest, .floorRelease, .floorGranted, .floorDenied,
             .floorQueued, .floorQueueCancelled, .floorReleased, .floorRevoked, .floorRevokePending, .push, .pushAck,
             .replay, .replaying, .replayEnded, .presence, .presenceReport, .emergency, .emergencyDeclared,
             .emergencyClear,
-            .emergencyCleared, .call, .callRinging, .callIncoming, .callAccept, .callDecline, .callHangup:
+            .emergencyCleared, .call, .callRinging, .callIncoming, .callAccept, .callDecline, .callHangup, .broadcast,
+            .broadcastStarted:
             break
         }
         if let event = PTTEvent.from(message) { eventSink.yield(event) }

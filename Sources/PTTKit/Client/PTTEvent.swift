@@ -43,6 +43,12 @@ public enum PTTEvent: Sendable, Equatable {
     case callConnected(CallInfo, channel: ChannelInfo)
     /// `call` is over, or never connected; `by` names who hung up.
     case callEnded(CallInfo, reason: CallEndReason, by: String?)
+    /// A broadcast reaches `channel` (one event per membership of its channels): its sender talks to it now, and
+    /// nobody else may take its floor until ``broadcastEnded(_:channel:reason:)``. Show the sender as the active
+    /// remote participant.
+    case broadcastStarted(BroadcastInfo, channel: ChannelInfo)
+    /// The broadcast is over in `channel`.
+    case broadcastEnded(BroadcastInfo, channel: ChannelInfo, reason: BroadcastEndReason)
 
     /// The event a server frame carries, or nil for frames that are not events (answers, heartbeats, ...).
     static func from(_ message: ControlMessage) -> PTTEvent? {
@@ -68,12 +74,14 @@ public enum PTTEvent: Sendable, Equatable {
         case .callIncoming(let ringing): .callIncoming(ringing.call, waiting: ringing.waiting ?? false)
         case .callConnected(let connected): .callConnected(connected.call, channel: connected.channel)
         case .callEnded(let ended): .callEnded(ended.call, reason: ended.reason, by: ended.by)
+        case .broadcastStarted(let started): .broadcastStarted(started.broadcast, channel: started.channel)
+        case .broadcastEnded(let ended): .broadcastEnded(ended.broadcast, channel: ended.channel, reason: ended.reason)
         case .push(let push):
             push.payload.announcement.map { .announcement(channel: push.payload.channel, text: $0) }
         case .hello, .welcome, .heartbeat, .heartbeatAck, .error, .join, .joined, .leave, .pushToken,
             .pushTokenRegistered, .floorRequest, .floorRelease, .floorDenied, .floorReleased, .pushAck, .replay,
             .replaying, .presence, .presenceReport, .emergency, .emergencyClear, .call, .callRinging, .callAccept,
-            .callDecline, .callHangup:
+            .callDecline, .callHangup, .broadcast:
             nil
         }
     }

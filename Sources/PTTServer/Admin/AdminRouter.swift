@@ -166,6 +166,11 @@ package struct AdminRouter {
             case (.DELETE, 3, "api", "calls"):
                 try plane.calls.endByOperator(segments[2])
                 return AdminResponse(status: .noContent)
+            case (.GET, 2, "api", "broadcasts"):
+                return .json(plane.broadcasts.list())
+            case (.DELETE, 3, "api", "broadcasts"):
+                try plane.broadcasts.endByOperator(segments[2])
+                return AdminResponse(status: .noContent)
             default:
                 return .error(AdminError(.notFound, "no route \(method.rawValue) \(path)"))
             }

@@ -32,6 +32,8 @@ public final class ServerMetrics: Sendable {
     public let cluster: ClusterMetrics
     /// Private calls placed, answered and ended (`ptt_calls_*`).
     public let calls: CallMetrics
+    /// Broadcasts started, running and ended (`ptt_broadcasts_*`).
+    public let broadcasts: BroadcastMetrics
 
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
@@ -45,6 +47,7 @@ public final class ServerMetrics: Sendable {
         operations = OperationsMetrics(registry)
         cluster = ClusterMetrics(registry)
         calls = CallMetrics(registry)
+        broadcasts = BroadcastMetrics(registry)
         let mediaDrops = registry.labelledCounters(
             "ptt_media_packets_dropped_total", "Datagrams dropped by the relay",
             key: "reason", RelayDropReason.self)

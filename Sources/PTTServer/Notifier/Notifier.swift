@@ -70,6 +70,7 @@ final class Notifier {
                 route: wakeRoute($0))
         }
         let emergencyState = emergency.map { EmergencyState($0, in: directory) }
+        let broadcast = plane.broadcasts.info(of: channel)
         let (decisions, ended) = policy.burstStarted(
             burst, in: channel, speaker: speaker, candidates: candidates, now: context.clock.now())
         if let ended { execute(dispatcher.burstEnded(ended)) }
@@ -84,7 +85,7 @@ final class Notifier {
                 guard let membership = directory.memberships[order.member] else { continue }
                 let frame = PushFrames.wake(
                     channel: channel, speaker: speakerMembership.displayName, burst: burst, sentAt: sentAt,
-                    emergency: emergencyState)
+                    emergency: emergencyState, broadcast: broadcast)
                 woken.append(order.member)
                 handOver(
                     OutboxItem(

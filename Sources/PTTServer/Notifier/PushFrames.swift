@@ -9,13 +9,17 @@ enum PushFrames {
     /// A pushtotalk wake for a talk burst: priority 10, expiration 0 (now or never). During an emergency it says so
     /// (`kind: emergency`), with the emergency, so that the app can ring differently.
     static func wake(
-        channel: ChannelID, speaker: String, burst: BurstID, sentAt: Date, emergency: EmergencyState? = nil
+        channel: ChannelID, speaker: String, burst: BurstID, sentAt: Date, emergency: EmergencyState? = nil,
+        broadcast: BroadcastInfo? = nil
     ) -> PushFrame {
-        PushFrame(
+        // An emergency outranks a broadcast: its wake says emergency.
+        let broadcast = emergency == nil ? broadcast : nil
+        let kind: CallKind? = emergency != nil ? .emergency : broadcast != nil ? .broadcast : nil
+        return PushFrame(
             id: UUID().uuidString.lowercased(), pushType: PushFrame.pushToTalk, priority: 10, expiration: 0,
             payload: PushPayload(
                 channel: channel.description, activeSpeaker: speaker, burst: burst.rawValue,
-                sentAt: milliseconds(sentAt), kind: emergency == nil ? nil : .emergency, emergency: emergency))
+                sentAt: milliseconds(sentAt), kind: kind, emergency: emergency, broadcast: broadcast))
     }
 
     /// A pushtotalk wake for a private call that rings (`kind: private`, with the call), through the callee device's

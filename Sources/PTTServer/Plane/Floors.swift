@@ -18,6 +18,8 @@ final class Floors {
         /// gives: a declaration asks for the floor before it is stored (``Emergencies``), here or on the node that
         /// forwarded it.
         var emergency: ChannelEmergency?
+        /// A broadcast's sender asks for its channel's floor (``FloorUrgency/broadcast``).
+        var broadcast = false
     }
 
     private unowned let plane: ControlPlane
@@ -50,8 +52,18 @@ final class Floors {
         let actions: [FloorAction]
         switch event {
         case .request(let asking):
-            let urgency = asking.emergency?.level.urgency ?? .ordinary
+            let urgency = asking.emergency?.level.urgency ?? (asking.broadcast ? .broadcast : .ordinary)
             guard let (candidate, count) = candidate(asking.member, in: channel, asking: urgency) else { return [] }
+            if plane.broadcasts.lock(of: channel) != nil {
+                // A broadcast holds the channel: only an emergency's urgency takes it (and the channel leaves it).
+                guard candidate.urgency >= .imminentPeril else {
+                    var frames = FloorActionFrames(plane: plane, channel: channel, requester: asking)
+                    var denial: [PlaneEffect] = []
+                    frames.append([.denied(asking.member, .broadcast)], to: &denial)
+                    return denial
+                }
+                plane.run(plane.broadcasts.leave(channel, reason: .preempted))
+            }
             if asking.remote != nil, let declared = asking.emergency {
                 plane.emergencies.forwarded(declared, in: channel)
             }
@@ -60,12 +72,16 @@ final class Floors {
         case .release(let member):
             actions = floor.release(member, now: now)
         case .talkHeard(let member, let implicit):
+            // A broadcast holds the channel: talking there asks for nothing (the relay drops it).
+            guard plane.broadcasts.lock(of: channel) == nil else { return [] }
             guard let (candidate, count) = candidate(member, in: channel) else { return [] }
             actions = floor.talkHeard(from: candidate, memberCount: count, implicitRequest: implicit, now: now)
         case .memberLeft(let member):
             actions = floor.memberLeft(member, now: now)
         case .revoke:
             actions = floor.revoke(now: now)
+        case .giveWayToBroadcast:
+            actions = floor.revoke(now: now, cause: .broadcast)
         case .timersExpired:
             actions = floor.timersExpired(now: now)
         }
@@ -85,6 +101,10 @@ final class Floors {
         }
         var frames = FloorActionFrames(plane: plane, channel: channel, requester: requester)
         frames.append(actions, to: &effects)
+        // A broadcast's sender lost its floor: the broadcast ends, told after the floor's own events.
+        if floor.holder != holderBefore, let holderBefore {
+            effects += plane.broadcasts.floorLeft(channel, by: holderBefore, after: event)
+        }
         armTimer(channel)
         if plane.cluster != nil {
             effects.append(.floorEventRan(channel, actions: actions, holder: floor.holder, requester: requester))

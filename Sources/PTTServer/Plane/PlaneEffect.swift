@@ -68,6 +68,8 @@ enum FloorEvent {
     case memberLeft(MemberID)
     /// An operator revokes the floor.
     case revoke
+    /// A broadcast that starts takes the floor from its holder (``FloorRevokeCause/broadcast``).
+    case giveWayToBroadcast
     /// The floor's timer fired.
     case timersExpired
 }

@@ -121,7 +121,8 @@ public final class ControlSession: Sendable, Hashable, CustomStringConvertible {
             .pushTokenRegistered, .memberJoined, .memberLeft, .floorRequest, .floorRelease, .floorQueueCancelled,
             .floorReleased, .floorTaken, .floorIdle, .push, .pushAck, .replay, .replaying, .replayEnded, .presence,
             .presenceReport, .emergency, .emergencyDeclared, .emergencyClear, .emergencyCleared,
-            .call, .callRinging, .callIncoming, .callAccept, .callDecline, .callHangup, .callConnected, .callEnded:
+            .call, .callRinging, .callIncoming, .callAccept, .callDecline, .callHangup, .callConnected, .callEnded,
+            .broadcast, .broadcastStarted, .broadcastEnded:
             false
         }
     }

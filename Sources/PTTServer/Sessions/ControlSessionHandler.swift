@@ -109,7 +109,7 @@ final class ControlSessionHandler: ChannelDuplexHandler, @unchecked Sendable {
                 .push, .pushAck, .replay, .replaying, .replayEnded, .presence, .presenceReport, .emergency,
                 .emergencyDeclared, .emergencyClear,
                 .emergencyCleared, .call, .callRinging, .callIncoming, .callAccept, .callDecline, .callHangup,
-                .callConnected, .callEnded:
+                .callConnected, .callEnded, .broadcast, .broadcastStarted, .broadcastEnded:
                 .request
             }
         run(state.received(frame), message: message)

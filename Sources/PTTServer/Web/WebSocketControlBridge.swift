@@ -121,7 +121,8 @@ final class WebSocketControlBridge: ChannelDuplexHandler, @unchecked Sendable {
             .memberLeft, .floorRequest, .floorRelease, .floorGranted, .floorDenied, .floorQueued, .floorQueueCancelled,
             .floorReleased, .floorTaken, .floorIdle, .floorRevoked, .floorRevokePending, .push, .pushAck, .replay,
             .replaying, .replayEnded, .presence, .presenceReport, .emergency, .emergencyDeclared, .emergencyClear,
-            .emergencyCleared, .call, .callRinging, .callIncoming, .callAccept, .callDecline, .callHangup:
+            .emergencyCleared, .call, .callRinging, .callIncoming, .callAccept, .callDecline, .callHangup, .broadcast,
+            .broadcastStarted, .broadcastEnded:
             break
         }
     }

@@ -25,6 +25,7 @@ struct AdminOpenAPITests {
             "ReloadReport": ReloadReport.self, "NodesResponse": NodesResponse.self, "NodeInfo": NodeInfo.self,
             "UserRightsRequest": UserRightsRequest.self, "ChannelEmergencyStatus": ChannelEmergencyStatus.self,
             "CallStatus": CallStatus.self,
+            "BroadcastStatus": BroadcastStatus.self,
         ]
     }
     /// Schemas that are no Swift model: `GET /api/health`'s `{"status":"ok"}` (a dictionary literal in the router),

@@ -1,0 +1,42 @@
+import PTTCore
+
+/// A broadcast as the relay carries it (``RelayChange/broadcast(_:_:grace:)``): the sender's packets in its own
+/// channel also go, packet for packet, to the members of each target channel, on their usual streams, as that
+/// channel's burst (kept, recorded, caught up with like any other).
+public struct RelayBroadcast: Sendable, Equatable {
+    /// The sender's membership, in the channel the change names.
+    public var sender: MemberID
+    /// The other channels, in the broadcast's order.
+    public var targets: [RelayBroadcastTarget]
+
+    public init(sender: MemberID, targets: [RelayBroadcastTarget]) {
+        self.sender = sender
+        self.targets = targets
+    }
+}
+
+/// One channel a broadcast reaches besides the sender's.
+public struct RelayBroadcastTarget: Sendable, Equatable {
+    public var channel: ChannelID
+    /// Memberships that get no copy here: their device gets one through a channel earlier in the broadcast.
+    public var skip: Set<MemberID>
+
+    public init(channel: ChannelID, skip: Set<MemberID> = []) {
+        self.channel = channel
+        self.skip = skip
+    }
+}
+
+/// A broadcast running on the relay: the sender's stand-in in each target channel (the same SSRC, never sent to),
+/// which holds that channel's floor there, and when its end's grace is over.
+final class ActiveRelayBroadcast {
+    let sender: MemberID
+    let senderSSRC: UInt32
+    let targets: [(stand: RelayMember, skip: Set<MemberID>)]
+
+    init(sender: MemberID, senderSSRC: UInt32, targets: [(stand: RelayMember, skip: Set<MemberID>)]) {
+        self.sender = sender
+        self.senderSSRC = senderSSRC
+        self.targets = targets
+    }
+}

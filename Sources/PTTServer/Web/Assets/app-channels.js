@@ -74,6 +74,24 @@ export const channels = {
     render();
   },
 
+  /** `broadcast-started` (`started`) or `broadcast-ended` for a channel: its sender talks there, nobody else. */
+  broadcast(message, started) {
+    if (!state.channel || message.channel.id !== state.channel.id) return;
+    const info = message.broadcast;
+    state.channel.broadcast = started ? info : null;
+    if (info.speaker.id !== state.channel.member.id) {
+      // In its other channels nobody takes the floor: the sender is the one talking there.
+      if (started && state.floor !== "granted") {
+        state.speaker = info.speaker.name;
+        state.floor = "taken";
+      } else if (!started && state.floor === "taken" && state.speaker === info.speaker.name) {
+        state.speaker = null;
+        state.floor = "idle";
+      }
+    }
+    render();
+  },
+
   /** Declares an emergency on the open channel: the first press asks to press again within 5 s. */
   declareEmergency() {
     if (!state.channel) return;

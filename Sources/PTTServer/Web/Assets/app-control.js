@@ -168,6 +168,12 @@ function onControl(message) {
       channels.emergency(message.channel, null,
         `The emergency is over: ${message.by === "operator" ? "an operator" : message.name} ended it.`);
       break;
+    case "broadcast-started":
+      channels.broadcast(message, true);
+      break;
+    case "broadcast-ended":
+      channels.broadcast(message, false);
+      break;
     case "call-ringing":
       calls.ringing(message);
       break;
@@ -224,7 +230,10 @@ function onError(message) {
   calls.refused(message);
   const where = state.screen === "talk" ? "talk-error" : "join-error";
   const aboutEmergency = message.re !== undefined && message.re === control.emergencyRequest;
+  const aboutBroadcast = message.re !== undefined && message.re === talk.request && talk.broadcasting;
+  if (aboutBroadcast) talk.refused();
   $(where).textContent = aboutEmergency ? words.emergencyError(message.code, message.message)
+    : aboutBroadcast ? words.broadcastError(message.code, message.message)
     : words.error(message.code, message.message);
   render();
 }

@@ -14,6 +14,7 @@ const FRAME_SAMPLES = 960; // 20 ms at 48 kHz
 export const talk = {
   preroll: [],
   request: null, // the id of the floor-request of the press now held: answers to older requests are stale
+  broadcasting: false, // whether that request is a broadcast
   sequence: Math.floor(Math.random() * 65536),
   timestamp: Math.floor(Math.random() * 0xffffffff) >>> 0,
   markerNext: true,
@@ -30,8 +31,18 @@ export const talk = {
     // Every press asks, even if the page still believes it holds the floor: a release just before this press may
     // not be answered yet (its floor-idle is on its way), and the server answers a holder's request with a grant.
     state.floor = "requested";
-    this.request = control.send({ type: "floor-request", channel: state.channel.id });
+    // With "Talk to every channel" ticked the press is a broadcast: its floor-granted (no `re`) comes first.
+    this.broadcasting = $("broadcast-all").checked;
+    this.request = control.send(this.broadcasting ? { type: "broadcast", channel: state.channel.id, all: true }
+      : { type: "floor-request", channel: state.channel.id });
     render();
+  },
+
+  /** The broadcast this press asked for was refused: nothing is sent. */
+  refused() {
+    state.floor = "denied";
+    this.preroll = [];
+    audio.stopEncoding();
   },
 
   release() {

@@ -13,6 +13,7 @@ export const words = {
       "receive-only": "Floor denied: you can listen on this channel, not talk.",
       "only-one-participant": "Floor denied: nobody else is in this channel yet.",
       "queue-full": "Floor denied: too many people are waiting to talk. Try again in a moment.",
+      "broadcast": "Floor denied: a broadcast is on. Try again when it ends.",
     }[cause] || "Floor denied: someone else is talking. Try again when they stop.";
   },
   revoked(cause) {
@@ -22,6 +23,7 @@ export const words = {
       "preempted": "Your turn ended: someone with priority needed to talk.",
       "revoked-by-operator": "An operator ended your turn.",
       "emergency": "Your turn ended: someone declared an emergency and talks now.",
+      "broadcast": "Your turn ended: a broadcast to this channel began.",
     }[cause] || "Your turn ended.";
   },
   left(reason) {
@@ -36,6 +38,12 @@ export const words = {
       "not-permitted": "You may not declare an emergency: ask your operator for that right.",
       "bad-request": "You can only listen on this channel, so you cannot declare an emergency.",
     }[code] || message || "The emergency could not be declared: try again.";
+  },
+  broadcastError(code, message) {
+    return {
+      "not-permitted": "You may not talk to every channel: ask your operator for the broadcast right.",
+      "channel-busy": `Not now: ${message}`,
+    }[code] || message || "The broadcast could not start: try again.";
   },
   error(code, message) {
     return {
@@ -127,6 +135,15 @@ export function render() {
     const inCall = state.channel.call === true;
     $("leave-button").hidden = inCall;
     $("replay-button").hidden = !state.channel.recorded || inCall;
+    const broadcast = state.channel.broadcast;
+    $("broadcast-banner").hidden = !broadcast;
+    if (broadcast) {
+      const others = broadcast.channels.filter((name) => name !== state.channel.name).join(", ");
+      $("broadcast-text").textContent = broadcast.speaker.id === state.channel.member.id
+        ? `Broadcasting: every member of ${broadcast.channels.join(", ")} hears you.`
+        : `Broadcast from ${broadcast.speaker.name} (also to ${others}): nobody else talks until it ends.`;
+    }
+    $("broadcast-all").parentElement.hidden = receiveOnly || inCall;
     const emergency = state.channel.emergency;
     $("emergency-banner").hidden = !emergency;
     if (emergency) {

@@ -19,6 +19,7 @@ const view = {
   lastError: null,
   channels: [], // ChannelDetail objects
   calls: [], // CallStatus objects: private calls ringing or connected
+  broadcasts: [], // BroadcastStatus objects: broadcasts running
   wakes: null,
   figures: {},
   drops: { relay: {}, browser: {} }, // reason → count, for the notes under the figures
@@ -63,6 +64,7 @@ async function poll() {
     view.channels = details.filter(Boolean);
     view.wakes = await api.call("GET", "/api/wakes");
     view.calls = await api.call("GET", "/api/calls");
+    view.broadcasts = await api.call("GET", "/api/broadcasts");
     if (view.polls % METRICS_EVERY === 0) {
       const sums = metricSums(await api.call("GET", "/metrics", { text: true }));
       view.figures = figuresFrom(sums);
@@ -239,6 +241,29 @@ function renderCalls() {
       .map((name) => element("th", {}, name)))), element("tbody", {}, ...rows)));
 }
 
+/** Broadcasts running: who talks to which channels, each with an End button (clicked twice). */
+function renderBroadcasts() {
+  if (view.broadcasts.length === 0) return show($("broadcasts"));
+  const rows = view.broadcasts.map((broadcast) => {
+    const key = `end-broadcast-${broadcast.id}`;
+    const button = element("button", { class: "danger", "data-testid": `end-broadcast-${broadcast.speaker}`,
+      textContent: "End" });
+    if (pending.has(key) && Date.now() - pending.get(key) <= CONFIRM_MS) {
+      button.textContent = "Click again to end the broadcast";
+      button.classList.add("confirm");
+    }
+    button.onclick = (event) => confirmThen(event.currentTarget, key, "end the broadcast",
+      () => api.call("DELETE", `/api/broadcasts/${encodeURIComponent(broadcast.id)}`));
+    return element("tr", { "data-testid": `broadcast-${broadcast.speaker}` },
+      element("td", {}, `${broadcast.speakerName} (${broadcast.speaker})`),
+      element("td", { "data-testid": `broadcast-channels-${broadcast.speaker}` }, broadcast.channels.join(", ")),
+      element("td", {}, ago(broadcast.since)), element("td", {}, button));
+  });
+  show($("broadcasts"), element("h2", {}, `Broadcasts (${view.broadcasts.length})`),
+    element("table", {}, element("thead", {}, element("tr", {}, ...["Speaker", "Channels", "Since", ""]
+      .map((name) => element("th", {}, name)))), element("tbody", {}, ...rows)));
+}
+
 function clearEmergency(channel) {
   return api.call("DELETE", `/api/channels/${encodeURIComponent(channel.id)}/emergency`);
 }
@@ -376,6 +401,7 @@ function render() {
   show($("figure-notes"), ...dropNotes().map((note) => element("li", {}, note)));
   renderAlerts();
   renderCalls();
+  renderBroadcasts();
   if (view.channels.length === 0) {
     show($("channels"), element("p", { class: "hint" }, "No channels yet: they appear when someone joins one."));
     return;

@@ -181,4 +181,48 @@ struct BroadcastTests {
             for talker in [captain, ann] { await talker.media.close() }
         }
     }
+
+    @Test(
+        "an emergency declared in a channel of a broadcast takes its floor at once and takes that channel out; the broadcast goes on elsewhere"
+    )
+    func anEmergencyTakesAChannelOut() async throws {
+        try await withTestServer(configure: {
+            $0.implicitFloorRequest = false
+            $0.floor.endOfMediaTimeout = .seconds(60)
+        }) { server in
+            let captain = try await Self.member(server, "captain", in: ["bridge"])[0]
+            _ =
+                try await server.admin.put("/api/users/captain/rights", body: UserRightsRequest(rights: [.broadcast]))
+                as UserStatus
+            let ann = try await Self.member(server, "ann", in: ["deck"])[0]
+            _ =
+                try await server.admin.put("/api/users/ann/rights", body: UserRightsRequest(rights: [.emergency]))
+                as UserStatus
+            let bob = try await Self.member(server, "bob", in: ["deck"])[0]
+            let carl = try await Self.member(server, "carl", in: ["engine"])[0]
+            let reply = try await captain.peer.request(
+                .broadcast(BroadcastRequest(channel: "bridge", to: ["deck", "engine"])))
+            guard case .broadcastStarted = reply else { throw TestFailure("got \(reply.type)") }
+            _ = try await bob.peer.next("broadcast-started")
+
+            _ = try await EmergencyTests.declare(ann.peer)
+            #expect(try await ann.peer.next("floor-granted").type == "floor-granted")
+            guard case .broadcastEnded(let left) = try await bob.peer.next("broadcast-ended") else { return }
+            #expect(left.reason == .preempted && left.channel.name == "deck")
+            let listed: [BroadcastStatus] = try await server.admin.get("/api/broadcasts")
+            #expect(listed.first?.channels == ["bridge", "engine"])
+
+            // Deck hears ann's emergency, not the broadcast; engine still hears the captain.
+            let packets = try tonePackets(10)
+            async let bobHeard = collect(bob.media, count: 2 * packets.count, timeout: .seconds(3))
+            async let carlHeard = collect(carl.media, count: packets.count)
+            try await ReplayTests.talk(ann, packets.map { (data: $0, samples: 960) })
+            try await ReplayTests.talk(captain, packets.map { (data: $0, samples: 960) }, startTimestamp: 0x2000_0000)
+            let heardByBob = await bobHeard
+            #expect(heardByBob.map(\.payload) == packets, "bob hears ann's packets, and none of the captain's")
+            #expect(Set(heardByBob.map(\.speakerSSRC)) == [ann.ssrc], "all from ann")
+            #expect(await carlHeard.map(\.payload) == packets, "engine still hears the broadcast")
+            for talker in [captain, ann, bob, carl] { await talker.media.close() }
+        }
+    }
 }

@@ -86,11 +86,13 @@ public struct MemberStatus: Codable, Sendable, Equatable {
     public var wakeRoute: WakeTransport
     /// The last wake or leave push tried for this member since the server started.
     public var lastWake: LastWakeStatus?
+    /// This membership's place in its device's scan list (1: the highest priority); nil when it is not scanned.
+    public var scanRank: Int?
     public init(
         id: String, name: String, user: String, device: String, priority: Int, receiveOnly: Bool, connected: Bool,
         connections: [String], pushToken: Bool, audioReachable: Bool = false, droppedNotHolder: Int = 0,
         lastHeartbeat: String?, joinedAt: String, ssrc: UInt32,
-        wakeRoute: WakeTransport = .unreachable, lastWake: LastWakeStatus? = nil
+        wakeRoute: WakeTransport = .unreachable, lastWake: LastWakeStatus? = nil, scanRank: Int? = nil
     ) {
         self.id = id
         self.name = name
@@ -108,6 +110,7 @@ public struct MemberStatus: Codable, Sendable, Equatable {
         self.ssrc = ssrc
         self.wakeRoute = wakeRoute
         self.lastWake = lastWake
+        self.scanRank = scanRank
     }
 }
 

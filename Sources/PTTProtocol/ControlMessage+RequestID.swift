@@ -20,7 +20,9 @@ extension ControlMessage {
         case .callConnected(let m): m.re
         case .callEnded(let m): m.re
         case .broadcastStarted(let m): m.re
-        case .emergency, .emergencyClear, .call, .callAccept, .callDecline, .callHangup, .broadcast, .broadcastEnded:
+        case .scanSet(let m): m.re
+        case .emergency, .emergencyClear, .call, .callAccept, .callDecline, .callHangup, .broadcast, .broadcastEnded,
+            .scan, .scanSwitched:
             nil
         case .hello, .welcome, .heartbeat, .heartbeatAck, .join, .leave, .pushToken, .memberJoined, .memberLeft,
             .floorRequest, .floorRelease, .floorTaken, .floorRevoked, .floorRevokePending, .push, .pushAck, .replay,
@@ -74,8 +76,11 @@ extension ControlMessage {
         case .broadcast(var m):
             m.id = id
             return .broadcast(m)
+        case .scan(var m):
+            m.id = id
+            return .scan(m)
         case .emergencyDeclared, .emergencyCleared, .callRinging, .callIncoming, .callConnected, .callEnded,
-            .broadcastStarted, .broadcastEnded:
+            .broadcastStarted, .broadcastEnded, .scanSet, .scanSwitched:
             return self
         case .hello, .welcome, .heartbeat, .heartbeatAck, .error, .joined, .left, .pushTokenRegistered, .memberJoined,
             .memberLeft, .floorGranted, .floorDenied, .floorQueued, .floorQueueCancelled, .floorReleased, .floorTaken,

@@ -49,6 +49,9 @@ public enum ControlMessage: Sendable, Equatable {
     case broadcast(BroadcastRequest)
     case broadcastStarted(BroadcastStarted)
     case broadcastEnded(BroadcastEnded)
+    case scan(ScanRequest)
+    case scanSet(ScanSet)
+    case scanSwitched(ScanSwitched)
 }
 
 extension ControlMessage: Codable {
@@ -107,6 +110,9 @@ extension ControlMessage: Codable {
         case .broadcast: self = .broadcast(try BroadcastRequest(from: decoder))
         case .broadcastStarted: self = .broadcastStarted(try BroadcastStarted(from: decoder))
         case .broadcastEnded: self = .broadcastEnded(try BroadcastEnded(from: decoder))
+        case .scan: self = .scan(try ScanRequest(from: decoder))
+        case .scanSet: self = .scanSet(try ScanSet(from: decoder))
+        case .scanSwitched: self = .scanSwitched(try ScanSwitched(from: decoder))
         }
     }
 
@@ -157,6 +163,9 @@ extension ControlMessage: Codable {
         case .broadcast(let m): try m.encode(to: encoder)
         case .broadcastStarted(let m): try m.encode(to: encoder)
         case .broadcastEnded(let m): try m.encode(to: encoder)
+        case .scan(let m): try m.encode(to: encoder)
+        case .scanSet(let m): try m.encode(to: encoder)
+        case .scanSwitched(let m): try m.encode(to: encoder)
         }
     }
 }

@@ -50,6 +50,9 @@ extension ControlMessage {
         case broadcast
         case broadcastStarted = "broadcast-started"
         case broadcastEnded = "broadcast-ended"
+        case scan
+        case scanSet = "scan-set"
+        case scanSwitched = "scan-switched"
 
         public var description: String { rawValue }
     }
@@ -103,6 +106,9 @@ extension ControlMessage {
         case .broadcast: .broadcast
         case .broadcastStarted: .broadcastStarted
         case .broadcastEnded: .broadcastEnded
+        case .scan: .scan
+        case .scanSet: .scanSet
+        case .scanSwitched: .scanSwitched
         }
     }
 

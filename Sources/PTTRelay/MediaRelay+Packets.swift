@@ -144,7 +144,7 @@ extension MediaRelay {
                 unowned(unsafe) let listener = listeners[index]
                 // The raw address, not `address`: reading a `SocketAddress` retains its storage box.
                 // A member playing kept packets gets this one from the kept burst, in its turn.
-                guard listener !== speaker, listener.rawAddress.length != 0, !listener.isPlaying else { continue }
+                guard listener !== speaker, listener.rawAddress.length != 0, !listener.skipsLive else { continue }
                 if let heard = listener.lastHeard, now - heard > silenceTimeout { continue }
                 if let skipping, skipping.contains(listener.config.id) { continue }
                 let listenSSRC = listener.config.listenSSRC

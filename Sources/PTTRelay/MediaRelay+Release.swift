@@ -9,6 +9,7 @@ extension MediaRelay {
         let until = clock() + grace
         channels[channel, default: RelayChannelState(channel: channel)].release(by: member, until: until)
         settleBurst(channel)
+        scans.floorChanged(channel)
         releaseHeldPackets(channel)
         guard channels[channel]?.lateAudio != nil else { return }
         // One task per release, none per packet.
@@ -16,6 +17,7 @@ extension MediaRelay {
             guard let self, self.channels[channel] != nil else { return }
             self.channels[channel]!.endLateAudio(until: until)
             self.settleBurst(channel)
+            self.scans.floorChanged(channel)
         }
     }
 }

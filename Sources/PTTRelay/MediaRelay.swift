@@ -44,6 +44,8 @@ public final class MediaRelay: @unchecked Sendable {
     var membersByID: [MemberID: RelayMember] = [:]
     /// Broadcasts running (``RelayBroadcast``).
     private(set) lazy var broadcasts = RelayBroadcasts(relay: self)
+    /// Scanning devices' lists (``RelayScans``).
+    private(set) lazy var scans = RelayScans(relay: self)
     /// Packets that arrived on an idle floor while an implicit floor request is on its way, per channel.
     var held: [ChannelID: (hold: FloorHold, packets: [[UInt8]])] = [:]
     /// Kept bursts, the members playing them (catch-up, replay), and recorded bursts' hand-off.
@@ -204,12 +206,14 @@ public final class MediaRelay: @unchecked Sendable {
             replay(burst, speakerSSRC: speaker, packets: packets, to: member)
         case .links(let channel, let links): setLinks(channel, links)
         case .broadcast(let source, let broadcast, let grace): broadcasts.set(source, broadcast, grace: grace)
+        case .scan(let device, let members, let catchUp): scans.set(device, members, catchUp: catchUp)
         case .removeChannel(let id):
             setLinks(id, nil)
             guard let state = channels.removeValue(forKey: id) else { return }
             for member in state.members { forget(member) }
             if let burst = state.burst { keeping.close(burst) }
             held[id] = nil
+            scans.floorChanged(id)
         }
     }
 
@@ -236,6 +240,7 @@ public final class MediaRelay: @unchecked Sendable {
         membersByID[config.id] = member
         membersBySSRC[config.ssrc] = member
         channels[config.channel, default: RelayChannelState(channel: config.channel)].put(member)
+        scans.memberChanged(config.id)
     }
 
     private func leave(_ id: MemberID) {
@@ -255,6 +260,7 @@ public final class MediaRelay: @unchecked Sendable {
     private func setFloor(_ channel: ChannelID, holder: MemberID?) {
         channels[channel, default: RelayChannelState(channel: channel)].setHolder(holder)
         settleBurst(channel)
+        scans.floorChanged(channel)
         releaseHeldPackets(channel)
     }
 

@@ -31,6 +31,7 @@ final class RelayBroadcasts {
             for (stand, _) in ended.targets where self.relay.channels[stand.channel]?.member(ended.sender) === stand {
                 self.relay.channels[stand.channel]!.remove(ended.sender)
                 self.relay.settleBurst(stand.channel)
+                self.relay.scans.floorChanged(stand.channel)
                 if self.relay.channels[stand.channel]!.isEmpty { self.relay.channels[stand.channel] = nil }
             }
         }
@@ -46,6 +47,7 @@ final class RelayBroadcasts {
             relay.channels[target.channel, default: RelayChannelState(channel: target.channel)].put(stand)
             relay.channels[target.channel]!.setHolder(sender.config.id)
             relay.settleBurst(target.channel)
+            relay.scans.floorChanged(target.channel)
             targets.append((stand, target.skip))
         }
         running[source] = ActiveRelayBroadcast(

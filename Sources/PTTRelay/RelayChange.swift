@@ -25,6 +25,9 @@ public enum RelayChange: Sendable, Equatable {
     /// A broadcast from a channel (its floor holder's audio) starts, or ends (nil; its channels' floors are released
     /// with `grace`).
     case broadcast(ChannelID, RelayBroadcast?, grace: Duration)
+    /// A device's scan list (``RelayScans``; `device` is any key unique per device): its scanned memberships, highest
+    /// priority first (empty: it stops scanning); `catchUp`: a channel heard again resumes from the first packet missed.
+    case scan(device: String, [MemberID], catchUp: Bool)
 }
 
 /// One member as the relay sees it.
@@ -62,6 +65,8 @@ public enum RelayReport: Sendable {
     case heard(MemberID, channel: ChannelID, talking: Bool, droppedNotHolder: Int)
     /// A recorded burst replayed to one member ended: played to its end, or cancelled (live audio, leaving).
     case replayEnded(MemberID, channel: ChannelID, burst: Int64, outcome: PlaybackOutcome)
+    /// A scanning device (named by the first membership of its scan list) now hears `hearing`'s burst, or none.
+    case scanSwitched(MemberID, hearing: ChannelID?)
 }
 
 /// One packet of a recorded burst: its Opus payload and RTP timestamp (48 kHz; any origin).

@@ -21,9 +21,14 @@ final class RelayMember {
     /// The next sequence number of this member's listening stream (continuous across speakers).
     var nextSequence: UInt16
     /// Kept packets going out to this member (a catch-up or a replay), if any: live copies skip it meanwhile.
-    var playback: Playback? { didSet { isPlaying = playback != nil } }
-    /// Whether `playback` is set, read per packet by the fan-out (reading `playback` would retain its buffer).
-    private(set) var isPlaying = false
+    var playback: Playback? { didSet { skipsLive = playback != nil || scanElsewhere } }
+    /// Whether `playback` is set (reading `playback` would retain its buffer).
+    var isPlaying: Bool { playback != nil }
+    /// A scanning device hears another of its channels now (``RelayScans``): live copies skip this membership.
+    var scanElsewhere = false { didSet { skipsLive = playback != nil || scanElsewhere } }
+    /// Whether live copies skip it (a playback, or a scan that hears another channel): the one flag the fan-out reads
+    /// per listener.
+    private(set) var skipsLive = false
     /// The floor generation of its channel this member was last woken for (0: never).
     var wokenGeneration: UInt64 = 0
 

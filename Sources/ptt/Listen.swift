@@ -15,6 +15,10 @@ struct Listen: AsyncParsableCommand {
             Packets go through a jitter buffer first (--jitter-ms): reordered packets are put back in order, \
             duplicates dropped, and packets still missing after that delay are concealed (libopus FEC and packet loss \
             concealment in wav/raw, packets the decoder conceals in ogg). The summary on standard error counts them.
+
+            --scan deck,bridge,engine joins each of those channels too and scans them, highest priority first: one \
+            burst at a time is heard and written, the highest-priority one in progress; each switch is said on \
+            standard error ("hearing bridge").
             """)
 
     @OptionGroup var connection: ConnectionOptions
@@ -31,6 +35,9 @@ struct Listen: AsyncParsableCommand {
         help:
             "Hear a recorded burst of the channel again, alone: its id (pttctl history) or 'last'; stops when it ends.")
     var replay: String?
+    @Option(help: "Scan these channels (comma-separated, highest priority first), hearing one burst at a time.")
+    var scan: String?
+    @Option(help: "With --scan: how a lower channel resumes, live or catch-up.") var resume = "live"
     @Flag(help: "Join receive-only.") var receiveOnly = false
     @Flag(help: "Keep the membership afterwards.") var stay = false
 
@@ -53,6 +60,7 @@ struct Listen: AsyncParsableCommand {
             throw ExitCode(1)
         }
         stderr("ptt: listening on \(channel) (\(member.handle.membership.media.security))")
+        let scanned = try await scanList(member)
         if replay != nil {
             let replaying = try await member.replay(replayBurst)
             stderr(
@@ -61,15 +69,18 @@ struct Listen: AsyncParsableCommand {
         }
         let replaying = replay != nil
         let audio = member.handle.audio
+        let others = scanned.map(\.audio)
         let limit = packets
         let box = SinkBox(sink)
         let quiet = untilQuiet.map { UInt64($0 * 1e9) }
         try await runUntilInterrupted(seconds: seconds) {
             try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    for await item in audio {
-                        try box.take(item)
-                        if let limit, box.count >= limit { return }
+                for stream in [audio] + others {
+                    group.addTask {
+                        for await item in stream {
+                            try box.take(item)
+                            if let limit, box.count >= limit { return }
+                        }
                     }
                 }
                 group.addTask {
@@ -89,6 +100,7 @@ struct Listen: AsyncParsableCommand {
                 group.cancelAll()
             }
         }
+        if !stay { for handle in scanned { try? await handle.leave() } }
         await member.close(leave: !stay)
         // Closing released what the jitter buffer still held (packets behind a hole at the end): write it too.
         do {
@@ -135,5 +147,31 @@ final class SinkBox: @unchecked Sendable {
 
     func finish() throws {
         try lock.withLock { try sink.finish() }
+    }
+}
+
+extension Listen {
+    /// With `--scan`: joins the listed channels this member is not in yet, sets the scan list, and says each switch;
+    /// returns the extra channels' handles, whose audio is written too. (``MemberConnection`` says each switch.)
+    func scanList(_ member: MemberConnection) async throws -> [ChannelHandle] {
+        guard let scan else { return [] }
+        let names = scan.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let resume = ScanResume(rawValue: resume)
+        guard ScanResume.known.contains(resume) else {
+            throw ValidationError("--resume must be live or catch-up")
+        }
+        var handles: [ChannelHandle] = []
+        do {
+            for name in names where name != channel {
+                handles.append(try await member.client.join(name, receiveOnly: receiveOnly))
+            }
+            let set = try await member.client.scan(names, resume: resume)
+            stderr("ptt: scanning \(set.map(\.name).joined(separator: ", ")) (resume \(resume))")
+        } catch {
+            stderr("ptt: \(error)")
+            await member.close(leave: !stay)
+            throw ExitCode(1)
+        }
+        return handles
     }
 }

@@ -48,6 +48,8 @@ final class MemberConnection: Sendable {
                     granted.withLockedValue { $0 = true }
                 case .replayEnded(let channel, let burst, let outcome) where channel.id == id:
                     replayEnd.withLockedValue { $0 = (burst, outcome) }
+                case .scanSwitched(let hearing):
+                    stderr("ptt: hearing \(hearing?.name ?? "nothing")")
                 default: break
                 }
             }

@@ -69,7 +69,8 @@ enum InboundFrame: Equatable {
             .floorIdle, .floorRevoked, .floorRevokePending, .push, .pushAck, .replay, .replaying, .replayEnded,
             .presence, .presenceReport, .emergency, .emergencyDeclared, .emergencyClear,
             .emergencyCleared, .call, .callRinging, .callIncoming, .callAccept, .callDecline, .callHangup,
-            .callConnected, .callEnded, .broadcast, .broadcastStarted, .broadcastEnded:
+            .callConnected, .callEnded, .broadcast, .broadcastStarted, .broadcastEnded, .scan, .scanSet,
+            .scanSwitched:
             return .other(type: head.type)
         }
     }

@@ -42,7 +42,7 @@ struct ChannelCommand: AsyncParsableCommand {
                 Table.render(
                     header: [
                         "MEMBER", "NAME", "USER", "CONNECTED", "AUDIO", "PRIORITY", "RECV-ONLY", "TOKEN", "WAKE",
-                        "LAST WAKE", "LAST HEARTBEAT",
+                        "LAST WAKE", "LAST HEARTBEAT", "SCAN",
                     ],
                     rows: detail.members.map {
                         [
@@ -52,6 +52,7 @@ struct ChannelCommand: AsyncParsableCommand {
                             $0.audioReachable ? "yes" : "no", "\($0.priority)", $0.receiveOnly ? "yes" : "no",
                             $0.pushToken ? "yes" : "no",
                             $0.wakeRoute.rawValue, lastWakeCell($0.lastWake), $0.lastHeartbeat ?? "-",
+                            $0.scanRank.map { "\($0)" } ?? "-",
                         ]
                     }))
         }

@@ -12,7 +12,7 @@ struct ControlMessageRequestIDTests {
         "error": 9, "joined": 4, "left": 2, "push-token-registered": 3, "floor-granted": 5, "floor-denied": 6,
         "floor-queued": 7, "floor-queue-cancelled": 8, "floor-released": 10, "replaying": 11, "presence-report": 12,
         "emergency-declared": 13, "emergency-cleared": 14, "call-ringing": 15, "call-connected": 16, "call-ended": 18,
-        "broadcast-started": 19,
+        "broadcast-started": 19, "scan-set": 20,
     ]
 
     @Test(arguments: S.all)
@@ -42,7 +42,7 @@ struct ControlMessageRequestIDTests {
 
     static let requestTypes: Set<String> = [
         "join", "leave", "push-token", "floor-request", "floor-release", "replay", "presence", "emergency",
-        "emergency-clear", "call", "call-accept", "call-decline", "call-hangup", "broadcast",
+        "emergency-clear", "call", "call-accept", "call-decline", "call-hangup", "broadcast", "scan",
     ]
 
     @Test(arguments: S.all)

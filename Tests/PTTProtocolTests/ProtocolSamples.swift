@@ -134,6 +134,11 @@ enum ProtocolSamples {
         .init(
             wireType: "broadcast-ended",
             message: .broadcastEnded(BroadcastEnded(channel: plainChannel, broadcast: broadcast, reason: .released))),
+        .init(wireType: "scan", message: .scan(ScanRequest(id: 20, channels: ["general", "deck"], resume: .catchUp))),
+        .init(
+            wireType: "scan-set",
+            message: .scanSet(ScanSet(re: 20, channels: [plainChannel], resume: .catchUp))),
+        .init(wireType: "scan-switched", message: .scanSwitched(ScanSwitched(hearing: plainChannel))),
     ]
 
     static let broadcast = BroadcastInfo(
@@ -193,9 +198,12 @@ enum ProtocolSamples {
         case .broadcast: 43
         case .broadcastStarted: 44
         case .broadcastEnded: 45
+        case .scan: 46
+        case .scanSet: 47
+        case .scanSwitched: 48
         }
     }
-    static let caseCount = 46
+    static let caseCount = 49
 
     /// The body bytes of `json` written literally.
     static func body(_ json: String) -> Data { Data(json.utf8) }

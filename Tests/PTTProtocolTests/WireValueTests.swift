@@ -24,6 +24,7 @@ struct WireValueTable: Sendable, CustomTestStringConvertible {
         .init(type: EmergencyGrade.self, documented: ["emergency", "imminent-peril"]),
         .init(type: EmergencyClearer.self, documented: ["declarer", "operator"]),
         .init(type: CallKind.self, documented: ["emergency", "private", "broadcast"]),
+        .init(type: ScanResume.self, documented: ["live", "catch-up"]),
         .init(type: BroadcastEndReason.self, documented: ["released", "operator", "preempted", "left"]),
         .init(
             type: CallEndReason.self,

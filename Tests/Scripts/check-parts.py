@@ -12,9 +12,13 @@ import os
 import re
 import sys
 
-PARTS_FILES = re.compile(r"^(Memberships|Floors|FloorActionFrames|RelayLink|Recordings|AdminOperations|Emergencies|Calls)(\+\w+)?\.swift$")
+PARTS_FILES = re.compile(
+    r"^(Memberships|Floors|FloorActionFrames|RelayLink|Recordings|AdminOperations|Emergencies|Calls|Broadcasts|Scans)"
+    r"(\+\w+)?\.swift$"
+)
 SIBLING = re.compile(
-    r"\bplane\.(floors|memberships|recordings|relayLink|admin|notifier|announcements|signInLinks|cluster)\??\.(\w+)"
+    r"\bplane\.(floors|memberships|recordings|relayLink|admin|notifier|announcements|signInLinks|cluster|broadcasts"
+    r"|scans|emergencies|calls)\??\.(\w+)"
 )
 # What a part may read of another: each returns state and changes nothing.
 QUERIES = {
@@ -24,6 +28,9 @@ QUERIES = {
     "notifier": {"wakeRoute", "pushToken", "ledger"},
     "announcements": {"book"},
     "cluster": {"remoteOwner", "relayedNodes", "heardElsewhere", "remoteFloors"},
+    "broadcasts": {"lock", "isSending", "info"},
+    "scans": {"rank"},
+    "emergencies": {"emergency"},
 }
 
 

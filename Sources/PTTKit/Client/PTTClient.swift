@@ -265,7 +265,7 @@ public actor PTTClient {
             .replay, .replaying, .replayEnded, .presence, .presenceReport, .emergency, .emergencyDeclared,
             .emergencyClear,
             .emergencyCleared, .call, .callRinging, .callIncoming, .callAccept, .callDecline, .callHangup, .broadcast,
-            .broadcastStarted:
+            .broadcastStarted, .scan, .scanSet, .scanSwitched:
             break
         }
         if let event = PTTEvent.from(message) { eventSink.yield(event) }

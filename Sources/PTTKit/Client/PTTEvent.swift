@@ -49,6 +49,9 @@ public enum PTTEvent: Sendable, Equatable {
     case broadcastStarted(BroadcastInfo, channel: ChannelInfo)
     /// The broadcast is over in `channel`.
     case broadcastEnded(BroadcastInfo, channel: ChannelInfo, reason: BroadcastEndReason)
+    /// This device scans (``PTTClient/scan(_:resume:)``) and now hears `hearing`'s burst (nil: none of its scanned
+    /// channels has one): show that channel's speaker as the active remote participant.
+    case scanSwitched(hearing: ChannelInfo?)
 
     /// The event a server frame carries, or nil for frames that are not events (answers, heartbeats, ...).
     static func from(_ message: ControlMessage) -> PTTEvent? {
@@ -76,12 +79,13 @@ public enum PTTEvent: Sendable, Equatable {
         case .callEnded(let ended): .callEnded(ended.call, reason: ended.reason, by: ended.by)
         case .broadcastStarted(let started): .broadcastStarted(started.broadcast, channel: started.channel)
         case .broadcastEnded(let ended): .broadcastEnded(ended.broadcast, channel: ended.channel, reason: ended.reason)
+        case .scanSwitched(let switched): .scanSwitched(hearing: switched.hearing)
         case .push(let push):
             push.payload.announcement.map { .announcement(channel: push.payload.channel, text: $0) }
         case .hello, .welcome, .heartbeat, .heartbeatAck, .error, .join, .joined, .leave, .pushToken,
             .pushTokenRegistered, .floorRequest, .floorRelease, .floorDenied, .floorReleased, .pushAck, .replay,
             .replaying, .presence, .presenceReport, .emergency, .emergencyClear, .call, .callRinging, .callAccept,
-            .callDecline, .callHangup, .broadcast:
+            .callDecline, .callHangup, .broadcast, .scan, .scanSet:
             nil
         }
     }

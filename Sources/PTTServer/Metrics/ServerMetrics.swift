@@ -34,6 +34,8 @@ public final class ServerMetrics: Sendable {
     public let calls: CallMetrics
     /// Broadcasts started, running and ended (`ptt_broadcasts_*`).
     public let broadcasts: BroadcastMetrics
+    /// Scan lists and their switches (`ptt_scan_*`).
+    public let scans: ScanMetrics
 
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
@@ -48,6 +50,7 @@ public final class ServerMetrics: Sendable {
         cluster = ClusterMetrics(registry)
         calls = CallMetrics(registry)
         broadcasts = BroadcastMetrics(registry)
+        scans = ScanMetrics(registry)
         let mediaDrops = registry.labelledCounters(
             "ptt_media_packets_dropped_total", "Datagrams dropped by the relay",
             key: "reason", RelayDropReason.self)

@@ -94,7 +94,7 @@ extension AdminOperations {
             lastHeartbeat: plane.sessions.lastHeartbeat[device]?.iso8601,
             joinedAt: m.joinedAt.iso8601, ssrc: m.ssrc,
             wakeRoute: WakeTransport(rawValue: plane.notifier.wakeRoute(m).rawValue),
-            lastWake: lastWake(of: m.id))
+            lastWake: lastWake(of: m.id), scanRank: plane.scans.rank(of: m))
     }
 
     /// `GET /api/users`.

@@ -31,6 +31,9 @@ final class Broadcasts {
     /// The broadcast that locks `channel`'s floor (its sender's channel), nil when none does.
     func lock(of channel: ChannelID) -> ChannelID? { lockedBy[channel] }
 
+    /// Whether a broadcast is sent from `channel` (its floor's changes may end it).
+    func isSending(from channel: ChannelID) -> Bool { running[channel] != nil }
+
     /// The broadcast a burst in `channel` belongs to: one sent from it, or one that holds it.
     func info(of channel: ChannelID) -> BroadcastInfo? { running[lockedBy[channel] ?? channel]?.info }
 
@@ -71,32 +74,33 @@ final class Broadcasts {
             since: PushFrames.milliseconds(plane.context.wallClock.now()))
         // Running before the floor is asked for: the grant's wake in the sender's channel is the broadcast's.
         running[plan.source] = Running(info: info, plan: plan, channels: all)
-        plane.run(
-            plane.floors.handle(
-                .request(Floors.Requester(member: sender.id, session: session, broadcast: true)), in: plan.source))
-        guard plane.floors[plan.source]?.holder == sender.id, running[plan.source]?.info == info else {
-            running[plan.source] = nil
-            return [
-                .error(
-                    session, re: request.id, .channelBusy,
-                    "the floor of '\(source.name)' could not be taken for the broadcast")
-            ]
-        }
-        return begin(running[plan.source]!, re: request.id, session: session)
+        return [
+            .requestFloor(Floors.Requester(member: sender.id, session: session, broadcast: true), in: plan.source),
+            .beginBroadcast(plan.source, re: request.id, session: session),
+        ]
     }
 
-    /// The sender holds its floor: the other channels give way and are locked, the relay carries the audio to them,
-    /// each records and wakes for it, and every member is told.
-    private func begin(_ broadcast: Running, re: Int?, session: ControlSession) -> [PlaneEffect] {
+    /// The sender asked for its floor: if it holds it, the other channels give way and are locked, the relay carries
+    /// the audio to them, each records and wakes for it, and every member is told; if not, the broadcast is refused.
+    func begin(_ source: ChannelID, re: Int?, session: ControlSession) -> [PlaneEffect] {
+        guard let broadcast = running[source] else { return [] }
         let plan = broadcast.plan
+        guard plane.floors[source]?.holder == plan.sender else {
+            running[source] = nil
+            let name = plane.directory.channels[source]?.name ?? source.description
+            return [
+                .error(session, re: re, .channelBusy, "the floor of '\(name)' could not be taken for the broadcast")
+            ]
+        }
+        var effects: [PlaneEffect] = []
         for target in plan.targets {
             lockedBy[target] = plan.source
-            plane.run(plane.floors.handle(.giveWayToBroadcast, in: target))
+            effects.append(.floor(target, .giveWayToBroadcast))
         }
         let relay = RelayBroadcast(
             sender: plan.sender,
             targets: plan.targets.map { RelayBroadcastTarget(channel: $0, skip: plan.skips[$0] ?? []) })
-        var effects: [PlaneEffect] = [.relay([.broadcast(plan.source, relay, grace: grace)])]
+        effects.append(.relay([.broadcast(plan.source, relay, grace: grace)]))
         for target in plan.targets {
             effects.append(.recordBurst(target, speaker: plan.sender))
             effects.append(.wakeForBurst(target, speaker: plan.sender))
@@ -175,7 +179,7 @@ final class Broadcasts {
         guard let broadcast = running.values.first(where: { $0.info.id == id }) else {
             throw AdminError(.notFound, "no broadcast '\(id)' is running")
         }
-        plane.run(plane.floors.handle(.revoke, in: broadcast.plan.source))
+        plane.run([.floor(broadcast.plan.source, .revoke)])
     }
 
     /// Every broadcast running, oldest first (`GET /api/broadcasts`).

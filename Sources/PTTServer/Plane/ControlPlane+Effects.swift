@@ -48,6 +48,14 @@ extension ControlPlane {
             case .burstEnded(let channel):
                 notifier.burstEnded(in: channel)
                 run(calls.burst(in: channel, talking: false))
+            case .emergencyForwarded(let declared, let channel):
+                emergencies.forwarded(declared, in: channel)
+            case .beginBroadcast(let channel, let re, let session):
+                run(broadcasts.begin(channel, re: re, session: session))
+            case .broadcastFloorLeft(let channel, let member, let event):
+                run(broadcasts.floorLeft(channel, by: member, after: event))
+            case .leaveBroadcast(let channel):
+                run(broadcasts.leave(channel, reason: .preempted))
             case .ringCall(let call, let membership):
                 notifier.ringCall(call, through: membership)
             case .membershipEnded(let membership, let channel, let reason, let re, let requester):

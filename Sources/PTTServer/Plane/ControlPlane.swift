@@ -51,6 +51,7 @@ public final class ControlPlane: @unchecked Sendable {
     private(set) lazy var emergencies = Emergencies(plane: self)
     private(set) lazy var calls = Calls(plane: self)
     private(set) lazy var broadcasts = Broadcasts(plane: self)
+    private(set) lazy var scans = Scans(plane: self)
     private(set) lazy var relayLink = RelayLink(plane: self)
     private(set) lazy var notifier = Notifier(plane: self)
     private(set) lazy var announcements = Announcements(plane: self)
@@ -176,6 +177,7 @@ public final class ControlPlane: @unchecked Sendable {
         case .callAccept(let command), .callDecline(let command), .callHangup(let command):
             run(calls.command(message.kind, command, device: device, from: session))
         case .broadcast(let request): run(broadcasts.start(request, device: device, from: session))
+        case .scan(let request): run(scans.set(request, device: device, from: session))
         case .floorRequest(let command): run(floors.request(command, device: device, from: session))
         case .floorRelease(let command): run(floors.release(command, device: device, from: session))
         case .pushAck(let ack): announcements.acknowledged(ack, device: device)
@@ -186,7 +188,7 @@ public final class ControlPlane: @unchecked Sendable {
             .memberLeft, .floorGranted, .floorDenied, .floorQueued, .floorQueueCancelled, .floorReleased, .floorTaken,
             .floorIdle, .floorRevoked, .floorRevokePending, .push, .replaying, .replayEnded, .presenceReport,
             .emergencyDeclared, .emergencyCleared, .callRinging, .callIncoming, .callConnected, .callEnded,
-            .broadcastStarted, .broadcastEnded:
+            .broadcastStarted, .broadcastEnded, .scanSet, .scanSwitched:
             context.metrics.control.frameRejected(.badRequest)
             session.send(
                 .error(ErrorFrame(code: .badRequest, message: "'\(message.type)' is not a request a client can send")))

@@ -49,6 +49,7 @@ final class Floors {
         let holderBefore = floor.holder
         let now = context.clock.now()
         var requester: Requester?
+        var leavesBroadcast = false
         let actions: [FloorAction]
         switch event {
         case .request(let asking):
@@ -62,10 +63,7 @@ final class Floors {
                     frames.append([.denied(asking.member, .broadcast)], to: &denial)
                     return denial
                 }
-                plane.run(plane.broadcasts.leave(channel, reason: .preempted))
-            }
-            if asking.remote != nil, let declared = asking.emergency {
-                plane.emergencies.forwarded(declared, in: channel)
+                leavesBroadcast = true
             }
             requester = asking
             actions = floor.request(candidate, memberCount: count, now: now)
@@ -90,6 +88,11 @@ final class Floors {
         // floor's path is measured in allocations (`make bench-check`).
         var effects: [PlaneEffect] = []
         effects.reserveCapacity(8)
+        if leavesBroadcast { effects.append(.leaveBroadcast(channel)) }
+        // A declaration another node forwarded with its request: held before the grant's wake and recording read it.
+        if let asking = requester, asking.remote != nil, let declared = asking.emergency {
+            effects.append(.emergencyForwarded(declared, in: channel))
+        }
         if floor.holder != holderBefore {
             if let released = holderBefore, let grace = floor.releaseGrace, grace.member == released, !grace.afterRevoke
             {
@@ -102,8 +105,8 @@ final class Floors {
         var frames = FloorActionFrames(plane: plane, channel: channel, requester: requester)
         frames.append(actions, to: &effects)
         // A broadcast's sender lost its floor: the broadcast ends, told after the floor's own events.
-        if floor.holder != holderBefore, let holderBefore {
-            effects += plane.broadcasts.floorLeft(channel, by: holderBefore, after: event)
+        if floor.holder != holderBefore, let holderBefore, plane.broadcasts.isSending(from: channel) {
+            effects.append(.broadcastFloorLeft(channel, holderBefore, after: event))
         }
         armTimer(channel)
         if plane.cluster != nil {

@@ -44,6 +44,14 @@ enum PlaneEffect {
 
     /// A membership ended and that is stored: its floor, its sessions and the other members learn it.
     case membershipEnded(Membership, in: Channel, reason: LeaveReason, re: Int? = nil, requester: ControlSession? = nil)
+    /// A floor request another node forwarded came with an emergency's declaration (``Emergencies``).
+    case emergencyForwarded(ChannelEmergency, in: ChannelID)
+    /// A broadcast whose sender asked for its floor begins, if the sender holds it now (``Broadcasts``).
+    case beginBroadcast(ChannelID, re: Int?, session: ControlSession)
+    /// The floor of `channel` left `member` after `event`: a broadcast it sent from there ends.
+    case broadcastFloorLeft(ChannelID, MemberID, after: FloorEvent)
+    /// An emergency takes a channel a broadcast holds: the channel leaves the broadcast.
+    case leaveBroadcast(ChannelID)
     /// A private call rings a device whose app is not connected: one wake through this membership's route.
     case ringCall(CallInfo, Membership)
     /// A member whose app is not connected learns with a push that its membership ended.

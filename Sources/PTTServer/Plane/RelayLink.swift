@@ -1,4 +1,5 @@
 import PTTCore
+import PTTProtocol
 import PTTRelay
 
 /// The plane's side of the audio relay: what the relay is told (members and floor holders, as changes), and
@@ -88,6 +89,14 @@ final class RelayLink {
             return [.talkHeard(member, in: channel, implicit: implicit)]
         case .replayEnded(let member, _, let burst, let outcome):
             return [.replayEnded(member, burst: burst, outcome: outcome)]
+        case .scanSwitched(let member, let hearing):
+            // The scanning device's app learns which of its channels it hears now.
+            plane.context.metrics.scans.switches.increment()
+            guard let membership = plane.directory.memberships[member],
+                let session = plane.sessions.appSession(of: membership)
+            else { return [] }
+            let channel = hearing.flatMap { plane.directory.channels[$0] }.map(ChannelInfo.init)
+            return [.send(.scanSwitched(ScanSwitched(hearing: channel)), to: session)]
         }
     }
 

@@ -19,7 +19,7 @@ struct ControlMessageSent: Sendable {
             .floorReleased, .floorTaken, .floorIdle, .floorRevoked, .floorRevokePending, .push, .pushAck, .replay,
             .replaying, .replayEnded, .presence, .presenceReport, .emergency, .emergencyDeclared, .emergencyClear,
             .emergencyCleared, .call, .callRinging, .callIncoming, .callAccept, .callDecline, .callHangup, .broadcast,
-            .broadcastStarted, .broadcastEnded:
+            .broadcastStarted, .broadcastEnded, .scan, .scanSet, .scanSwitched:
             false
         }
     }

@@ -122,7 +122,7 @@ public final class ControlSession: Sendable, Hashable, CustomStringConvertible {
             .floorReleased, .floorTaken, .floorIdle, .push, .pushAck, .replay, .replaying, .replayEnded, .presence,
             .presenceReport, .emergency, .emergencyDeclared, .emergencyClear, .emergencyCleared,
             .call, .callRinging, .callIncoming, .callAccept, .callDecline, .callHangup, .callConnected, .callEnded,
-            .broadcast, .broadcastStarted, .broadcastEnded:
+            .broadcast, .broadcastStarted, .broadcastEnded, .scan, .scanSet, .scanSwitched:
             false
         }
     }

@@ -109,7 +109,8 @@ final class ControlSessionHandler: ChannelDuplexHandler, @unchecked Sendable {
                 .push, .pushAck, .replay, .replaying, .replayEnded, .presence, .presenceReport, .emergency,
                 .emergencyDeclared, .emergencyClear,
                 .emergencyCleared, .call, .callRinging, .callIncoming, .callAccept, .callDecline, .callHangup,
-                .callConnected, .callEnded, .broadcast, .broadcastStarted, .broadcastEnded:
+                .callConnected, .callEnded, .broadcast, .broadcastStarted, .broadcastEnded, .scan, .scanSet,
+                .scanSwitched:
                 .request
             }
         run(state.received(frame), message: message)

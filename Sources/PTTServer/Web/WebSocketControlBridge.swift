@@ -122,7 +122,7 @@ final class WebSocketControlBridge: ChannelDuplexHandler, @unchecked Sendable {
             .floorReleased, .floorTaken, .floorIdle, .floorRevoked, .floorRevokePending, .push, .pushAck, .replay,
             .replaying, .replayEnded, .presence, .presenceReport, .emergency, .emergencyDeclared, .emergencyClear,
             .emergencyCleared, .call, .callRinging, .callIncoming, .callAccept, .callDecline, .callHangup, .broadcast,
-            .broadcastStarted, .broadcastEnded:
+            .broadcastStarted, .broadcastEnded, .scan, .scanSet, .scanSwitched:
             break
         }
     }

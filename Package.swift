@@ -9,7 +9,7 @@ let hotPathSettings: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unche
 /// The files `pttd` serves to browsers (Sources/PTTServer/Web/Assets), each compiled in as `PackageResources.NAME`.
 let webAssets = [
     "index.html", "app.css", "app.js", "app-state.js", "app-control.js", "app-channels.js", "app-talk.js",
-    "app-calls.js",
+    "app-calls.js", "app-scan.js",
     "app-audio.js", "app-view.js", "capture-worklet.js", "playback-worklet.js", "onset-detector.js",
     "console.html", "console.js", "console.css",
 ]

@@ -22,6 +22,7 @@ enum WebAssets {
         "/app-channels.js": WebAsset(contentType: javaScript, bytes: PackageResources.app_channels_js),
         "/app-talk.js": WebAsset(contentType: javaScript, bytes: PackageResources.app_talk_js),
         "/app-calls.js": WebAsset(contentType: javaScript, bytes: PackageResources.app_calls_js),
+        "/app-scan.js": WebAsset(contentType: javaScript, bytes: PackageResources.app_scan_js),
         "/app-audio.js": WebAsset(contentType: javaScript, bytes: PackageResources.app_audio_js),
         "/app-view.js": WebAsset(contentType: javaScript, bytes: PackageResources.app_view_js),
         "/app.css": WebAsset(contentType: css, bytes: PackageResources.app_css),

@@ -5,6 +5,7 @@ import { control } from "./app-control.js";
 import { talk } from "./app-talk.js";
 import { audio } from "./app-audio.js";
 import { render, show } from "./app-view.js";
+import { scan } from "./app-scan.js";
 
 const PRESENCE_INTERVAL_MS = 3000; // how often the members' reachability is asked for while a channel is open
 
@@ -51,6 +52,7 @@ export const channels = {
     store.knownChannels = [...store.knownChannels, message.channel.name];
     if (!state.memberships.includes(message.channel.name)) state.memberships.push(message.channel.name);
     talk.reset();
+    scan.reset();
     clearInterval(this.presenceTimer);
     this.presenceTimer = setInterval(() => this.askPresence(), PRESENCE_INTERVAL_MS);
     // The relay learns of this membership from its first keep-alives: ask once they have arrived, then on a timer.

@@ -4,6 +4,7 @@ import { $, state, store } from "./app-state.js";
 import { channels } from "./app-channels.js";
 import { talk } from "./app-talk.js";
 import { calls } from "./app-calls.js";
+import { scan } from "./app-scan.js";
 import { audio } from "./app-audio.js";
 import { render, show, words } from "./app-view.js";
 
@@ -123,6 +124,7 @@ function onControl(message) {
       control.watch(message.heartbeatIntervalMs || 10000);
       state.connection = "online";
       state.memberships = (message.memberships || []).map((m) => m.channel.name);
+      scan.reset(); // a new connection: the server holds no scan list for it
       state.user = store.credentials && store.credentials.user;
       if (calls.reconnected(message.memberships || [])) show("talk"); // a call goes on, with its new keys
       else if (state.channel) channels.join(state.channel.name); // a reconnect: join again (fresh keys)
@@ -134,7 +136,10 @@ function onControl(message) {
       control.send({ type: "heartbeat-ack", seq: message.seq });
       break;
     case "joined":
-      channels.joined(message);
+      if (!scan.joined(message)) channels.joined(message);
+      break;
+    case "scan-switched":
+      scan.switched(message);
       break;
     case "left":
       if (state.channel && message.channel.id === state.channel.id) {

@@ -18,6 +18,7 @@ export const state = {
   talkTimeLeftMs: null,
   pressed: false,
   replay: null, // { speaker, durationMs } while a recorded message plays
+  scan: { channels: [], hearing: null }, // other channels also heard (ticked), and the one heard now
   call: null, // a private call: { phase: calling | incoming | answering | connected, info (CallInfo), other, returnTo }
   lastError: null,
   pageNote: null, // something about this browser worth saying on every screen (a sign-in link that was not needed)

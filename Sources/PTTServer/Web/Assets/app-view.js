@@ -144,6 +144,7 @@ export function render() {
         : `Broadcast from ${broadcast.speaker.name} (also to ${others}): nobody else talks until it ends.`;
     }
     $("broadcast-all").parentElement.hidden = receiveOnly || inCall;
+    renderScan(inCall);
     const emergency = state.channel.emergency;
     $("emergency-banner").hidden = !emergency;
     if (emergency) {
@@ -189,4 +190,24 @@ export function render() {
       return item;
     }));
   }
+}
+
+/** The talk screen's "Also hear": this user's other channels, each with a tick, and which one is heard now. */
+function renderScan(inCall) {
+  const others = [...new Set([...state.memberships, ...store.knownChannels])].filter((name) => name !== state.channel.name);
+  $("scan-box").hidden = inCall || others.length === 0;
+  $("scan-list").replaceChildren(...others.map((name) => {
+    const item = document.createElement("li");
+    const label = document.createElement("label");
+    const box = Object.assign(document.createElement("input"), { type: "checkbox", checked: state.scan.channels.includes(name) });
+    box.dataset.testid = `scan-${name}`;
+    box.onchange = () => window.pttPage.scan(name, box.checked);
+    label.append(box, ` ${name}`);
+    item.append(label);
+    return item;
+  }));
+  const hearing = state.scan.hearing;
+  $("scan-note").textContent = state.scan.channels.length === 0 ? ""
+    : hearing && hearing !== state.channel.name ? `Hearing ${hearing} now; ${state.channel.name} comes first when it talks.`
+    : `Also hearing ${state.scan.channels.join(", ")} when ${state.channel.name} is quiet.`;
 }

@@ -11,6 +11,7 @@ import { control } from "./app-control.js";
 import { channels } from "./app-channels.js";
 import { talk } from "./app-talk.js";
 import { calls } from "./app-calls.js";
+import { scan } from "./app-scan.js";
 import { audio } from "./app-audio.js";
 import { render, show } from "./app-view.js";
 
@@ -115,6 +116,8 @@ window.pttPage = {
   press: () => talk.press(),
   release: () => talk.release(),
   join: (name) => channels.join(name),
+  /** Ticks (`on`) or unticks a channel to also hear while this one is open. */
+  scan: (name, on) => scan.toggle(name, on),
   replayLast: () => talk.replayLast(),
   leave: () => channels.leave(),
   signIn,

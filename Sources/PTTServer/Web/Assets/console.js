@@ -473,7 +473,9 @@ function renderChannel(channel) {
     kickButton.onclick = (event) => confirmThen(event.currentTarget, key, "kick", () => kick(channel, member));
     const wake = member.lastWake ? `${member.lastWake.kind} ${member.lastWake.outcome} via ${member.lastWake.transport}, ${ago(member.lastWake.at)}` : "–";
     return element("tr", { "data-testid": `member-${member.id}`, "data-user": member.user },
-      element("td", {}, member.name, member.receiveOnly ? " (listens)" : ""),
+      element("td", {}, member.name, member.receiveOnly ? " (listens)" : "",
+        member.scanRank ? element("span", { class: "tag", "data-testid": `scan-${member.id}`,
+          title: "this device scans several channels; this is its place in the list (1 first)" }, `scan #${member.scanRank}`) : null),
       element("td", { class: "hide-narrow" }, `${member.user} · ${member.device}`),
       element("td", { class: member.connected ? "yes" : "no" }, member.connections.length ? member.connections.join(", ") : "offline"),
       element("td", { class: member.audioReachable ? "yes" : "no", "data-testid": `reachable-${member.id}` },

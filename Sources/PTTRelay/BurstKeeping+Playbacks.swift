@@ -16,6 +16,17 @@ extension BurstKeeping {
         }
     }
 
+    /// A member catches up with `buffer` from its packet `from`, at the catch-up speed until live; counted.
+    func startCatchUp(_ member: RelayMember, with buffer: BurstBuffer, from: Int, now: NIODeadline) {
+        let origin = buffer.entry(from).timestamp
+        startPlayback(
+            Playback(
+                kind: .catchUp, buffer: buffer, next: from,
+                pacer: PlaybackPacer(origin: origin, start: now, speed: configuration.speed), timestampBase: origin),
+            for: member)
+        metrics.catchUp.started.increment()
+    }
+
     /// Ends a member's playback: counted, its buffer released when nobody needs it, and the timer stopped when
     /// nobody plays.
     func endPlayback(of member: RelayMember, _ outcome: PlaybackOutcome, now: NIODeadline? = nil) {

@@ -64,14 +64,7 @@ extension MediaRelay {
         // Copies went out to it until its silence timeout ran out.
         if let heard = previouslyHeard { from = max(from, buffer.firstIndex(arrivedAfter: heard + silenceTimeout)) }
         guard from < buffer.endIndex else { return }
-        let origin = buffer.entry(from).timestamp
-        keeping.startPlayback(
-            Playback(
-                kind: .catchUp, buffer: buffer, next: from,
-                pacer: PlaybackPacer(origin: origin, start: now, speed: keeping.configuration.speed),
-                timestampBase: origin),
-            for: member)
-        metrics.catchUp.started.increment()
+        keeping.startCatchUp(member, with: buffer, from: from, now: now)
         logger.debug(
             "member catches up with the current burst",
             metadata: [

@@ -65,14 +65,7 @@ final class RelayScans {
         else { return }
         let from = max(buffer.firstRetained, buffer.firstIndex(arrivedAfter: missedSince))
         guard from < buffer.endIndex else { return }
-        let origin = buffer.entry(from).timestamp
-        keeping.startPlayback(
-            Playback(
-                kind: .catchUp, buffer: buffer, next: from,
-                pacer: PlaybackPacer(origin: origin, start: now, speed: keeping.configuration.speed),
-                timestampBase: origin),
-            for: member)
-        relay.metrics.catchUp.started.increment()
+        keeping.startCatchUp(member, with: buffer, from: from, now: now)
     }
 
     private func rebuildChannelIndex() {

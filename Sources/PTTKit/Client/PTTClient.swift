@@ -71,6 +71,8 @@ public actor PTTClient {
     private let group: EventLoopGroup
     private let link: ControlLink
     var channels: [String: ChannelHandle] = [:]
+    /// The scan list last set (``scan(_:resume:)``), sent again on every reconnect: a restarted server has none.
+    var scanList: ScanRequest?
     /// The memberships the server listed in the last `welcome`.
     public private(set) var memberships: [Joined] = []
     /// The connection's state; every change is also delivered as ``PTTEvent/connectionState(_:)``.
@@ -242,6 +244,8 @@ public actor PTTClient {
                 eventSink.yield(.membershipEnded(channel: handle.info, reason: "not-a-member"))
             }
         }
+        // Not awaited here: the connection answers requests once this returns.
+        if let scanList { Task { _ = try? await self.request(.scan(scanList)) } }
     }
 
     private func received(_ message: ControlMessage) async {

@@ -187,6 +187,7 @@ struct KitClientTests {
         let annDeck = try await ann.client.join("deck")
         let bobDeck = try await bob.client.join("deck")
         let ssrcBefore = annDeck.ssrc
+        try await bob.client.scan(["deck"])  // the kit sends it again to the restarted server
         await first.stop()
         _ = try await ann.next("connecting after the server went away") { $0 == .connectionState(.connecting) }
 
@@ -201,6 +202,9 @@ struct KitClientTests {
                 _ = try await member.next("ready again") { $0 == .connectionState(.ready) }
             }
             #expect(annDeck.ssrc == ssrcBefore)
+            try await eventually("bob's scan list set again") {
+                try await PTTServerTests.member(second, "deck", user: "bob").scanRank == 1
+            }
             #expect(await ann.client.reconnects == 1)
             try await Self.waitAudioReachable(second, channel: "deck", count: 2)
             guard case .granted = try await annDeck.requestFloor() else { throw TestFailure("ann not granted") }

@@ -103,7 +103,14 @@ struct CatchUpTests {
         let (channels, packets) = try Fixtures.opus("burst-20ms-mono.opus")
         let burst = Array(packets.prefix(120))
         for mode in [CatchUpMode.lateJoiners, .woken] {
-            try await withTestServer(configure: { $0.catchUp.mode = mode }) { server in
+            // Alice's burst pauses at her 40th packet until the relay hears carol. T1 (2 s) would revoke her floor when
+            // that takes longer, as it did twice on a loaded fresh clone: her later packets were then dropped (the
+            // revoked talker's audio asks for nothing until she is silent), and carol, caught up with the 40 kept
+            // packets, got nothing after them (40 of 120). The pause is the test's, not what it tests.
+            try await withTestServer(configure: {
+                $0.catchUp.mode = mode
+                $0.floor.endOfMediaTimeout = .seconds(60)
+            }) { server in
                 let alice = try await RelayTests.crew(server, ["alice"])[0]
                 let carolSecret = try await server.addUser("carol")
                 _ = try await alice.peer.request(.floorRequest(FloorCommand(channel: "deck")))

@@ -4,7 +4,7 @@ import PTTProtocol
 extension ChannelHandle {
     /// Starts a broadcast from this channel to `channels` (names or UUIDs), or to every channel (`all`): this member
     /// takes this channel's floor at broadcast urgency (``PTTEvent/floorGranted(channel:talkTime:)`` comes first) and
-    /// what it sends then reaches every member of each channel, once per device. ``release()`` ends it. Needs the
+    /// what it sends then reaches every member of each channel, once per device. ``releaseFloor()`` ends it. Needs the
     /// user's broadcast right: without it the server answers `not-permitted`.
     public func broadcast(to channels: [String], all: Bool = false) async throws -> BroadcastInfo {
         let answer = try await request(

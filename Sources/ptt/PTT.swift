@@ -46,6 +46,9 @@ struct ConnectionOptions: ParsableArguments {
         help: "Known hosts file for certificate pinning (default $PTT_HOME/known_hosts, PTT_HOME defaults to ~/.ptt).")
     var knownHosts: String?
 
+    @Option(help: "Seconds to wait for the server's welcome when connecting (ptt talk, listen, call, answer).")
+    var connectTimeout: Double = 3
+
     func connect() async throws -> ControlClient {
         try await connectWithEndpoint().0
     }
@@ -55,6 +58,7 @@ struct ConnectionOptions: ParsableArguments {
         let target = try resolve()
         var options = PTTClient.Options()
         options.clientName = "ptt"
+        options.connectTimeout = .milliseconds(Int64(max(0.1, connectTimeout) * 1000))
         options.srtpSuites = srtpSuites.isEmpty ? nil : srtpSuites
         if let jitterMs { options.jitterDelay = .milliseconds(jitterMs) }
         do {

@@ -9,9 +9,15 @@ struct DeckMember {
     var user: String
     var secret: String
 
-    /// The options every `ptt` command takes to sign in as this member.
+    /// The options every `ptt` command takes to sign in as this member; the wait for `welcome` is scaled like the
+    /// tests' waits (under ThreadSanitizer with the whole pass running, `ptt answer` and `ptt talk` gave up after the
+    /// app's 3 s: "timed out waiting for welcome").
     var signIn: [String] {
-        ["--no-tls", "--server", server.endpoint.description, "--user", user, "--secret", secret]
+        [
+            "--no-tls", "--server", server.endpoint.description, "--user", user, "--secret", secret,
+            "--connect-timeout",
+            TestTimeouts.lifetime(3),
+        ]
     }
 
     /// `ptt listen`: records the first `packets` packets it hears in `deck` into `out` (Ogg Opus), then exits; it

@@ -60,14 +60,19 @@ struct ScanTests {
             async let danHeard = collect(dan.media, count: deckPackets.count)
             // Ann talks in deck; at her 15th packet cap talks in bridge, for 0.3 s.
             let cap15 = CapTalk(cap, bridgePackets)
-            // At her 30th packet ann waits until bridge's burst is over and sam hears deck again: the rest of her
-            // burst is what sam hears after the switch back, however slow this run is.
+            // At her 15th packet ann waits until sam hears bridge, at her 30th until bridge's burst is over and sam hears
+            // deck again: packets 15 to 29 come while bridge is heard, the rest after the switch back, however slow
+            // this run is.
             let switches = SwitchLog()
             try await Self.talk(ann, deckPackets, start: 0x1000_0000) { index in
-                if index == 15 { cap15.start() }
+                if index == 15 {
+                    // Deck goes on only once sam hears bridge: her next packets come while bridge is heard.
+                    cap15.start()
+                    for _ in 0..<2 { switches.append(try await Self.hearing(samDeck.peer)) }
+                }
                 if index == 30 {
                     try await cap15.finished()
-                    for _ in 0..<3 { switches.append(try await Self.hearing(samDeck.peer)) }
+                    switches.append(try await Self.hearing(samDeck.peer))
                 }
             }
             _ = try await ann.peer.request(.floorRelease(FloorCommand(channel: "deck")))
@@ -120,14 +125,19 @@ struct ScanTests {
             async let samDeckHeard = collect(samDeck.media, count: deckPackets.count, timeout: .seconds(6))
             async let samBridgeHeard = collect(samBridge.media, count: bridgePackets.count)
             let cap15 = CapTalk(cap, bridgePackets)
-            // At her 30th packet ann waits until bridge's burst is over and sam hears deck again: the rest of her
-            // burst is what sam hears after the switch back, however slow this run is.
+            // At her 15th packet ann waits until sam hears bridge, at her 30th until bridge's burst is over and sam hears
+            // deck again: packets 15 to 29 come while bridge is heard, the rest after the switch back, however slow
+            // this run is.
             let switches = SwitchLog()
             try await Self.talk(ann, deckPackets, start: 0x1000_0000) { index in
-                if index == 15 { cap15.start() }
+                if index == 15 {
+                    // Deck goes on only once sam hears bridge: her next packets come while bridge is heard.
+                    cap15.start()
+                    for _ in 0..<2 { switches.append(try await Self.hearing(samDeck.peer)) }
+                }
                 if index == 30 {
                     try await cap15.finished()
-                    for _ in 0..<3 { switches.append(try await Self.hearing(samDeck.peer)) }
+                    switches.append(try await Self.hearing(samDeck.peer))
                 }
             }
             #expect(await samBridgeHeard.map(\.payload) == bridgePackets)

@@ -33,13 +33,13 @@ final class RelayScans {
                 listByMember[id] = nil
                 relay.membersByID[id]?.scanElsewhere = false
             }
-            rebuildChannelIndex()
         }
-        guard !members.isEmpty else { return }
-        lists[device] = ScanList(members: members, catchUp: catchUp)
-        for id in members { listByMember[id] = device }
+        if !members.isEmpty {
+            lists[device] = ScanList(members: members, catchUp: catchUp)
+            for id in members { listByMember[id] = device }
+        }
         rebuildChannelIndex()
-        settle(device, now: relay.clock())
+        if !members.isEmpty { settle(device, now: relay.clock()) }
     }
 
     /// A channel's floor changed (holder, release, end of a release's grace): the lists that scan it settle again.

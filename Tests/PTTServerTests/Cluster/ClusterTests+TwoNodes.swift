@@ -66,12 +66,12 @@ extension ClusterTests {
     }
 
     /// Creates a database in the suite's PostgreSQL, starts a node for each of `names` on it, in order, and makes
-    /// `users` on the first node (returning once every node knows them).
-    static func cluster(_ names: String..., users: [String] = []) async throws -> Cluster {
+    /// `users` on the first node (returning once every node knows them). `config` is each node's `config.json`.
+    static func cluster(_ names: String..., users: [String] = [], config: String? = nil) async throws -> Cluster {
         let server = try #require(SharedPostgres.server)
         let cluster = Cluster(server: server, database: try await server.createDatabase().database)
         do {
-            for name in names { cluster.nodes.append(try await start(name, database: cluster.url)) }
+            for name in names { cluster.nodes.append(try await start(name, database: cluster.url, config: config)) }
             if !users.isEmpty {
                 cluster.secrets = try await Self.users(users, on: cluster.nodes[0], known: cluster.nodes)
             }

@@ -59,8 +59,9 @@ struct ClusterTests {
         }
     }
 
-    static func start(_ name: String, database url: String) async throws -> Node {
+    static func start(_ name: String, database url: String, config: String? = nil) async throws -> Node {
         let data = TestServer.temporaryDirectory()
+        if let config { try Data(config.utf8).write(to: URL(fileURLWithPath: data + "/config.json")) }
         let (daemon, info) = try await Subprocess.startDaemon(
             data: data,
             arguments: ["--cluster", url, "--node", name, "--control-host", "127.0.0.1", "--link-port", "0"])

@@ -84,10 +84,12 @@ struct RelayTests {
                     #expect(b.sequenceNumber == a.sequenceNumber &+ 1)
                     #expect(b.timestamp == a.timestamp &+ 960)
                 }
-                // Paced in real time: 49 gaps of about 20 ms.
+                // Forwarded as they came, not gathered and sent at once: alice paced them 20 ms apart, so they
+                // arrive spread over about 49 × 20 ms. (No upper bound: a loaded machine slows alice's pacing
+                // itself, and an upper bound once failed beside a build on the same two cores. How long the relay
+                // takes per packet is pttbench's to measure.)
                 let span = Double(heard.last!.arrival - heard.first!.arrival) / 1e6
-                #expect(
-                    span > 49 * 20 * 0.8 && span < 49 * 20 * 3 * TestTimeouts.scale, "50 packets spanned \(span) ms")
+                #expect(span > 49 * 20 * 0.8, "50 packets spanned \(span) ms")
             }
             let metrics = try await server.admin.getText("/metrics")
             #expect(metrics.contains("ptt_media_packets_forwarded_total 100"))

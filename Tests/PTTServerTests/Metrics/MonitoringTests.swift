@@ -84,16 +84,23 @@ struct MonitoringTests {
                 let state = child.process.isRunning ? "runs" : "exited with \(child.process.terminationStatus)"
                 throw TestFailure("\(error); prometheus \(state), said: \(child.standardError)")
             }
-            var found: Double?
-            try await eventually("Prometheus has scraped pttd", timeout: .seconds(30)) {
-                found = try? await Self.query(port: port, "ptt_members")
-                return found != nil
+            // One scrape in which pttd answered (up 1) with its series. Each scrape must answer within the 1 s
+            // interval: under ThreadSanitizer one did not, Prometheus counted it down (up 0) and marked the series
+            // stale, after an earlier scrape had shown ptt_members. So the test waits for a good one, and a pttd that
+            // never answers a scrape with its series (a refused token, say) still fails it.
+            var seen: (members: Double?, up: Double?, free: Double?) = (nil, nil, nil)
+            do {
+                try await eventually("Prometheus has scraped pttd", timeout: .seconds(30)) {
+                    seen.members = try? await Self.query(port: port, "ptt_members")
+                    seen.up = try? await Self.query(port: port, #"up{job="pttd"}"#)
+                    seen.free = try? await Self.query(port: port, "ptt_data_filesystem_free_bytes")
+                    return seen.members == 0 && seen.up == 1 && (seen.free ?? 0) > 0
+                }
+            } catch {
+                Issue.record(
+                    "ptt_members \(String(describing: seen.members)), up \(String(describing: seen.up)), free bytes \(String(describing: seen.free)): \(error)"
+                )
             }
-            #expect(found == 0)
-            let up = try await Self.query(port: port, #"up{job="pttd"}"#)
-            #expect(up == 1)
-            let free = try await Self.query(port: port, "ptt_data_filesystem_free_bytes")
-            #expect((free ?? 0) > 0)
             child.signal(SIGTERM)
             _ = try await child.waitForExit(timeout: .seconds(20))
         }

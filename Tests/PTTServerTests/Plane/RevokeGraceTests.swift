@@ -14,9 +14,9 @@ import Testing
 struct RevokeGraceTests {
     @Test("a revoked member still sending takes no floor until it has been silent; then talking takes it again")
     func revokedTalkerStaysRevoked() async throws {
-        // A grace of 1.5 s, not the default 500 ms: alice's reports come every 250 ms, and on a loaded machine two
-        // of them reached the plane more than 500 ms apart.
-        let grace = Duration.milliseconds(1500)
+        // A grace of 1.5 s (scaled in sanitized runs), not the default 500 ms: alice's reports come every 250 ms, and
+        // on a loaded machine two of them reached the plane more than 500 ms apart.
+        let grace = Duration.milliseconds(1500).scaled
         try await withTestServer(configure: { $0.floor.releaseGrace = grace }) { server in
             let crew = try await RelayTests.crew(server, ["alice", "bob"])
             let (alice, bob) = (crew[0], crew[1])
@@ -25,18 +25,25 @@ struct RevokeGraceTests {
             }
             _ = try await bob.peer.next("floor-taken")
             let packets = try tonePackets(30)
-            var timestamp = try await ReleaseRaceTests.send(alice, packets.prefix(5), from: 1_000, first: true)
+            // Alice's app talks on, every 20 ms, through the revoke and until the test has looked, as an app that
+            // has not let go yet does. (Before, the test sent its post-revoke packets once it had seen the revoke:
+            // under ThreadSanitizer that came more than the grace after it, and alice's audio took the floor.)
+            let sending = Self.talk(alice, packets, from: 1_000)
             try await server.admin.perform(.POST, "/api/channels/deck/revoke")
             _ = try await alice.peer.next("floor-revoked")
             _ = try await bob.peer.next("floor-idle")
-            // Alice's app goes on sending for 300 ms after the revoke, as an app that has not let go yet does.
-            timestamp = try await ReleaseRaceTests.send(alice, packets[5..<20], from: timestamp, first: false)
-            // Bob's barrier: every floor event the plane sent before it has reached him. None gave alice the floor.
+            // She talks on for 600 ms more (the stimulus, not a wait for an event): the relay reports her talking
+            // every 250 ms…
+            try await Task.sleep(for: .milliseconds(600))
+            // …and bob's barrier: every floor event the plane sent before it has reached him. None gave alice the
+            // floor.
             try await bob.peer.barrier()
             let seen = await bob.peer.pending().map(\.type)
             #expect(!seen.contains("floor-taken"), "alice's audio after the revoke took the floor again: \(seen)")
             let state = try await Self.floor(server)
             #expect(state == .idle, "the floor stays idle while the revoked member's audio goes on")
+            sending.cancel()
+            let timestamp = try await sending.value
 
             // Silent for longer than the grace (the stimulus here, not a wait for an event), alice talking again is
             // a new implicit request.
@@ -47,6 +54,20 @@ struct RevokeGraceTests {
             #expect(event.member.user == "alice")
             await alice.media.close()
             await bob.media.close()
+        }
+    }
+
+    /// `talker` sends `packets` over and over, one every 20 ms, until cancelled (or for at most 60 s); the task's
+    /// value is the RTP timestamp its next packet would have had.
+    static func talk(_ talker: Talker, _ packets: [[UInt8]], from timestamp: UInt32) -> Task<UInt32, any Error> {
+        Task {
+            var timestamp = timestamp
+            for index in 0..<3000 where !Task.isCancelled {
+                try talker.media.send(opus: packets[index % packets.count], timestamp: timestamp, marker: index == 0)
+                timestamp &+= 960
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+            return timestamp
         }
     }
 

@@ -32,11 +32,24 @@ public struct RelayBroadcastTarget: Sendable, Equatable {
 final class ActiveRelayBroadcast {
     let sender: MemberID
     let senderSSRC: UInt32
-    let targets: [(stand: RelayMember, skip: Set<MemberID>)]
+    private(set) var targets: [(stand: RelayMember, skip: Set<MemberID>)]
+    /// Set when the broadcast ends: its targets are released, and it goes after the grace.
+    var ending = false
 
     init(sender: MemberID, senderSSRC: UInt32, targets: [(stand: RelayMember, skip: Set<MemberID>)]) {
         self.sender = sender
         self.senderSSRC = senderSSRC
         self.targets = targets
+    }
+
+    /// Each target's skipped memberships as `broadcast` has them now; a target it no longer names keeps its own
+    /// (its floor left the broadcast, so nothing is sent there).
+    func serve(_ broadcast: RelayBroadcast) {
+        for index in targets.indices {
+            let channel = targets[index].stand.channel
+            if let target = broadcast.targets.first(where: { $0.channel == channel }) {
+                targets[index].skip = target.skip
+            }
+        }
     }
 }

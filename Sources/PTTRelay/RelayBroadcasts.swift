@@ -18,10 +18,17 @@ final class RelayBroadcasts {
     /// Whether any broadcast runs: the per-packet path checks this and nothing else outside a broadcast.
     var isEmpty: Bool { running.isEmpty }
 
-    /// A broadcast from `source` starts, or ends (`nil`).
+    /// A broadcast from `source` starts, or ends (`nil`); for one running already, by the same sender, its targets'
+    /// skipped memberships change (a device joined or left one of its channels).
     func set(_ source: ChannelID, _ broadcast: RelayBroadcast?, grace: Duration) {
-        if let broadcast { return start(source, broadcast) }
+        if let broadcast {
+            if let current = running[source], !current.ending, current.sender == broadcast.sender {
+                return current.serve(broadcast)
+            }
+            return start(source, broadcast)
+        }
         guard let ended = running[source] else { return }
+        ended.ending = true
         for (stand, _) in ended.targets where relay.channels[stand.channel]?.holder == ended.sender {
             relay.release(stand.channel, by: ended.sender, grace: grace)
         }

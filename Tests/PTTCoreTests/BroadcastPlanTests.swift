@@ -41,6 +41,21 @@ struct BroadcastPlanTests {
         #expect(plan.skips.values.flatMap { $0 } == [bobEngine.id], "bob hears it on deck, not again on engine")
     }
 
+    @Test func whoIsSkippedIsDecidedAgainWhenADeviceLeavesTheChannelItHeardItOn() throws {
+        var (directory, captain, bobEngine) = try Self.crew()
+        let plan = try Self.plan(directory, captain, to: ["deck", "engine"])
+        let order = [plan.source] + plan.targets
+        #expect(BroadcastPlan.skips(in: order, directory: directory) == plan.skips)
+        let bobDeck = try #require(directory.members(of: plan.targets[0]).first { $0.user == "bob" })
+        directory.apply(.removeMembership(bobDeck.id))
+        #expect(BroadcastPlan.skips(in: order, directory: directory).isEmpty, "bob hears it on engine now")
+        // Deck taken out of the broadcast (an emergency) with bob still in it: engine is his first channel.
+        var again = try Self.crew().0
+        #expect(BroadcastPlan.skips(in: [order[0], order[2]], directory: again).isEmpty)
+        again.apply(.removeMembership(bobEngine.id))
+        #expect(BroadcastPlan.skips(in: order, directory: again).isEmpty)
+    }
+
     @Test func allIsEveryGroupChannelByName() throws {
         let (directory, captain, _) = try Self.crew()
         let plan = try Self.plan(directory, captain, to: [], all: true)

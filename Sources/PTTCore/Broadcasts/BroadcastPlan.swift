@@ -73,16 +73,24 @@ public struct BroadcastPlan: Sendable, Equatable {
         for channel in channels {
             if let why = busy(channel) { throw .busy(channel: channel.name, why: why) }
         }
-        // One copy per device: its first membership in the broadcast's order hears it.
+        let order = channels.map(\.id)
+        return BroadcastPlan(
+            source: source.id, sender: sender.id, targets: Array(order.dropFirst()),
+            skips: skips(in: order, directory: directory))
+    }
+
+    /// One copy per device: of the memberships in `channels` (a broadcast's, in its order), the device's first hears
+    /// it, and its later ones are skipped. Decided again whenever a broadcast's channels or their members change (a
+    /// device that joins a second channel mid-broadcast, or leaves the one it heard it on).
+    public static func skips(in channels: [ChannelID], directory: ChannelDirectory) -> [ChannelID: Set<MemberID>] {
         var served: Set<DeviceRef> = []
         var skips: [ChannelID: Set<MemberID>] = [:]
         for channel in channels {
-            for member in directory.members(of: channel.id)
+            for member in directory.members(of: channel)
             where !served.insert(DeviceRef(user: member.user, device: member.device)).inserted {
-                skips[channel.id, default: []].insert(member.id)
+                skips[channel, default: []].insert(member.id)
             }
         }
-        return BroadcastPlan(
-            source: source.id, sender: sender.id, targets: channels.dropFirst().map(\.id), skips: skips)
+        return skips
     }
 }

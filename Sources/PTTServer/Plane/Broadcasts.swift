@@ -10,17 +10,18 @@ import PTTRelay
 /// channel's burst: recorded, woken for (`kind: broadcast`) and caught up with. It lasts as long as the sender holds
 /// its floor (``floorLeft(_:by:after:)``). Nothing is stored: a restart ends every broadcast with its floors.
 final class Broadcasts {
-    /// A broadcast running: what its members are told, its plan, and the channels still in it (an emergency takes a
-    /// channel out).
+    /// A broadcast running: what its members are told, its plan, the channels still in it (an emergency takes a
+    /// channel out), and the memberships that get no copy (``BroadcastPlan/skips(in:directory:)``, as they stand).
     struct Running {
         var info: BroadcastInfo
         var plan: BroadcastPlan
         var channels: [ChannelID]
+        var skips: [ChannelID: Set<MemberID>]
     }
 
-    private unowned let plane: ControlPlane
+    unowned let plane: ControlPlane
     /// Running broadcasts, by the sender's channel.
-    private(set) var running: [ChannelID: Running] = [:]
+    var running: [ChannelID: Running] = [:]
     /// The broadcast (its sender's channel) that holds each other channel.
     private var lockedBy: [ChannelID: ChannelID] = [:]
 
@@ -73,7 +74,7 @@ final class Broadcasts {
             channels: all.compactMap { directory.channels[$0]?.name },
             since: PushFrames.milliseconds(plane.context.wallClock.now()))
         // Running before the floor is asked for: the grant's wake in the sender's channel is the broadcast's.
-        running[plan.source] = Running(info: info, plan: plan, channels: all)
+        running[plan.source] = Running(info: info, plan: plan, channels: all, skips: plan.skips)
         return [
             .requestFloor(Floors.Requester(member: sender.id, session: session, broadcast: true), in: plan.source),
             .beginBroadcast(plan.source, re: request.id, session: session),
@@ -97,10 +98,7 @@ final class Broadcasts {
             lockedBy[target] = plan.source
             effects.append(.floor(target, .giveWayToBroadcast))
         }
-        let relay = RelayBroadcast(
-            sender: plan.sender,
-            targets: plan.targets.map { RelayBroadcastTarget(channel: $0, skip: plan.skips[$0] ?? []) })
-        effects.append(.relay([.broadcast(plan.source, relay, grace: grace)]))
+        effects.append(.relay([.broadcast(plan.source, Self.relayBroadcast(broadcast), grace: grace)]))
         for target in plan.targets {
             effects.append(.recordBurst(target, speaker: plan.sender))
             effects.append(.wakeForBurst(target, speaker: plan.sender))
@@ -142,14 +140,15 @@ final class Broadcasts {
         return end(broadcast, reason: reason)
     }
 
-    /// An emergency takes a locked channel: it leaves the broadcast, and its members are told.
+    /// An emergency takes a locked channel: it leaves the broadcast, and its members are told. A device that heard
+    /// the broadcast there and is in one of its later channels hears it there now.
     func leave(_ channel: ChannelID, reason: BroadcastEndReason) -> [PlaneEffect] {
         guard let source = lockedBy.removeValue(forKey: channel) else { return [] }
         running[source]?.channels.removeAll { $0 == channel }
         guard let broadcast = running[source], let found = plane.directory.channels[channel] else { return [] }
         let event = ControlMessage.broadcastEnded(
             BroadcastEnded(channel: ChannelInfo(found), broadcast: broadcast.info, reason: reason))
-        return [.broadcastToChannel(event, channel, excluding: nil)]
+        return [.broadcastToChannel(event, channel, excluding: nil)] + servingChanged(of: source)
     }
 
     /// Ends a broadcast: the locks go, the relay stops carrying it (after the release grace for late packets), wakes
@@ -201,7 +200,7 @@ final class Broadcasts {
         return nil
     }
 
-    private var grace: Duration { plane.configuration.floor.releaseGrace }
+    var grace: Duration { plane.configuration.floor.releaseGrace }
 
     private static func code(of refusal: BroadcastPlan.Refusal) -> ErrorCode {
         switch refusal {

@@ -56,6 +56,10 @@ extension ControlPlane {
                 run(broadcasts.floorLeft(channel, by: member, after: event))
             case .leaveBroadcast(let channel):
                 run(broadcasts.leave(channel, reason: .preempted))
+            case .tellBroadcast(let member, let channel, let session):
+                if let event = broadcasts.startedEvent(for: member, in: channel) { run([.send(event, to: session)]) }
+            case .broadcastMembersChanged(let channel):
+                run(broadcasts.membersChanged(in: channel))
             case .ringCall(let call, let membership):
                 notifier.ringCall(call, through: membership)
             case .membershipEnded(let membership, let channel, let reason, let re, let requester):

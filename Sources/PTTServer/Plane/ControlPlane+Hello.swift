@@ -47,15 +47,22 @@ extension ControlPlane {
                 "user": "\(user.name)", "device": "\(hello.device)", "role": "\(hello.role.rawValue)",
                 "remote": "\(session.remoteAddress)", "client": "\(hello.client ?? "-")",
             ])
-        let joined = directory.memberships(user: user.name, device: hello.device).map {
-            memberships.joined(for: $0, re: nil, listMembers: false, in: directory)
-        }
+        let mine = directory.memberships(user: user.name, device: hello.device)
+        let joined = mine.map { memberships.joined(for: $0, re: nil, listMembers: false, in: directory) }
         session.send(
             .welcome(
                 Welcome(
                     version: ProtocolVersion.current, server: "pttd", session: "\(session.id)",
                     heartbeatIntervalMs: Int(configuration.heartbeatInterval.milliseconds), memberships: joined)))
         session.authenticated()
+        // An app is told of a broadcast holding one of its channels, as if it had been connected when it began.
+        if hello.role == .app {
+            for membership in mine {
+                if let event = broadcasts.startedEvent(for: membership.id, in: membership.channel) {
+                    session.send(event)
+                }
+            }
+        }
         announcements.deliverStored(to: session, device: device, role: hello.role)
     }
 }

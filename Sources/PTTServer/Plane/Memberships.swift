@@ -54,10 +54,15 @@ final class Memberships {
             ])
         var answer = answer
         answer.floor = plane.floors.state(of: plan.channel.id)  // as it is now, not when the join was planned
-        var effects: [PlaneEffect] = [.send(.joined(answer), to: session), .requestAnswered(session)]
+        var effects: [PlaneEffect] = [
+            .send(.joined(answer), to: session),
+            .tellBroadcast(plan.membership.id, in: plan.channel.id, session: session),
+            .requestAnswered(session),
+        ]
         if plan.isNew {
             let event = MemberEvent(channel: ChannelInfo(plan.channel), member: MemberInfo(plan.membership))
             effects.append(.broadcast(.memberJoined(event), to: plan.others))
+            effects.append(.broadcastMembersChanged(plan.channel.id))
         }
         plane.run(effects)
     }
@@ -135,6 +140,7 @@ final class Memberships {
             effects.append(.send(.left(Left(channel: ChannelInfo(channel), reason: reason)), to: session))
         }
         effects.append(.floor(channel.id, .memberLeft(membership.id)))
+        effects.append(.broadcastMembersChanged(channel.id))
         effects.append(
             .broadcast(
                 .memberLeft(MemberEvent(channel: ChannelInfo(channel), member: MemberInfo(membership))),

@@ -52,6 +52,10 @@ enum PlaneEffect {
     case broadcastFloorLeft(ChannelID, MemberID, after: FloorEvent)
     /// An emergency takes a channel a broadcast holds: the channel leaves the broadcast.
     case leaveBroadcast(ChannelID)
+    /// A member joined `channel`: told right after its `joined` of a broadcast that holds the channel, if one does.
+    case tellBroadcast(MemberID, in: ChannelID, session: ControlSession)
+    /// A membership of `channel` began or ended: a broadcast holding it decides again who hears it once.
+    case broadcastMembersChanged(ChannelID)
     /// A private call rings a device whose app is not connected: one wake through this membership's route.
     case ringCall(CallInfo, Membership)
     /// A member whose app is not connected learns with a push that its membership ended.

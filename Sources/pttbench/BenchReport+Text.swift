@@ -15,7 +15,7 @@ extension BenchReport {
             ? "flood (window \(floodWindow ?? 0) deliveries): input \(k(inputPacketsPerSecond)) packets/s achieved"
             : "\(k(offeredDeliveriesPerSecond ?? 0)) deliveries/s (input \(f(offeredInputPacketsPerSecond, 0)) packets/s × \(listeners))"
         var lines = [
-            "pttbench: \(listeners) listeners, \(security), \(mode), \(f(seconds, 2)) s, \(payloadBytes)-byte Opus payloads",
+            "pttbench: \(listeners) listeners\(scanningListeners.map { " (\($0) scanning)" } ?? ""), \(security), \(mode), \(f(seconds, 2)) s, \(payloadBytes)-byte Opus payloads",
             "  offered          \(offered)",
             "  sent             \(sentPackets) packets (\(k(inputPacketsPerSecond))/s) → \(expectedDeliveries) deliveries expected",
             "  delivered        \(delivered) = \(k(deliveredPerSecond)) packets/s across listeners; loss \(String(format: "%.3f", lossPercent)) %",

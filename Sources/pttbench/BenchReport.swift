@@ -28,6 +28,8 @@ struct BenchReport: Codable {
     }
 
     var listeners: Int
+    /// Listeners that also scan (`--scanners`); nil when none do.
+    var scanningListeners: Int?
     var security: String
     var mode: String
     var payloadBytes: Int

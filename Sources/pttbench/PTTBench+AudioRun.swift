@@ -35,6 +35,7 @@ extension PTTBench {
         let serverJoinCPU = ProcStats.processCPUSeconds(pid: server.pid)
         progress("\(members.count) members joined in \(String(format: "%.1f", joinSeconds)) s")
         let joined = members.map(\.1)
+        try await scan(members.prefix(min(load.scanners, liveCount)).map(\.0))
         let talkerClient = members[liveCount + lateCount].0
         func media(_ joined: Joined) throws -> MemberMedia {
             var key: [UInt8] = []
@@ -141,6 +142,7 @@ extension PTTBench {
             listeners: load.listeners, security: load.security, mode: load.modeName, result: result,
             offeredInputRate: load.offeredRate, floodWindow: load.flood ? load.floodWindow : nil,
             payloadBytes: payloads.map(\.count).reduce(0, +) / payloads.count)
+        if load.scanners > 0 { report.scanningListeners = min(load.scanners, liveCount) }
         report.backgroundServerCoreBusyPercent = background.server
         report.backgroundBenchCoreBusyPercent = background.bench
         report.arrivalClock = receiving.arrivalClock

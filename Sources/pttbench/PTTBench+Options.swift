@@ -28,6 +28,13 @@ struct LoadOptions: ParsableArguments {
     @Option(name: .long, help: "Seconds of sending, 0.5...600.")
     var seconds = 10.0
 
+    @Option(
+        name: .long,
+        help:
+            "Listeners (the first ones) that also scan: each device joins a second, silent channel and sends a scan list of both, the silent one first (Docs/PROTOCOL.md 5.45). 0: none."
+    )
+    var scanners = 0
+
     var floodWindow: Int { window ?? max(1024, 4 * listeners) }
 
     /// "flood" or "rate", as the report names the mode.

@@ -16,8 +16,15 @@ import Testing
 struct RecordingCrashTests {
     static func startDaemon(data: String) async throws -> (Subprocess, RuntimeInfo) {
         let config = data + "/config.json"
-        try Data(#"{"recording": {"channels": ["deck"]}, "implicitFloorRequest": false}"#.utf8)
-            .write(to: URL(fileURLWithPath: config))
+        // T1 of 60 s: the kill must come while the burst is open. Under ThreadSanitizer the open recording once never
+        // reached all but the last second of the burst; the one explanation found is T1 (2 s) revoking alice's floor
+        // while the loaded test process paused her pacing, which ends the burst with part of it. If it happens again,
+        // the failure says what the floor and the relay's counters were.
+        try Data(
+            #"{"recording": {"channels": ["deck"]}, "implicitFloorRequest": false, "floor": {"endOfMediaTimeoutMs": 60000}}"#
+                .utf8
+        )
+        .write(to: URL(fileURLWithPath: config))
         return try await Subprocess.startDaemon(
             data: data, arguments: ["--config", config, "--no-tls", "--log-level", "warning"])
     }
@@ -50,10 +57,22 @@ struct RecordingCrashTests {
         // moment to relay the last packets sent; the wait is for those, and the kill comes while the burst is open.
         let folder = data + "/recordings/" + joined.channel.id
         var onDisk = 0
-        try await eventually("the open recording to hold all but the last second of the burst") {
-            let files = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-            onDisk = files.first.map { BurstRecorder.readPackets(folder + "/" + $0).packets.count } ?? 0
-            return onDisk >= spoken.count - 50
+        do {
+            try await eventually("the open recording to hold all but the last second of the burst") {
+                let files = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+                onDisk = files.first.map { BurstRecorder.readPackets(folder + "/" + $0).packets.count } ?? 0
+                return onDisk >= spoken.count - 50
+            }
+        } catch {
+            // What the server saw: the floor, and what the relay counted and dropped.
+            let detail: ChannelDetail? = try? await admin.get("/api/channels/deck")
+            let metrics = (try? await admin.getText("/metrics")) ?? ""
+            let relay = metrics.split(separator: "\n").filter {
+                $0.hasPrefix("ptt_media_packets_") || $0.hasPrefix("ptt_floor_")
+            }
+            throw TestFailure(
+                "\(error): \(onDisk) of \(spoken.count) packets on disk; floor \(String(describing: detail?.floor)); \(relay)"
+            )
         }
         daemon.signal(SIGKILL)
         _ = try await daemon.waitForExit()

@@ -134,6 +134,13 @@ struct ReplayTests {
                     let joined = try await peer.join("deck")
                     let media = try await MediaSession.open(host: "127.0.0.1", parameters: joined.media)
                     await carolBox.set(Talker(peer: peer, joined: joined, media: media))
+                    // …and the relay hears her before alice goes on. Her media session's first keep-alive leaves on
+                    // its event loop; under ThreadSanitizer alice's overdue packets (her pacing kept time while carol
+                    // joined) once all went first, and carol heard only the last 5.
+                    try await eventually("the relay hears carol") {
+                        let detail: ChannelDetail = try await server.admin.get("/api/channels/deck")
+                        return detail.members.first { $0.user == "carol" }?.audioReachable == true
+                    }
                 }
             }
             let bobGot = await bobHeard

@@ -138,8 +138,7 @@ struct ReplayTests {
                     // its event loop; under ThreadSanitizer alice's overdue packets (her pacing kept time while carol
                     // joined) once all went first, and carol heard only the last 5.
                     try await eventually("the relay hears carol") {
-                        let detail: ChannelDetail = try await server.admin.get("/api/channels/deck")
-                        return detail.members.first { $0.user == "carol" }?.audioReachable == true
+                        try await member(server, "deck", user: "carol").audioReachable
                     }
                 }
             }

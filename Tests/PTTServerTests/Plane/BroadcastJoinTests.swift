@@ -15,14 +15,8 @@ extension BroadcastTests {
         "mid-broadcast: a member that joins or reconnects is told; a device joining a second of its channels gets no second copy, and hears it on that one once it leaves the first"
     )
     func membersChangeMidBroadcast() async throws {
-        try await withTestServer(configure: {
-            $0.implicitFloorRequest = false
-            $0.floor.endOfMediaTimeout = .seconds(60)
-        }) { server in
-            let captain = try await Self.member(server, "captain", in: ["bridge"])[0]
-            _ =
-                try await server.admin.put("/api/users/captain/rights", body: UserRightsRequest(rights: [.broadcast]))
-                as UserStatus
+        try await withTestServer(configure: Self.askedFloors) { server in
+            let captain = try await Self.captain(server)
             let bobDeck = try await Self.member(server, "bob", in: ["deck"])[0]
             let carlSecret = try await server.addUser("carl")
             let carl = try await server.connect("carl", secret: carlSecret, device: "carl-phone")
@@ -56,8 +50,7 @@ extension BroadcastTests {
             guard case .broadcastStarted(let bobTold) = try await bobDeck.peer.next("broadcast-started") else { return }
             #expect(bobTold.channel.name == "engine")
             try await eventually("bob's engine membership heard by the relay") {
-                let detail: ChannelDetail = try await server.admin.get("/api/channels/engine")
-                return detail.members.first { $0.user == "bob" }?.audioReachable == true
+                try await PTTServerTests.member(server, "engine", user: "bob").audioReachable
             }
             let packets = try tonePackets(20)
             // One collection on engine across both halves (a media session's stream is read by one collection): it

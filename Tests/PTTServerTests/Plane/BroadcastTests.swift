@@ -27,11 +27,26 @@ struct BroadcastTests {
         }
         for channel in channels {
             try await eventually("\(user) heard by the relay in \(channel)") {
-                let detail: ChannelDetail = try await server.admin.get("/api/channels/\(channel)")
-                return detail.members.first { $0.user == user }?.audioReachable == true
+                try await PTTServerTests.member(server, channel, user: user).audioReachable
             }
         }
         return talkers
+    }
+
+    /// Floors taken only by asking, and no T1 to end a burst the test pauses: a broadcast's and a scan's tests
+    /// decide when bursts start and end.
+    static func askedFloors(_ configuration: inout ServerConfiguration) {
+        configuration.implicitFloorRequest = false
+        configuration.floor.endOfMediaTimeout = .seconds(60)
+    }
+
+    /// Captain, in bridge, with the broadcast right.
+    static func captain(_ server: TestServer) async throws -> Talker {
+        let captain = try await member(server, "captain", in: ["bridge"])[0]
+        _ =
+            try await server.admin.put("/api/users/captain/rights", body: UserRightsRequest(rights: [.broadcast]))
+            as UserStatus
+        return captain
     }
 
     static func refusal(_ peer: Peer, _ request: BroadcastRequest) async throws -> ErrorFrame {
@@ -47,14 +62,8 @@ struct BroadcastTests {
         "a broadcast reaches every member of its channels once on its usual stream (a member of two channels once, nobody outside), takes and locks their floors, is recorded in each, wakes marked broadcast, and ends with the sender's release"
     )
     func reachesEachMemberOnce() async throws {
-        try await withTestServer(configure: {
-            $0.implicitFloorRequest = false
-            $0.floor.endOfMediaTimeout = .seconds(60)
-        }) { server in
-            let captain = try await Self.member(server, "captain", in: ["bridge"])[0]
-            _ =
-                try await server.admin.put("/api/users/captain/rights", body: UserRightsRequest(rights: [.broadcast]))
-                as UserStatus
+        try await withTestServer(configure: Self.askedFloors) { server in
+            let captain = try await Self.captain(server)
             let eve = try await Self.member(server, "eve", in: ["bridge"])[0]
             let ann = try await Self.member(server, "ann", in: ["deck"])[0]
             let bob = try await Self.member(server, "bob", in: ["deck", "engine"])
@@ -186,14 +195,8 @@ struct BroadcastTests {
         "an emergency declared in a channel of a broadcast takes its floor at once and takes that channel out; the broadcast goes on elsewhere"
     )
     func anEmergencyTakesAChannelOut() async throws {
-        try await withTestServer(configure: {
-            $0.implicitFloorRequest = false
-            $0.floor.endOfMediaTimeout = .seconds(60)
-        }) { server in
-            let captain = try await Self.member(server, "captain", in: ["bridge"])[0]
-            _ =
-                try await server.admin.put("/api/users/captain/rights", body: UserRightsRequest(rights: [.broadcast]))
-                as UserStatus
+        try await withTestServer(configure: Self.askedFloors) { server in
+            let captain = try await Self.captain(server)
             let ann = try await Self.member(server, "ann", in: ["deck"])[0]
             _ =
                 try await server.admin.put("/api/users/ann/rights", body: UserRightsRequest(rights: [.emergency]))

@@ -36,10 +36,7 @@ struct ScanTests {
         "a scanning listener hears the higher-priority burst from its first packet, is told so, and the lower one resumes live where it is when the higher ends"
     )
     func higherPreemptsLowerResumes() async throws {
-        try await withTestServer(configure: {
-            $0.implicitFloorRequest = false
-            $0.floor.endOfMediaTimeout = .seconds(60)
-        }) { server in
+        try await withTestServer(configure: BroadcastTests.askedFloors) { server in
             // Sam scans bridge (first) and deck; ann talks in deck, cap in bridge; dan listens in deck alone.
             let sam = try await BroadcastTests.member(server, "sam", in: ["bridge", "deck"])
             let (samBridge, samDeck) = (sam[0], sam[1])

@@ -109,11 +109,19 @@ final class Calls {
 
     /// A burst began or ended on a channel: a call's silence counts from the end of its last burst; a callee whose
     /// burst ended is rung for the calls held for it.
+    ///
+    /// A call's side that the relay does not hear yet when a burst begins (its media opens as the call connects,
+    /// and the caller may talk at once) is marked woken for it, as a woken member is: the relay catches it up from the
+    /// burst's first packet once it is heard, so no word of the call is lost to that race.
     func burst(in channel: ChannelID, talking: Bool) -> [PlaneEffect] {
         if book.connected[channel] != nil {
             book.burst(channel, talking: talking, now: context.clock.now())
             armTimer()
-            return []
+            guard talking else { return [] }
+            let unheard = plane.directory.members(of: channel).map(\.id).filter {
+                !plane.relayLink.heardAnywhere($0)
+            }
+            return unheard.isEmpty ? [] : [.relay([.woken(channel, unheard)])]
         }
         guard !talking, book.ringing.values.contains(where: \.held) else { return [] }
         let users = Set(plane.directory.members(of: channel).map(\.user))

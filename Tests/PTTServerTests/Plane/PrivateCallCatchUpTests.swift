@@ -32,17 +32,14 @@ extension PrivateCallTests {
 
             // Ann says 10 packets before bob's call stream is open, 10 after it is heard.
             let packets = try tonePackets(20)
-            let timestamp = try await ReleaseRaceTests.send(
-                Talker(peer: ann.peer, joined: ann.joined, media: annCall), packets.prefix(10), from: 4_000, first: true
-            )
+            let annTalking = Talker(peer: ann.peer, joined: ann.joined, media: annCall)
+            let timestamp = try await ReleaseRaceTests.send(annTalking, packets.prefix(10), from: 4_000, first: true)
             let bobCall = try await MediaSession.open(host: "127.0.0.1", parameters: bobSide.media)
             async let bobHeard = collect(bobCall, count: packets.count)
             try await eventually("the relay hears bob's call stream") {
                 try await PTTServerTests.member(server, call.id, user: "bob").audioReachable
             }
-            _ = try await ReleaseRaceTests.send(
-                Talker(peer: ann.peer, joined: ann.joined, media: annCall), packets.suffix(10), from: timestamp,
-                first: false)
+            _ = try await ReleaseRaceTests.send(annTalking, packets.suffix(10), from: timestamp, first: false)
             let heard = await bobHeard
             #expect(heard.map(\.payload) == packets, "bob heard \(heard.count) of \(packets.count), in order")
             await annCall.close()

@@ -1,31 +1,38 @@
 import Foundation
-import TestSupport
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A child process started with `posix_spawn`, for ``Subprocess``: not Foundation's `Process`, whose `run()` watches
-/// the child through CoreFoundation's socket manager, which tracks descriptors in `select` sets of 1024 bits. A
-/// test process with more descriptors open (the load tests) overran them, and a later `Process.run()` crashed in
-/// `findMaximumOpenFromProcSelfFD` (a fresh-clone run, 2026-11-26). Here a thread of its own waits for the exit.
+/// A child process started with `posix_spawn`: every test starts its children with this, never with Foundation's
+/// `Process`. On Linux, `Process.run()` lists /proc/self/fd with a copy of each entry's whole 256-byte name, which
+/// reads past the end of glibc's directory buffer when an entry ends it and the next page is unmapped: the test
+/// process crashes (SIGSEGV in `findMaximumOpenFromProcSelfFD`; swift-corelibs-foundation PR 5472, after the 6.3.1
+/// toolchain). It did so on a fresh clone (2026-11-26) and in a main pass here (2026-11-29, in `ToolRun`), the more
+/// often the more descriptors the tests have open. Here a thread of its own waits for the exit.
 public final class ChildProcess: @unchecked Sendable {
-    // @unchecked: `status` is guarded by `lock`.
+    // @unchecked: `status` and `waiters` are guarded by `lock`.
     public let executableURL: URL?
     public let processIdentifier: Int32
     private let lock = NSLock()
     private var status: Int32?
+    private var waiters: [CheckedContinuation<Int32, Never>] = []
 
     /// Starts `executable` with `arguments` and `environment`; its standard output and error are `output` and
-    /// `errors` (its input is /dev/null), and it inherits no other descriptor.
+    /// `errors`, its input `input` (nil: /dev/null), and it inherits no other descriptor.
     public init(
-        executable: String, arguments: [String], environment: [String: String], output: Int32, errors: Int32
+        executable: String, arguments: [String], environment: [String: String], input: Int32? = nil, output: Int32,
+        errors: Int32
     ) throws {
         executableURL = URL(fileURLWithPath: executable)
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        if let input {
+            posix_spawn_file_actions_adddup2(&actions, input, 0)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
         posix_spawn_file_actions_adddup2(&actions, output, 1)
         posix_spawn_file_actions_adddup2(&actions, errors, 2)
         Self.closeOthers(&actions)
@@ -63,7 +70,10 @@ public final class ChildProcess: @unchecked Sendable {
             let code = exited ? (raw >> 8) & 0xFF : raw & 0x7F
             lock.lock()
             status = code
+            let waiting = waiters
+            waiters = []
             lock.unlock()
+            for waiter in waiting { waiter.resume(returning: code) }
         }
     }
 
@@ -93,6 +103,19 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     public func terminate() { kill(processIdentifier, SIGTERM) }
+
+    /// Suspends until the child has exited, without holding a thread; returns ``terminationStatus``.
+    public func exited() async -> Int32 {
+        await withCheckedContinuation { continuation in
+            lock.lock()
+            if let status {
+                lock.unlock()
+                return continuation.resume(returning: status)
+            }
+            waiters.append(continuation)
+            lock.unlock()
+        }
+    }
 
     /// Blocks until the child has exited (for cleanup code that is not async).
     public func waitUntilExit() {

@@ -1,5 +1,4 @@
 import Foundation
-import TestSupport
 
 /// The built executables (`pttd`, `pttctl`, `ptt`) next to the test bundle, run as a user would.
 public enum Executables {

@@ -13,64 +13,87 @@ public struct ToolResult: Sendable {
 /// Tests run in parallel on Swift's cooperative pool, which has one thread per core: a test that
 /// waits for a child process with `waitUntilExit()` (or spins on a socket while it runs) holds one of
 /// them, and on a two-core machine two such tests stall every other test of the process, whose
-/// bounded waits then time out for nothing. The wait here suspends instead; the process's end is
-/// reported by Foundation's termination handler.
+/// bounded waits then time out for nothing. The wait here suspends instead; the tool is a
+/// ``ChildProcess``, whose own thread reports its end.
 public enum ToolRun {
     /// Runs `tool` with `arguments`; output is captured through files (no pipe to fill up). A tool still
     /// running after `timeout` is killed and the call throws.
     public static func run(
         _ tool: String, _ arguments: [String], timeout: Duration = .seconds(60)
     ) async throws -> ToolResult {
-        let directory = FileManager.default.temporaryDirectory
-        let outURL = directory.appendingPathComponent("tool-\(UUID().uuidString).out")
-        let errURL = directory.appendingPathComponent("tool-\(UUID().uuidString).err")
-        defer {
-            try? FileManager.default.removeItem(at: outURL)
-            try? FileManager.default.removeItem(at: errURL)
-        }
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let out = try FileHandle(forWritingTo: outURL)
-        let err = try FileHandle(forWritingTo: errURL)
-        defer {
-            try? out.close()
-            try? err.close()
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
+        let output = try CapturedOutput()
+        defer { output.remove() }
+        let child = try output.start(tool, arguments)
         let watch = Watch()
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { process in
-                watch.state.withLock { $0.exited = true }
-                continuation.resume(returning: process.terminationStatus)
-            }
-            do { try process.run() } catch {
-                process.terminationHandler = nil
-                return continuation.resume(throwing: error)
-            }
-            let pid = process.processIdentifier
-            Task.detached {
-                try? await Task.sleep(for: timeout)
-                watch.state.withLock { state in
-                    guard !state.exited else { return }
-                    state.timedOut = true
-                    kill(pid, SIGKILL)
-                }
+        let pid = child.processIdentifier
+        let killer = Task.detached {
+            try await Task.sleep(for: timeout)
+            watch.state.withLock { state in
+                guard !state.exited else { return }
+                state.timedOut = true
+                kill(pid, SIGKILL)
             }
         }
+        let status = await child.exited()
+        watch.state.withLock { $0.exited = true }
+        killer.cancel()
         if watch.state.withLock({ $0.timedOut }) {
             throw ToolRunError(
                 description:
                     "\(tool) \(arguments.joined(separator: " ")) was still running after \(timeout) and was killed")
         }
-        return ToolResult(
+        return output.result(status)
+    }
+
+    /// Runs `tool` with `arguments` to its end, blocking the calling thread: for the quick checks made outside
+    /// async code (is a GStreamer element there, can this Python import that).
+    public static func runBlocking(_ tool: String, _ arguments: [String]) throws -> ToolResult {
+        let output = try CapturedOutput()
+        defer { output.remove() }
+        let child = try output.start(tool, arguments)
+        child.waitUntilExit()
+        return output.result(child.terminationStatus)
+    }
+}
+
+/// Two files a tool writes its standard output and error to.
+private struct CapturedOutput {
+    let outPath: String
+    let errPath: String
+
+    init() throws {
+        let directory = FileManager.default.temporaryDirectory.path
+        let name = UUID().uuidString
+        outPath = "\(directory)/tool-\(name).out"
+        errPath = "\(directory)/tool-\(name).err"
+    }
+
+    /// Starts `tool` with this process's environment, writing to the two files.
+    func start(_ tool: String, _ arguments: [String]) throws -> ChildProcess {
+        let out = open(outPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        let err = open(errPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        defer {
+            if out >= 0 { close(out) }
+            if err >= 0 { close(err) }
+        }
+        guard out >= 0, err >= 0 else {
+            throw ToolRunError(description: "cannot create \(outPath): \(String(cString: strerror(errno)))")
+        }
+        return try ChildProcess(
+            executable: tool, arguments: arguments, environment: ProcessInfo.processInfo.environment, output: out,
+            errors: err)
+    }
+
+    func result(_ status: Int32) -> ToolResult {
+        ToolResult(
             status: status,
-            stdout: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
-            stderr: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")
+            stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
+            stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
+    }
+
+    func remove() {
+        unlink(outPath)
+        unlink(errPath)
     }
 }
 

@@ -28,14 +28,7 @@ extension Tools {
         }
         var tried: Set<String> = []
         for candidate in candidates where tried.insert(candidate).inserted {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: candidate)
-            process.arguments = ["-c", "import \(module)"]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            guard (try? process.run()) != nil else { continue }
-            process.waitUntilExit()
-            if process.terminationStatus == 0 { return candidate }
+            if (try? ToolRun.runBlocking(candidate, ["-c", "import \(module)"]))?.status == 0 { return candidate }
         }
         return nil
     }

@@ -110,12 +110,7 @@ enum GStreamerElements {
     static var present: Bool {
         guard let inspect = Tools.path("gst-inspect-1.0") else { return false }
         return names.allSatisfy { element in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: inspect)
-            process.arguments = ["--exists", element]
-            guard (try? process.run()) != nil else { return false }
-            process.waitUntilExit()
-            return process.terminationStatus == 0
+            (try? ToolRun.runBlocking(inspect, ["--exists", element]))?.status == 0
         }
     }
 }

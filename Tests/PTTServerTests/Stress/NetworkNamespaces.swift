@@ -133,23 +133,12 @@ final class TestNetwork: @unchecked Sendable {
     /// Runs a short command synchronously (usable from `defer`); throws with its standard error if it fails.
     @discardableResult
     static func run(_ executable: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        let result = try ToolRun.runBlocking(executable, arguments)
+        guard result.status == 0 else {
             throw TestFailure(
-                "\(executable) \(arguments.joined(separator: " ")) exited \(process.terminationStatus): \(String(decoding: err, as: UTF8.self))"
-            )
+                "\(executable) \(arguments.joined(separator: " ")) exited \(result.status): \(result.stderr)")
         }
-        return String(decoding: out, as: UTF8.self)
+        return result.stdout
     }
 
     /// Deletes namespaces of this kind whose process is gone (a test run that was killed).

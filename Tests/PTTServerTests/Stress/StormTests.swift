@@ -251,22 +251,17 @@ extension Stress {
         /// Mounts a small tmpfs, or says why it cannot.
         static func mountSmallDisk(megabytes: Int) -> (path: String?, reason: String) {
             let path = TestServer.temporaryDirectory()
-            let mount = Process()
-            mount.executableURL = URL(fileURLWithPath: "/bin/mount")
-            mount.arguments = ["-t", "tmpfs", "-o", "size=\(megabytes)m", "tmpfs", path]
-            mount.standardError = FileHandle.nullDevice
-            do { try mount.run() } catch { return (nil, "cannot run mount: \(error)") }
-            mount.waitUntilExit()
-            return mount.terminationStatus == 0
+            let mount: ToolResult
+            do {
+                mount = try ToolRun.runBlocking(
+                    "/bin/mount", ["-t", "tmpfs", "-o", "size=\(megabytes)m", "tmpfs", path])
+            } catch { return (nil, "cannot run mount: \(error)") }
+            return mount.status == 0
                 ? (path, "") : (nil, "mount -t tmpfs failed (not root, or no CAP_SYS_ADMIN)")
         }
 
         static func unmount(_ path: String) {
-            let umount = Process()
-            umount.executableURL = URL(fileURLWithPath: "/bin/umount")
-            umount.arguments = ["-l", path]
-            try? umount.run()
-            umount.waitUntilExit()
+            _ = try? ToolRun.runBlocking("/bin/umount", ["-l", path])
         }
 
         /// Fills the file system holding `directory` until writes fail; returns the filler's path.

@@ -13,6 +13,9 @@ final class BurstKeeping {
     static let playbackTick = TimeAmount.milliseconds(2)
     /// The most kept packets sent to one member per tick (a member far behind never takes a whole tick).
     static let maxPlaybackPacketsPerMember = 8
+    /// A tick that comes late sends what the ticks it missed would have, up to this many ticks' worth (50 ms):
+    /// a long stall does not end in one long run of kept packets ahead of the live ones.
+    static let maxTicksMadeUp = 25
 
     private(set) var configuration: CatchUpConfiguration
     /// A burst keeps packets from this long at most (the floor's longest talk time, and a margin).
@@ -27,6 +30,8 @@ final class BurstKeeping {
     var nextPlayer = 0
     /// Runs every ``playbackTick`` while anybody plays.
     var timer: RepeatedTask?
+    /// When the last playback tick ran (nil: no tick since the timer started).
+    var lastTick: NIODeadline?
     /// Recorded bursts' packets on their way to the recorder.
     let recordings: RecordedBursts
 

@@ -287,6 +287,32 @@ struct CatchUpRelayTests {
         #expect(h.counter(#"ptt_catchup_finished_total{outcome="live"}"#) == late.count)
     }
 
+    @Test("ticks that come late (a loaded relay thread) send what fell due meanwhile: the catch-up keeps its speed")
+    func lateTicks() throws {
+        let h = try Harness(catchUp: Self.keeping(.lateJoiners))
+        try h.join(1)
+        h.apply(.join(h.config(3)))
+        h.apply(.floor(h.id, holder: MemberID("m1")))
+        try Self.talk(h, 400)
+        try Self.keepAlive(h, 3)
+        h.loop.run()
+        var got = try h.sent().map { Int($0.payload[1]) }
+        #expect(got == [0], "the first packet at once")
+        for round in 1...4 {
+            // The relay's thread runs one tick 100 ms after the last: 400 ms of audio fell due at 4×.
+            h.time.now = h.time.now + .milliseconds(100)
+            h.loop.advanceTime(by: BurstKeeping.playbackTick)
+            let copies = try h.sent().map { Int($0.payload[1]) }
+            #expect(copies.count == 20, "round \(round): \(copies.count) kept packets in a tick 100 ms late")
+            got += copies
+        }
+        #expect(got == Array(0...80))
+        // After a longer stall every kept packet is due; a tick sends 25 ticks' worth (50 ms) at most: 8 × 25.
+        h.time.now = h.time.now + .seconds(10)
+        h.loop.advanceTime(by: BurstKeeping.playbackTick)
+        #expect(try h.sent().map { Int($0.payload[1]) } == (81..<281).map { $0 & 0xFF })
+    }
+
     @Test("a kept burst: numbering, dropping the oldest, compaction and lookup by arrival")
     func burstBuffer() {
         let buffer = BurstBuffer(channel: ChannelID(), speakerSSRC: 1, generation: 1)

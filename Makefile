@@ -189,7 +189,7 @@ test: deps test-tools
 	  [ -n "$$n" ] || echo "make: $$f has no test summary: the test process crashed (see the backtrace above)"; \
 	  total=$$((total + $${n:-0})); \
 	done; \
-	failed=$$(cat .build/test-output.txt .build/test-heavy-output.txt .build/test-cluster-output.txt .build/test-stress-output.txt .build/test-latency-output.txt | grep -E '^✘ Test .* failed' | grep -vc '^✘ Test run with'); \
+	failed=$$(cat .build/test-output.txt .build/test-heavy-output.txt .build/test-cluster-output.txt .build/test-stress-output.txt .build/test-latency-output.txt | grep -cE '^✘ Test ("[^"]*"|[A-Za-z_][A-Za-z0-9_]*\([^)]*\))( with [0-9]+ test cases?)? failed after'); \
 	echo "$$((total - failed)) passed, $$failed failed"; \
 	exit $$status
 

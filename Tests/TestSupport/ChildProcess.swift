@@ -19,20 +19,15 @@ public final class ChildProcess: @unchecked Sendable {
     private var waiters: [CheckedContinuation<Int32, Never>] = []
 
     /// Starts `executable` with `arguments` and `environment`; its standard output and error are `output` and
-    /// `errors`, its input `input` (nil: /dev/null), and it inherits no other descriptor.
+    /// `errors` (its input is /dev/null), and it inherits no other descriptor.
     public init(
-        executable: String, arguments: [String], environment: [String: String], input: Int32? = nil, output: Int32,
-        errors: Int32
+        executable: String, arguments: [String], environment: [String: String], output: Int32, errors: Int32
     ) throws {
         executableURL = URL(fileURLWithPath: executable)
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        if let input {
-            posix_spawn_file_actions_adddup2(&actions, input, 0)
-        } else {
-            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, output, 1)
         posix_spawn_file_actions_adddup2(&actions, errors, 2)
         Self.closeOthers(&actions)

@@ -21,7 +21,7 @@ public enum ToolRun {
     public static func run(
         _ tool: String, _ arguments: [String], timeout: Duration = .seconds(60)
     ) async throws -> ToolResult {
-        let output = try CapturedOutput()
+        let output = CapturedOutput()
         defer { output.remove() }
         let child = try output.start(tool, arguments)
         let watch = Watch()
@@ -48,7 +48,7 @@ public enum ToolRun {
     /// Runs `tool` with `arguments` to its end, blocking the calling thread: for the quick checks made outside
     /// async code (is a GStreamer element there, can this Python import that).
     public static func runBlocking(_ tool: String, _ arguments: [String]) throws -> ToolResult {
-        let output = try CapturedOutput()
+        let output = CapturedOutput()
         defer { output.remove() }
         let child = try output.start(tool, arguments)
         child.waitUntilExit()
@@ -61,7 +61,7 @@ private struct CapturedOutput {
     let outPath: String
     let errPath: String
 
-    init() throws {
+    init() {
         let directory = FileManager.default.temporaryDirectory.path
         let name = UUID().uuidString
         outPath = "\(directory)/tool-\(name).out"

@@ -32,8 +32,8 @@ struct CatchUpTests {
                 == ReplayTests.decode(packets.map(\.data), channels: channels))
     }
 
-    /// Which of `sent` the packets `heard` are, as index ranges in the order heard ("0-39, 41-119"; "?" for one
-    /// that is none of them), for a failure message.
+    /// Which of `sent` the packets `heard` are, as index ranges in the order heard ("0-39, 41-119", and how many
+    /// are none of them), for a failure message.
     static func describe(_ heard: [[UInt8]], in sent: [[UInt8]]) -> String {
         var ranges: [(Int, Int)] = []
         var unknown = 0
@@ -164,11 +164,10 @@ struct CatchUpTests {
                     }
                 }
                 let media = try #require(await carolBox.media)
-                // Carol catches up at 4× real time, 8 packets per relay tick at most (`BurstKeeping`): a relay thread
-                // that a loaded machine lets run only now and then sends her fewer per second. A 2 s bound here
-                // ended a loaded main pass's run at 81 of 120 (CI, 2026-11-29). Late-joiners mode waits for the
-                // whole burst, and returns as soon as it is there; woken mode waits out 2 s for packets that must
-                // not come.
+                // Carol catches up at 4× real time. A 2 s bound here ended a loaded main pass's run at 81 of 120
+                // (CI, 2026-11-29), when a relay thread that ran only now and then sent 8 kept packets a tick however
+                // late the tick (`BurstKeeping.maxTicksMadeUp` since). Late-joiners mode waits for the whole burst,
+                // and returns as soon as it is there; woken mode waits out 2 s for packets that must not come.
                 let bound: Duration = mode == .lateJoiners ? .seconds(15) : .seconds(2)
                 let heard = await collect(media, count: burst.count, timeout: bound)
                 if mode == .lateJoiners {

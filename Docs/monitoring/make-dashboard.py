@@ -47,6 +47,11 @@ panels = [
     ts("Recordings and disk", [
         (r("ptt_recordings_bytes_total", "5m"), "bytes/s recorded"),
         ("ptt_data_filesystem_free_bytes" + J, "disk free")], unit="bytes", x=0, y=28),
+    ts("Floor grant, the server's share (read to write)", [
+        ("histogram_quantile(0.99, sum by (le, request) (rate(ptt_floor_grant_seconds_bucket%s[5m])))" % J,
+         "p99 {{request}}"),
+        ("histogram_quantile(0.5, sum by (le, request) (rate(ptt_floor_grant_seconds_bucket%s[5m])))" % J,
+         "p50 {{request}}")], unit="s", x=0, y=36),
     ts("Admin API (per minute)", [
         (r("ptt_admin_requests_total", "5m", scale=" * 60"), "requests"),
         (r("ptt_admin_unauthorized_total", "5m", scale=" * 60"), "unauthorized")], x=12, y=28),

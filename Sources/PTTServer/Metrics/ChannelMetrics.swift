@@ -14,6 +14,8 @@ public final class ChannelMetrics: Sendable {
     public let kicks: Counter
     public let floorGrants: Counter
     public let floorQueued: Counter
+    /// `ptt_floor_grant_seconds`: the server's share of a grant given at once (``FloorAskTiming``).
+    let floorGrantTimes: FloorGrantHistograms
     private let floorDenies: [FloorDenyCause: Counter]
     private let floorRevokes: [FloorRevokeCause: Counter]
     /// Channels in an emergency or imminent peril now.
@@ -34,6 +36,7 @@ public final class ChannelMetrics: Sendable {
         kicks = registry.makeCounter(name: "ptt_kicks_total", help: "Memberships ended by an operator")
         floorGrants = registry.makeCounter(name: "ptt_floor_grants_total", help: "Floor grants")
         floorQueued = registry.makeCounter(name: "ptt_floor_queued_total", help: "Floor requests queued")
+        floorGrantTimes = FloorGrantHistograms(registry)
         floorDenies = registry.labelledCounters(
             "ptt_floor_denies_total", "Floor requests denied", key: "cause", FloorDenyCause.self)
         floorRevokes = registry.labelledCounters(

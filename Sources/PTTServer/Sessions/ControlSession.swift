@@ -29,6 +29,9 @@ public final class ControlSession: Sendable, Hashable, CustomStringConvertible {
     /// for the socket look like a slow reader (the bound is at least 128 KiB).
     static let flushThreshold = 16 * 1024
 
+    /// Times the grants of this connection's floor asks (``FloorAskTiming``).
+    let floorAsks: FloorAskTiming
+
     /// Fires a ``ControlMessageSent`` event for each `joined`, `welcome` and `left` (only where a handler listens).
     private let announcesMemberships: Bool
 
@@ -44,6 +47,7 @@ public final class ControlSession: Sendable, Hashable, CustomStringConvertible {
         self.closeGrace = limits.closeGrace
         self.metrics = metrics
         self.logger = logger
+        self.floorAsks = FloorAskTiming(metrics.channels.floorGrantTimes)
         metrics.control.sessionsInMemory.increment()
     }
 
@@ -104,10 +108,14 @@ public final class ControlSession: Sendable, Hashable, CustomStringConvertible {
             announcesMemberships && ControlMessageSent.announces($0.kind) ? ControlMessageSent(message: $0) : nil
         }
         let urgent = message.map { Self.flushesAtOnce($0.kind) } ?? false
+        // A floor decision or an error may answer an ask this connection is timing.
+        let answer = message.flatMap { FloorAskTiming.answers($0.kind) ? $0 : nil }
         if channel.eventLoop.inEventLoop {
-            enqueue(frame, promise: promise, announced: announced, urgent: urgent)
+            enqueue(frame, promise: promise, announced: announced, urgent: urgent, answer: answer)
         } else {
-            channel.eventLoop.execute { self.enqueue(frame, promise: promise, announced: announced, urgent: urgent) }
+            channel.eventLoop.execute {
+                self.enqueue(frame, promise: promise, announced: announced, urgent: urgent, answer: answer)
+            }
         }
     }
 
@@ -129,9 +137,10 @@ public final class ControlSession: Sendable, Hashable, CustomStringConvertible {
 
     /// On the connection's loop: counts the frame against the bound (bytes handed to the channel and not
     /// yet written to the socket; frames still crossing from the plane's thread are not the peer's doing).
+    /// `answer`: a frame that may answer a floor ask, shown to ``floorAsks`` once written.
     private func enqueue(
         _ frame: ControlFrame, promise: EventLoopPromise<Void>?, announced: ControlMessageSent? = nil,
-        urgent: Bool = false
+        urgent: Bool = false, answer: ControlMessage? = nil
     ) {
         let size = frame.bytes.readableBytes
         let queued = queuedBytes.add(size, ordering: .relaxed).newValue
@@ -163,6 +172,7 @@ public final class ControlSession: Sendable, Hashable, CustomStringConvertible {
         } else {
             scheduleFlush()
         }
+        if let answer { floorAsks.writing(answer) }
     }
 
     /// Flushes once the frames already on their way to this loop are written: when the plane sends many

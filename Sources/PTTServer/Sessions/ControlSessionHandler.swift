@@ -113,6 +113,7 @@ final class ControlSessionHandler: ChannelDuplexHandler, @unchecked Sendable {
                 .scanSwitched:
                 .request
             }
+        session?.floorAsks.read(message)
         run(state.received(frame), message: message)
     }
 

@@ -4,7 +4,7 @@ import PTTProtocol
 
 /// The last handler of a `FloorLatencyConnection` (after TLS and `ControlFrameSplitter`): one request out at a time,
 /// its answer recognised by type (`InboundFrame`; a `joined` also by `re`) and timed when read; heartbeats
-/// acknowledged and their gaps noted. Event loop only.
+/// acknowledged and their gaps noted. With no request out, only heartbeats and errors are decoded. Event loop only.
 final class FloorLatencyHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
@@ -51,9 +51,11 @@ final class FloorLatencyHandler: ChannelInboundHandler, RemovableChannelHandler 
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let body = unwrapInboundIn(data)
+        guard pending != nil || InboundFrame.mayMatterWithoutRequest(body) else { return }
         let frame: InboundFrame
         do {
-            frame = try InboundFrame.classify(unwrapInboundIn(data), countedChannel: [])
+            frame = try InboundFrame.classify(body, countedChannel: [])
         } catch {
             return closeWith("\(error)")
         }

@@ -23,6 +23,8 @@ struct FloorLatencyRun {
         /// The samples whose request was written inside the load's window.
         var duringLoad: FloorLatencySummary?
         var load: FloorLatencyLoadReport?
+        /// pttd's own share of the run's grants of the measured kind (its `ptt_floor_grant_seconds`).
+        var serverShare: FloorLatencyServerShare?
         var seconds: Double
         var problems: [String] = []
     }
@@ -90,7 +92,9 @@ struct FloorLatencyRun {
             let emergency = try await FloorLatencyEmergency.prepare(
                 context, members: options.members ?? 1_000, probeLoop: probeLoop,
                 pause: .milliseconds(options.pauseMilliseconds), held: .milliseconds(options.heldMilliseconds))
-            return try await measure(emergency: emergency, run: run, loadAverage: loadAverage)
+            var result = try await measure(emergency: emergency, run: run, loadAverage: loadAverage)
+            result.serverShare = await Self.serverShare(admin, request: "emergency", into: &result.problems)
+            return result
         }
         // The measuring member and a listener (a lone member is refused the floor: nobody would hear it).
         let joinFloor = try ControlFrame(ControlMessage.join(Join(channel: "floor")).withID(1)).bytes
@@ -115,7 +119,23 @@ struct FloorLatencyRun {
             case .churn: try await FloorLatencyChurn.prepare(context, clients: options.members ?? 200)
             case .emergency: nil  // measured above
             }
-        return try await measure(probe: probe, load: load, run: run, loadAverage: loadAverage)
+        var result = try await measure(probe: probe, load: load, run: run, loadAverage: loadAverage)
+        result.serverShare = await Self.serverShare(admin, request: "floor-request", into: &result.problems)
+        return result
+    }
+
+    /// pttd's `ptt_floor_grant_seconds` for `request`, read from /metrics at the run's end.
+    private static func serverShare(
+        _ admin: AdminClient, request: String, into problems: inout [String]
+    ) async -> FloorLatencyServerShare? {
+        do {
+            let share = FloorLatencyServerShare(metrics: try await admin.getText("/metrics"), request: request)
+            if share == nil { problems.append("pttd's /metrics has no ptt_floor_grant_seconds for \(request)") }
+            return share
+        } catch {
+            problems.append("pttd's /metrics could not be read: \(error)")
+            return nil
+        }
     }
 
     /// The probe and the load at once; the probe stops after `--requests` cycles, 0.5 s after the load has ended,

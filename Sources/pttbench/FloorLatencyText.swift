@@ -8,6 +8,7 @@ enum FloorLatencyText {
             format: "%@ run %d (load average %@): %@", result.scenario, result.run,
             result.loadAverage.map { String(format: "%.2f", $0) }.joined(separator: " "), figures(result.latency))
         if let during = result.duringLoad { text += "; during load: " + figures(during) }
+        if let share = result.serverShare { text += "\n  pttd's own share: " + figures(share) }
         if let load = result.load { text += "\n  load: " + describe(load) }
         if !result.problems.isEmpty { text += "\n  problems: " + result.problems.joined(separator: "; ") }
         return text
@@ -17,6 +18,12 @@ enum FloorLatencyText {
         func ms(_ value: Double?) -> String { value.map { String(format: "%.2f", $0) } ?? "-" }
         return
             "n \(summary.count), p50 \(ms(summary.p50Ms)) ms, p90 \(ms(summary.p90Ms)), p99 \(ms(summary.p99Ms)), max \(ms(summary.maxMs))"
+    }
+
+    static func figures(_ share: FloorLatencyServerShare) -> String {
+        func ms(_ value: Double?) -> String { value.map { String(format: "%.2f", $0) } ?? "-" }
+        return "\(share.count) \(share.request) grants, mean \(ms(share.meanMs)) ms, p50 ≤ \(ms(share.p50AtMostMs)), "
+            + "p90 ≤ \(ms(share.p90AtMostMs)), p99 ≤ \(ms(share.p99AtMostMs)) (read to write)"
     }
 
     static func describe(_ load: FloorLatencyLoadReport) -> String {

@@ -3,7 +3,8 @@ import TestSupport
 import Testing
 
 /// `pttbench floor-latency` (issue 24's floor-grant measurement) run as a user runs it, against the pttd built beside
-/// it: the quiet scenario's JSON has one sample per requested cycle and ordered figures. No timing threshold here:
+/// it: the quiet scenario's JSON has one sample per requested cycle, ordered figures, and pttd's own share of the
+/// grants from its `ptt_floor_grant_seconds`. No timing threshold here:
 /// the figures are Docs/BENCHMARKS.md's business.
 @Suite("FloorLatencyBench", .timeLimit(.minutes(3)))
 struct FloorLatencyBenchTests {
@@ -15,10 +16,18 @@ struct FloorLatencyBenchTests {
                 var p99Ms: Double?
                 var maxMs: Double?
             }
+            struct ServerShare: Decodable {
+                var request: String
+                var count: Int
+                var meanMs: Double?
+                var p50AtMostMs: Double?
+                var p99AtMostMs: Double?
+            }
             var scenario: String
             var requests: Int
             var latency: Latency
             var problems: [String]
+            var serverShare: ServerShare?
         }
         var runs: [Run]
     }
@@ -45,5 +54,14 @@ struct FloorLatencyBenchTests {
         #expect(p50 <= p99)
         #expect(p99 <= max)
         #expect(max > 0)
+        // pttd's own share, read from its histogram: the 20 grants, each within what the bench measured around it.
+        let share = try #require(quiet.serverShare)
+        #expect(share.request == "floor-request")
+        #expect(share.count == 20)
+        let mean = try #require(share.meanMs)
+        #expect(mean > 0 && mean <= max)
+        let shareP50 = try #require(share.p50AtMostMs)
+        let shareP99 = try #require(share.p99AtMostMs)
+        #expect(shareP50 <= shareP99)
     }
 }

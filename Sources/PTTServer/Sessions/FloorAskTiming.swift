@@ -27,20 +27,21 @@ final class FloorAskTiming: Sendable {
         self.histograms = histograms
     }
 
-    /// A frame was read from the connection: a floor ask starts the clock.
-    func read(_ message: ControlMessage, at now: NIODeadline = .now()) {
-        let started: Ask
+    /// A frame was read from the connection: a floor ask starts the clock (`time`: now, unless a test says).
+    func read(_ message: ControlMessage, at time: NIODeadline? = nil) {
+        let started: (kind: FloorAskKind, id: Int?, channel: String)
         switch message {
         case .floorRequest(let request):
             // Its answer carries `re`: without an id there is nothing to tell it by.
             guard let id = request.id else { return }
-            started = Ask(kind: .floorRequest, id: id, channel: request.channel, readAt: now.uptimeNanoseconds)
+            started = (.floorRequest, id, request.channel)
         case .emergency(let request):
-            started = Ask(kind: .emergency, id: request.id, channel: request.channel, readAt: now.uptimeNanoseconds)
+            started = (.emergency, request.id, request.channel)
         default:
             return
         }
-        ask.withLock { $0 = started }
+        let readAt = (time ?? .now()).uptimeNanoseconds
+        ask.withLock { $0 = Ask(kind: started.kind, id: started.id, channel: started.channel, readAt: readAt) }
     }
 
     /// Whether a frame of this kind may answer an ask (``writing(_:at:)`` needs to see it).
@@ -73,7 +74,8 @@ final class FloorAskTiming: Sendable {
                     if let channel {
                         message.re == nil && (channel.name == current.channel || channel.id == current.channel)
                     } else {
-                        current.id != nil && message.re == current.id
+                        // A refusal: with the ask's `re`, or any error when the ask had no id to answer.
+                        current.id == nil || message.re == current.id
                     }
                 }
             guard answersIt else { return nil }

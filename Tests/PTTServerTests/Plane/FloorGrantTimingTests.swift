@@ -67,6 +67,13 @@ struct FloorGrantTimingTests {
         text = String(decoding: registry.emitToBuffer(), as: UTF8.self)
         #expect(Self.count(text, "emergency") == 1)
         #expect(text.contains(#"ptt_floor_grant_seconds_bucket{request="emergency",le="0.0005"} 1"#), "\(text)")
+
+        // An emergency without an id, refused: its error has no `re`, and a later hand-off is not its grant.
+        timing.read(.emergency(EmergencyRequest(channel: "deck")), at: start)
+        timing.writing(.error(ErrorFrame(code: .notPermitted, message: "no right")), at: start)
+        timing.writing(granted(nil), at: start + .seconds(5))
+        text = String(decoding: registry.emitToBuffer(), as: UTF8.self)
+        #expect(Self.count(text, "emergency") == 1)
     }
 
     @Test(

@@ -14,14 +14,15 @@ enum FloorLatencyText {
         return text
     }
 
+    /// Milliseconds with two decimals, or "-" for a figure the run has not.
+    private static func ms(_ value: Double?) -> String { value.map { String(format: "%.2f", $0) } ?? "-" }
+
     static func figures(_ summary: FloorLatencySummary) -> String {
-        func ms(_ value: Double?) -> String { value.map { String(format: "%.2f", $0) } ?? "-" }
         return
             "n \(summary.count), p50 \(ms(summary.p50Ms)) ms, p90 \(ms(summary.p90Ms)), p99 \(ms(summary.p99Ms)), max \(ms(summary.maxMs))"
     }
 
     static func figures(_ share: FloorLatencyServerShare) -> String {
-        func ms(_ value: Double?) -> String { value.map { String(format: "%.2f", $0) } ?? "-" }
         return "\(share.count) \(share.request) grants, mean \(ms(share.meanMs)) ms, p50 ≤ \(ms(share.p50AtMostMs)), "
             + "p90 ≤ \(ms(share.p90AtMostMs)), p99 ≤ \(ms(share.p99AtMostMs)) (read to write)"
     }

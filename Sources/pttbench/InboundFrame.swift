@@ -29,8 +29,8 @@ enum InboundFrame: Equatable {
 
     /// Whether a frame can matter to a member with no request out: a heartbeat (to acknowledge) or an error (its
     /// health), told by their type tokens as pttd's compact encoder writes them. Everything else such a member reads
-    /// (a thousand members are told of every floor change) is dropped undecoded: decoding it cost the bench ten
-    /// times what writing it costs pttd, on the same cores as the member being measured.
+    /// (a thousand members are told of every floor change) is dropped undecoded: decoding it cost the bench about
+    /// 15 s of CPU in a 300-cycle emergency run (Docs/BENCHMARKS.md), on the same cores as the member being measured.
     static func mayMatterWithoutRequest(_ body: ByteBuffer) -> Bool {
         body.withUnsafeReadableBytes { Self.contains(heartbeatToken, in: $0) || Self.contains(errorToken, in: $0) }
     }

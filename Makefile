@@ -165,7 +165,8 @@ STRESS := PTTServerTests\.Stress
 # KitConsumerTests builds fixtures/kit-consumer: swift-nio, swift-nio-ssl and swift-crypto from scratch (minutes).
 HEAVY := PTTServerTests\.(Browser[A-Za-z]*Tests|ConsoleTests|PackagingTests|KitConsumerTests)
 CLUSTER := PTTServerTests\.ClusterTests
-# The page's mouth-to-ear delay: a measurement of time, with its own load; alone, after the others (about a minute).
+# The page's mouth-to-ear delay: a measurement of time, with its own load and its own stalls; alone, after the
+# others (a minute and a half).
 LATENCY := PTTServerTests\.PageLatencyTests
 # The browser tests run Playwright with the python3 that test-tools installed it for.
 export PTT_PYTHON := $(shell command -v python3 2>/dev/null)

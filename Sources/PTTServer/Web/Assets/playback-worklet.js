@@ -2,7 +2,12 @@
 //
 // Each frame arrives with its media time (the RTP timestamp in seconds). How late a frame is, compared with the
 // earliest of the last 150 frames, is its jitter; the buffer keeps a cushion a little above the 95th percentile of
-// those jitters (grow on jitter), and plays a burst once the cushion and one frame are buffered. When more
+// those jitters (grow on jitter), and plays a burst once the cushion and one frame are buffered. A frame less late
+// than the one before it is catching up after a delay (a stall's backlog arriving faster than real time) and is
+// not a sample: a delay is one sample, its latest frame. Half a second's stall would otherwise be 25 late frames,
+// 17 % of the window, and one stall would hold the delay up for the next 3 s. So stalls raise the cushion only when
+// they recur (more than one sample in 20); a rarer one costs a gap, and its backlog is drained within a second.
+// (With independent jitter the samples lean late: their 95th percentile is about the 97.5th of all frames.) When more
 // is buffered than the cushion needs for a while (a stall's audio arrived in a rush, or the link calmed down),
 // it plays a little faster, and skips quiet stretches, until the excess is gone (shrink back). A new stream (a
 // reconnect, a restarted server) flushes what is buffered. At most 1 s is kept, the oldest dropped.
@@ -32,6 +37,7 @@ class PTTPlayback extends AudioWorkletProcessor {
     this.count = 0; // samples buffered (from `read`)
     this.playing = false;
     this.arrivals = []; // the transits of the last JITTER_FRAMES frames
+    this.catchingUp = []; // for each of them, whether it was less late than the frame before it (not a sample)
     this.cushion = 0.02;
     this.frame = Math.round(FRAME_S * sampleRate); // the length of the last frame (a packet may hold 20–120 ms)
     this.lastArrival = -1;
@@ -62,6 +68,7 @@ class PTTPlayback extends AudioWorkletProcessor {
     this.count = 0;
     this.playing = false;
     this.arrivals = [];
+    this.catchingUp = [];
     this.lowest = [Infinity, Infinity];
     this.mediaEnd = null;
     this.dryAt = null;
@@ -75,13 +82,22 @@ class PTTPlayback extends AudioWorkletProcessor {
     const transit = now - media;
     const arrivals = this.arrivals;
     // A timeline that jumped (a new stream whose reset was missed) starts the window again.
-    if (arrivals.length && Math.abs(transit - arrivals[arrivals.length - 1]) > 2) arrivals.length = 0;
+    if (arrivals.length && Math.abs(transit - arrivals[arrivals.length - 1]) > 2) {
+      arrivals.length = 0;
+      this.catchingUp.length = 0;
+    }
+    this.catchingUp.push(arrivals.length > 0 && transit < arrivals[arrivals.length - 1]);
     arrivals.push(transit);
-    if (arrivals.length > JITTER_FRAMES) arrivals.shift();
+    if (arrivals.length > JITTER_FRAMES) {
+      arrivals.shift();
+      this.catchingUp.shift();
+    }
     if (this.dryAt !== null && Math.abs(media - this.dryAt) < 0.03) this.underruns++;
     this.dryAt = null;
-    const sorted = arrivals.slice().sort((a, b) => a - b);
-    const jitter = sorted[Math.floor(JITTER_QUANTILE * (sorted.length - 1))] - sorted[0];
+    // The earliest transit of all is the base; the lateness above it of each frame not catching up is a sample.
+    const samples = arrivals.filter((_, i) => !this.catchingUp[i]).sort((a, b) => a - b);
+    const late = samples.length ? samples[Math.floor(JITTER_QUANTILE * (samples.length - 1))] : transit;
+    const jitter = late - Math.min(...arrivals);
     this.cushion = Math.min(MAX_CUSHION_S, Math.max(MIN_CUSHION_S, jitter + MARGIN_S));
   }
 

@@ -95,8 +95,8 @@ def busy(seconds):
 
 
 def renderers(page_name):
-    """The renderer processes of the browser launched for `page_name` (its command line carries
-    `--ptt-page=page_name`; a child rewrites its own command line into one string)."""
+    """The renderer processes of the browser this script launched for `page_name` (its command line carries
+    `marker(page_name)`; a child process rewrites its own command line into one string)."""
     parents = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -109,13 +109,18 @@ def renderers(page_name):
         except (OSError, IndexError, ValueError):
             continue
         parents[int(entry)] = (parent, command)
-    family = {pid for pid, (_, command) in parents.items() if f"--ptt-page={page_name}" in command}
+    family = {pid for pid, (_, command) in parents.items() if marker(page_name) in command}
     grew = True
     while grew:
         children = {pid for pid, (parent, _) in parents.items() if parent in family} - family
         family |= children
         grew = bool(children)
     return [pid for pid in family if "--type=renderer" in parents[pid][1]]
+
+
+def marker(page_name):
+    """A switch chromium ignores, which tells this script's browser for `page_name` from any other."""
+    return f"--ptt-page={page_name}-{os.getpid()}"
 
 
 def parse_stalls(text):
@@ -165,9 +170,9 @@ def main():
             executable = shutil.which("chromium") or fail("chromium is not installed (make test installs it)")
             browsers = [
                 playwright.chromium.launch(
-                    executable_path=executable, headless=True, args=chromium_args(wav, loop=True) + ["--ptt-page=talker"]),
+                    executable_path=executable, headless=True, args=chromium_args(wav, loop=True) + [marker("talker")]),
                 playwright.chromium.launch(
-                    executable_path=executable, headless=True, args=chromium_args() + ["--ptt-page=listener"]),
+                    executable_path=executable, headless=True, args=chromium_args() + [marker("listener")]),
             ]
             talker = new_page(browsers[0], logs)
             listener = new_page(browsers[1], logs)

@@ -42,11 +42,14 @@ public final class TestServer: Sendable {
     ) async throws -> TestServer {
         var configuration = loopbackConfiguration()
         if let source { configuration = try source.read() }
-        // Under a sanitizer the server runs several times slower: T1 stretches as the tests' waits do (a test that
-        // sets its own T1 scales it itself). A server with a source runs what its file says, unchanged: a reload
-        // compares the file with what runs, and would see a scaled T1 as a setting the file changed.
+        // Under a sanitizer the server runs several times slower: T1 and the hello timeout stretch as the tests'
+        // waits do (a test that sets its own scales it itself; the 10 s hello timeout once closed a test's silent
+        // connections before it had opened the last of them). A server with a source runs what its file says,
+        // unchanged: a reload compares the file with what runs, and would see a scaled value as a setting the file
+        // changed.
         if source == nil {
             configuration.floor.endOfMediaTimeout = configuration.floor.endOfMediaTimeout * TestTimeouts.scale
+            configuration.limits.helloTimeout = configuration.limits.helloTimeout * TestTimeouts.scale
         }
         configure(&configuration)
         var logger = Logger(label: "pttd-test")

@@ -41,12 +41,7 @@ struct PageLatencyTests {
         "mouth-to-ear from page to page (chirp onsets through a fake microphone): median ≤ 100 ms on a quiet machine, and no growth over 20 s of a burst while 12 busy processes load it"
     )
     func mouthToEar() async throws {
-        try await withTestServer(configure: { $0.tls = true }) { server in
-            let web = try require_(server.server.runtimeInfo?.webURL)
-            let janeSecret = try await server.addUser("jane")
-            let bobSecret = try await server.addUser("bob")
-            let arguments = [web, "jane", janeSecret, "bob", bobSecret, "deck"]
-
+        try await Self.withTwoPages { arguments in
             let quiet = try await Browser.run("mouth_to_ear.py", arguments + ["6"], as: MouthToEar.self)
             let quietDelays = quiet.delays.map { $0[1] }
             #expect(quietDelays.count >= quiet.captured - 1 && quietDelays.count >= 6, "\(quiet)")
@@ -89,14 +84,9 @@ struct PageLatencyTests {
         "a page frozen for 0.5 s (the talker's, then the listener's) costs the chirps around the stall, not the seconds after it: those from 1 to 2.5 s after it are heard within 150 ms"
     )
     func stalledPage() async throws {
-        try await withTestServer(configure: { $0.tls = true }) { server in
-            let web = try require_(server.server.runtimeInfo?.webURL)
-            let janeSecret = try await server.addUser("jane")
-            let bobSecret = try await server.addUser("bob")
+        try await Self.withTwoPages { arguments in
             let run = try await Browser.run(
-                "mouth_to_ear.py",
-                [web, "jane", janeSecret, "bob", bobSecret, "deck", "13", "0", "4:talker:0.5,9:listener:0.5"],
-                as: MouthToEar.self)
+                "mouth_to_ear.py", arguments + ["13", "0", "4:talker:0.5,9:listener:0.5"], as: MouthToEar.self)
             let stalls = try require_(run.stalls)
             #expect(stalls.map(\.page) == ["talker", "listener"], "\(run)")
             for stall in stalls {
@@ -113,6 +103,16 @@ struct PageLatencyTests {
     /// The chirps from 1 to 2.5 s after a stall stay within this (ms): the quiet delay is 40–60 ms here, a backlog of
     /// half a second drains in about 0.75 s, and the old player held 400 ms.
     static let afterStallCeiling = 150.0
+
+    /// A TLS test server with users jane and bob; `body` gets mouth_to_ear.py's first arguments for them in deck.
+    static func withTwoPages(_ body: ([String]) async throws -> Void) async throws {
+        try await withTestServer(configure: { $0.tls = true }) { server in
+            let web = try require_(server.server.runtimeInfo?.webURL)
+            let janeSecret = try await server.addUser("jane")
+            let bobSecret = try await server.addUser("bob")
+            try await body([web, "jane", janeSecret, "bob", bobSecret, "deck"])
+        }
+    }
 
     /// The loaded burst's last quarter may end up here even when its first quarter was lower (ms).
     static let loadedCeiling = 250.0

@@ -13,7 +13,7 @@ import json
 import pathlib
 import sys
 
-from pttbrowser import emit, launch, log, new_page, sync_playwright, try_wait, wait_for
+from pttbrowser import emit, launch, log, new_page, sync_playwright, try_wait, wait_for, write_signal
 
 VISIBLE = """(selector) => {
   const element = document.querySelector(selector);
@@ -59,13 +59,13 @@ def main():
         laptop.mouse.down()
         wait_for(laptop, "window.pttPage.state.floor === 'granted'", what="the laptop's grant")
         left_channel = laptop.evaluate("window.pttPage.state.channel.id")
-        pathlib.Path(directory, "granted").write_text(laptop.evaluate("window.pttPage.state.channel.member.id"))
+        write_signal(pathlib.Path(directory, "granted"), laptop.evaluate("window.pttPage.state.channel.member.id"))
         wait_for(laptop, "window.pttPage.state.floor === 'revoked'", timeout_s=30, what="the operator's revoke")
         seen["revokedNote"] = laptop.inner_text("#floor-note")
         seen["revokedButton"] = laptop.inner_text("#talk-button .talk-label")
         seen["revokedClass"] = laptop.get_attribute("#talk-button", "class")
         laptop.mouse.up()
-        pathlib.Path(directory, "released").write_text("released")
+        write_signal(pathlib.Path(directory, "released"), "released")
         wait_for(laptop, "window.pttPage.state.screen === 'channels'", timeout_s=30, what="the kick")
         seen["kickedMessage"] = laptop.inner_text("#join-error")
         # A request about that channel still on its way when the kick landed (the page's presence poll, every 3 s)

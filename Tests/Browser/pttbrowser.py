@@ -5,6 +5,7 @@ one line of JSON on stdout at the end (what it saw), and diagnostics on stderr. 
 """
 
 import json
+import os
 import shutil
 import sys
 import time
@@ -55,6 +56,15 @@ def wait_for(page, expression, timeout_s=15.0, what=None):
 def emit(result):
     """The one line the Swift test reads."""
     print(json.dumps(result), flush=True)
+
+
+def write_signal(path, text=""):
+    """Creates the file `path` with `text` in one step (written beside it, then renamed over): a Swift test that waits
+    for the file and then reads it never finds it empty. (It once read an empty member id under ThreadSanitizer.)"""
+    partial = f"{path}.partial"
+    with open(partial, "w") as file:
+        file.write(text)
+    os.replace(partial, path)
 
 
 def log(*parts):

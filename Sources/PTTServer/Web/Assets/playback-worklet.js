@@ -37,7 +37,6 @@ class PTTPlayback extends AudioWorkletProcessor {
     this.count = 0; // samples buffered (from `read`)
     this.playing = false;
     this.arrivals = []; // the transits of the last JITTER_FRAMES frames
-    this.catchingUp = []; // for each of them, whether it was less late than the frame before it (not a sample)
     this.cushion = 0.02;
     this.frame = Math.round(FRAME_S * sampleRate); // the length of the last frame (a packet may hold 20–120 ms)
     this.lastArrival = -1;
@@ -68,7 +67,6 @@ class PTTPlayback extends AudioWorkletProcessor {
     this.count = 0;
     this.playing = false;
     this.arrivals = [];
-    this.catchingUp = [];
     this.lowest = [Infinity, Infinity];
     this.mediaEnd = null;
     this.dryAt = null;
@@ -82,22 +80,15 @@ class PTTPlayback extends AudioWorkletProcessor {
     const transit = now - media;
     const arrivals = this.arrivals;
     // A timeline that jumped (a new stream whose reset was missed) starts the window again.
-    if (arrivals.length && Math.abs(transit - arrivals[arrivals.length - 1]) > 2) {
-      arrivals.length = 0;
-      this.catchingUp.length = 0;
-    }
-    this.catchingUp.push(arrivals.length > 0 && transit < arrivals[arrivals.length - 1]);
+    if (arrivals.length && Math.abs(transit - arrivals[arrivals.length - 1]) > 2) arrivals.length = 0;
     arrivals.push(transit);
-    if (arrivals.length > JITTER_FRAMES) {
-      arrivals.shift();
-      this.catchingUp.shift();
-    }
+    if (arrivals.length > JITTER_FRAMES) arrivals.shift();
     if (this.dryAt !== null && Math.abs(media - this.dryAt) < 0.03) this.underruns++;
     this.dryAt = null;
-    // The earliest transit of all is the base; the lateness above it of each frame not catching up is a sample.
-    const samples = arrivals.filter((_, i) => !this.catchingUp[i]).sort((a, b) => a - b);
-    const late = samples.length ? samples[Math.floor(JITTER_QUANTILE * (samples.length - 1))] : transit;
-    const jitter = late - Math.min(...arrivals);
+    // The earliest transit of all is the base; the lateness above it of each frame not catching up (less late than
+    // the frame before it) is a sample.
+    const samples = arrivals.filter((t, i) => i === 0 || t >= arrivals[i - 1]).sort((a, b) => a - b);
+    const jitter = samples[Math.floor(JITTER_QUANTILE * (samples.length - 1))] - Math.min(...arrivals);
     this.cushion = Math.min(MAX_CUSHION_S, Math.max(MIN_CUSHION_S, jitter + MARGIN_S));
   }
 
